@@ -1,0 +1,69 @@
+// The authenticated caller of one request. Services take a Caller and ask it for the caller's
+// standing in an organization; the answer is loaded once per organization per request.
+import type { Principal } from './principal.ts';
+import { emptyAccess, fullAccess, normaliseAccess, type OrganizationAccess, type Standing } from './permissions.ts';
+
+export interface OrganizationRef {
+  id: string;
+  name: string;
+}
+
+export interface TeamGrant {
+  teamId: string;
+  isOwners: boolean;
+  access: OrganizationAccess;
+}
+
+/** Loads the teams a user belongs to in the given organizations (one query), by organization id. */
+export type TeamGrantLoader = (userId: string, organizationIds: readonly string[]) => Promise<Map<string, TeamGrant[]>>;
+
+export class Caller {
+  readonly principal: Principal;
+  readonly #loadGrants: TeamGrantLoader;
+  readonly #cache = new Map<string, Promise<Standing>>();
+
+  constructor(principal: Principal, loadGrants: TeamGrantLoader) {
+    this.principal = principal;
+    this.#loadGrants = loadGrants;
+  }
+
+  async standing(org: OrganizationRef): Promise<Standing> {
+    return (await this.standings([org]))[0]!;
+  }
+
+  /** Standings for several organizations at once: one query for all that are not cached yet. */
+  standings(orgs: readonly OrganizationRef[]): Promise<Standing[]> {
+    const missing = orgs.filter((o) => !this.#cache.has(o.id));
+    if (missing.length > 0) {
+      const grants = this.principal.kind === 'user' && !this.principal.user.isSiteAdmin
+        ? this.#loadGrants(this.principal.user.id, missing.map((o) => o.id))
+        : Promise.resolve(new Map<string, TeamGrant[]>());
+      for (const org of missing) this.#cache.set(org.id, grants.then((g) => this.#resolve(org, g.get(org.id) ?? [])));
+    }
+    return Promise.all(orgs.map((o) => this.#cache.get(o.id)!));
+  }
+
+  #resolve(org: OrganizationRef, grants: readonly TeamGrant[]): Standing {
+    const base = { organizationId: org.id, organizationName: org.name };
+    const p = this.principal;
+    if (p.kind === 'organization') {
+      const mine = p.organizationId === org.id;
+      return { ...base, member: mine, owner: mine, viaOrganizationToken: mine, teamIds: [], access: mine ? fullAccess() : emptyAccess() };
+    }
+    // Site admins administer the whole installation, every organization included.
+    if (p.user.isSiteAdmin) {
+      return { ...base, member: true, owner: true, viaOrganizationToken: false, teamIds: [], access: fullAccess() };
+    }
+    const owner = grants.some((g) => g.isOwners);
+    const access = emptyAccess();
+    for (const g of grants) for (const [k, v] of Object.entries(g.access)) if (v) access[k as keyof OrganizationAccess] = true;
+    return {
+      ...base,
+      member: grants.length > 0,
+      owner,
+      viaOrganizationToken: false,
+      teamIds: grants.map((g) => g.teamId),
+      access: owner ? fullAccess() : normaliseAccess(access),
+    };
+  }
+}

@@ -1,0 +1,25 @@
+// Who is calling, as established from the bearer token.
+
+export interface UserIdentity {
+  id: string;
+  username: string;
+  isSiteAdmin: boolean;
+  isServiceAccount: boolean;
+}
+
+export type Principal =
+  | { kind: 'user'; tokenId: string; user: UserIdentity }
+  | {
+      kind: 'organization';
+      tokenId: string;
+      organizationId: string;
+      organizationName: string;
+      /** The synthetic service user that stands for the organization token (account details, created-by). */
+      serviceUserId: string;
+    };
+
+/** The user recorded as the author of what this principal creates. */
+export function actingUserId(p: Principal): string {
+  if (p.kind === 'user') return p.user.id;
+  return p.serviceUserId;
+}

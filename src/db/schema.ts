@@ -1,0 +1,77 @@
+// Table types for Kysely. Timestamps are ISO-8601 text (`2026-11-22T10:04:05.123Z`): the same
+// on both engines, and fixed-width so text order is time order.
+import type { ColumnType } from 'kysely';
+
+/** SQLite hands booleans back as 0/1, PostgreSQL as true/false; stores normalise with Boolean(). */
+export type DbBool = ColumnType<boolean | 0 | 1, boolean, boolean>;
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  email: string;
+  is_site_admin: DbBool;
+  is_service_account: DbBool;
+  created_at: string;
+}
+
+export interface OrganizationsTable {
+  id: string; // external id, org-…; the API id is the name
+  name: string;
+  email: string;
+  service_user_id: string;
+  created_at: string;
+}
+
+export interface TeamsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  visibility: string;
+  is_owners: DbBool;
+  /** JSON object of organization-access flags (see auth/permissions.ts for the keys). */
+  organization_access: string;
+  created_at: string;
+}
+
+export interface TeamMembershipsTable {
+  team_id: string;
+  user_id: string;
+  created_at: string;
+}
+
+export type TokenKind = 'user' | 'organization' | 'agent';
+
+export interface AuthTokensTable {
+  id: string;
+  kind: TokenKind;
+  /** Hex SHA-256 of the secret; the secret itself is never stored. */
+  digest: string;
+  description: string | null;
+  /** user tokens: the owner. */
+  user_id: string | null;
+  /** organization and agent tokens: the organization. */
+  organization_id: string | null;
+  created_by_user_id: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  expired_at: string | null;
+}
+
+export interface ProjectsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  auto_destroy_activity_duration: string | null;
+  is_default: DbBool;
+  created_at: string;
+}
+
+export interface Schema {
+  users: UsersTable;
+  organizations: OrganizationsTable;
+  teams: TeamsTable;
+  team_memberships: TeamMembershipsTable;
+  auth_tokens: AuthTokensTable;
+  projects: ProjectsTable;
+}

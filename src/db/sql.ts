@@ -1,0 +1,20 @@
+// Small SQL building blocks that read the same on both engines.
+import { PostgresAdapter, sql, type Expression, type SqlBool } from 'kysely';
+
+/** `%` and `_` in user input match themselves, not any character. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Case-insensitive substring match; ESCAPE is spelled out because SQLite has no default. */
+export function containsInsensitive(column: string, text: string): Expression<SqlBool> {
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`;
+}
+
+/**
+ * Row locks (SELECT … FOR UPDATE) exist only on PostgreSQL. SQLite needs none: a write
+ * transaction there already holds the whole database, and Kysely runs one at a time.
+ */
+export function supportsRowLocks(q: { getExecutor(): { adapter: unknown } }): boolean {
+  return q.getExecutor().adapter instanceof PostgresAdapter;
+}

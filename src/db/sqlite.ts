@@ -1,0 +1,48 @@
+// Kysely's SQLite dialect expects a better-sqlite3-shaped object; node:sqlite is close but not
+// identical (spread parameters, no `reader` flag, no boolean binding). This adapter bridges the
+// gap so the project needs no native module.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+function bindable(value: unknown): SQLInputValue {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value as SQLInputValue;
+}
+
+class Statement implements SqliteStatement {
+  readonly reader: boolean;
+  readonly #stmt: StatementSync;
+  constructor(stmt: StatementSync) {
+    this.#stmt = stmt;
+    this.reader = stmt.columns().length > 0;
+  }
+  all(parameters: ReadonlyArray<unknown>): unknown[] {
+    return this.#stmt.all(...parameters.map(bindable));
+  }
+  run(parameters: ReadonlyArray<unknown>) {
+    const result = this.#stmt.run(...parameters.map(bindable));
+    return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+  }
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    return this.#stmt.iterate(...parameters.map(bindable)) as IterableIterator<unknown>;
+  }
+}
+
+export function openSqlite(file: string): SqliteDatabase & { exec(sql: string): void } {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const db = new DatabaseSync(file);
+  // WAL lets the CLI and the server share the file; NORMAL sync keeps every committed write
+  // across a process crash (only an OS crash can lose the newest transactions).
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('PRAGMA foreign_keys = ON');
+  db.exec('PRAGMA busy_timeout = 5000');
+  return {
+    close: () => db.close(),
+    prepare: (sql: string) => new Statement(db.prepare(sql)),
+    exec: (sql: string) => db.exec(sql),
+  };
+}

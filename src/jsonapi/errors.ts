@@ -1,0 +1,49 @@
+// The one error kind services throw. The error handler (plugin.ts) renders every ApiError, and
+// every other failure, as a JSON:API error document; nothing else builds error bodies.
+
+export interface ErrorObject {
+  status: string;
+  title: string;
+  detail?: string;
+  source?: { pointer?: string; parameter?: string };
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly errors: ErrorObject[];
+
+  constructor(status: number, errors: ErrorObject[]) {
+    super(errors.map((e) => e.detail ?? e.title).join('; '));
+    this.status = status;
+    this.errors = errors;
+  }
+}
+
+const one = (status: number, title: string, detail?: string, source?: ErrorObject['source']) =>
+  new ApiError(status, [{ status: String(status), title, ...(detail ? { detail } : {}), ...(source ? { source } : {}) }]);
+
+/** The catalogue: every status Hangar answers a client mistake with, in one place. */
+export const errors = {
+  badRequest: (detail: string, parameter?: string) => one(400, 'bad request', detail, parameter ? { parameter } : undefined),
+  unauthorized: () => one(401, 'unauthorized'),
+  forbidden: (detail?: string) => one(403, 'forbidden', detail),
+  /** Same body whether the thing is absent or hidden from the caller: no enumeration. */
+  notFound: () => one(404, 'not found'),
+  conflict: (detail: string) => one(409, 'conflict', detail),
+  preconditionFailed: (detail: string) => one(412, 'precondition failed', detail),
+  payloadTooLarge: () => one(413, 'payload too large', 'The request body is larger than 1 MiB'),
+  unsupportedMediaType: () =>
+    one(415, 'unsupported media type', 'Requests with a body must use Content-Type: application/vnd.api+json'),
+  /** One attribute failed validation; `pointer` is the JSON pointer into the request body. */
+  invalidAttribute: (pointer: string, detail: string) => one(422, 'invalid attribute', detail, { pointer }),
+  invalid: (list: Array<{ pointer: string; detail: string }>) =>
+    new ApiError(422, list.map(({ pointer, detail }) => ({ status: '422', title: 'invalid attribute', detail, source: { pointer } }))),
+  tooManyRequests: () => one(429, 'too many requests', 'You have exceeded the API rate limit'),
+  internal: () => one(500, 'internal server error'),
+};
+
+/** `auto-destroy-activity-duration` → `Auto destroy activity duration`: how real TFE words details. */
+export function humanize(attribute: string): string {
+  const words = attribute.replace(/[-_]/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

@@ -1,0 +1,117 @@
+// HTTP plumbing shared by every JSON:API route: media types, body parsing and the single error
+// handler that turns every failure into a JSON:API error document.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, errors, humanize, type ErrorObject } from './errors.ts';
+
+export const MEDIA_TYPE = 'application/vnd.api+json';
+
+function mediaTypeOf(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+}
+
+/** Registered on the /api/v2 scope: every answer there is a JSON:API document. */
+export function jsonApiResponses(app: FastifyInstance): void {
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('content-type', MEDIA_TYPE);
+  });
+}
+
+/**
+ * Registered after authentication, so an anonymous caller learns nothing. Writes must declare
+ * the JSON:API media type (TFE answers 415 otherwise); a DELETE only when it carries a body, so
+ * `curl -X DELETE` stays simple.
+ */
+export function requireJsonApiRequests(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const m = request.method;
+    const needsType = m === 'POST' || m === 'PATCH' || m === 'PUT' || (m === 'DELETE' && hasBody(request));
+    if (needsType && mediaTypeOf(request.headers['content-type']) !== MEDIA_TYPE) throw errors.unsupportedMediaType();
+  });
+}
+
+/** Registered once on the root instance. */
+export function registerJsonApi(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser(MEDIA_TYPE, { parseAs: 'string' }, (request, body, done) => {
+    // An empty body is a missing document (422 from the schema), not a JSON syntax error.
+    if (body === '' || body.length === 0) return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply));
+  app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound()));
+}
+
+function sendErrors(reply: FastifyReply, e: ApiError): FastifyReply {
+  return reply.code(e.status).header('content-type', MEDIA_TYPE).send({ errors: e.errors });
+}
+
+function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ApiError) return sendErrors(reply, error);
+  if (error.validation) {
+    if (error.validationContext === 'body') return sendErrors(reply, new ApiError(422, bodyErrors(error.validation)));
+    const detail = error.validation.map((v) => `${v.instancePath.replace(/^\//, '') || 'parameter'} ${v.message}`).join('; ');
+    return sendErrors(reply, errors.badRequest(detail));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return sendErrors(reply, errors.payloadTooLarge());
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return sendErrors(reply, errors.unsupportedMediaType());
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 400) return sendErrors(reply, errors.badRequest('The request body is not valid JSON'));
+  if (status > 400 && status < 500) {
+    const title = status === 429 ? 'too many requests' : 'bad request';
+    return sendErrors(reply, new ApiError(status, [{ status: String(status), title }]));
+  }
+  // Anything else is Hangar's fault: log it (never the request body) and reveal nothing.
+  request.log.error({ err: error }, 'request failed');
+  return sendErrors(reply, errors.internal());
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** One JSON:API error per failing location in the body, each with its JSON pointer. */
+export function bodyErrors(validation: readonly AjvError[]): ErrorObject[] {
+  const byPointer = new Map<string, AjvError[]>();
+  for (const v of validation) {
+    const missing = v.keyword === 'required' ? `/${String(v.params.missingProperty)}` : '';
+    const pointer = `${v.instancePath}${missing}` || '/data';
+    const list = byPointer.get(pointer) ?? [];
+    list.push(v);
+    byPointer.set(pointer, list);
+  }
+  return [...byPointer].map(([pointer, list]) => ({
+    status: '422',
+    title: 'invalid attribute',
+    detail: `${subject(pointer)} ${describe(list)}`,
+    source: { pointer },
+  }));
+}
+
+function subject(pointer: string): string {
+  const attr = /^\/data\/attributes\/([^/]+)$/.exec(pointer);
+  if (attr) return humanize(attr[1]!);
+  return pointer.slice(1).replaceAll('/', '.');
+}
+
+function describe(list: AjvError[]): string {
+  // A union (string or null, say) fails as several alternatives plus an anyOf; say it once.
+  const types = [...new Set(list.filter((v) => v.keyword === 'type').map((v) => String(v.params.type)))];
+  if (types.length > 0) return `must be ${types.join(' or ')}`;
+  const first = list.find((v) => v.keyword !== 'anyOf') ?? list[0]!;
+  if (first.keyword === 'required') return 'is required';
+  if (first.keyword === 'const') return `must be ${JSON.stringify(first.params.allowedValue)}`;
+  if (first.keyword === 'enum') return `must be one of ${(first.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`;
+  return first.message ?? 'is invalid';
+}

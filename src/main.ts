@@ -1,0 +1,126 @@
+// The `hangar` command. Administrative commands work on the configured database directly, so an
+// operator can set up a fresh install before any API token exists.
+import { parseArgs } from 'node:util';
+import { buildApp, createServices } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase, type Database } from './db/index.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { ApiError } from './jsonapi/errors.ts';
+
+const USAGE = `Usage: hangar <command>
+
+  serve                                   serve the API (what \`npm start\` runs)
+  migrate                                 apply database migrations
+  bootstrap [--username NAME]             ensure a site-admin user (default: admin) and print a new API token for it
+  user create NAME --email E [--site-admin]
+                                          create a user
+  token create NAME [--description D]     print a new API token for user NAME
+
+Configuration comes from HANGAR_* environment variables; see README.md.`;
+
+async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database);
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const database = openDatabase(config.databaseUrl);
+  await migrateToLatest(database);
+  const app = await buildApp({ config, database });
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // app.close() stops accepting connections and waits for in-flight requests to finish.
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  await app.listen({ host: config.host, port: config.port });
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      'site-admin': { type: 'boolean' },
+      description: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub, name] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return -1; // keeps running
+    case 'migrate': {
+      const database = openDatabase(config.databaseUrl);
+      const applied = await migrateToLatest(database).finally(() => database.close());
+      console.error(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+      return 0;
+    }
+    case 'bootstrap':
+      return withDatabase(config, async (database) => {
+        const services = createServices(database);
+        const user = await services.users.ensureSiteAdmin(values.username ?? 'admin');
+        const { secret } = await services.tokens.issueUserToken(user.id, 'bootstrap');
+        console.error(`site admin: ${user.username} (${user.id})`);
+        console.log(secret);
+        return 0;
+      });
+    case 'user':
+      if (sub !== 'create' || !name || !values.email) break;
+      return withDatabase(config, async (database) => {
+        const user = await createServices(database).users.create({
+          username: name,
+          email: values.email!,
+          isSiteAdmin: values['site-admin'] ?? false,
+        });
+        console.log(user.id);
+        return 0;
+      });
+    case 'token':
+      if (sub !== 'create' || !name) break;
+      return withDatabase(config, async (database) => {
+        const services = createServices(database);
+        const user = await services.users.findByUsername(name);
+        if (!user || user.isServiceAccount) {
+          console.error(`no user named ${name}`);
+          return 1;
+        }
+        const { secret } = await services.tokens.issueUserToken(user.id, values.description ?? null);
+        console.log(secret);
+        return 0;
+      });
+  }
+  console.error(USAGE);
+  return 2;
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
+    else if (error instanceof ApiError) console.error(`error: ${error.message}`);
+    else console.error(error);
+    process.exitCode = 1;
+  },
+);

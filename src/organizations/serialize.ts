@@ -1,0 +1,59 @@
+import { can } from '../auth/permissions.ts';
+import type { OrganizationView } from './service.ts';
+
+export function organizationResource({ org, standing, defaultProjectId }: OrganizationView) {
+  const path = `/api/v2/organizations/${encodeURIComponent(org.name)}`;
+  return {
+    id: org.name,
+    type: 'organizations',
+    attributes: {
+      name: org.name,
+      email: org.email,
+      'external-id': org.id,
+      'created-at': org.createdAt,
+      'default-execution-mode': 'remote',
+      permissions: {
+        'can-update': can(standing, 'update'),
+        'can-destroy': can(standing, 'destroy'),
+        'can-create-team': can(standing, 'manage-teams'),
+        'can-update-api-token': can(standing, 'manage-organization-token'),
+        'can-create-project': can(standing, 'create-project'),
+        'can-create-workspace': can(standing, 'manage-all-workspaces'),
+        'can-update-agent-pools': can(standing, 'manage-agent-pools'),
+        'can-manage-policies': can(standing, 'manage-policies'),
+      },
+    },
+    relationships: {
+      'default-project': { data: defaultProjectId ? { id: defaultProjectId, type: 'projects' } : null },
+      'authentication-token': { links: { related: `${path}/authentication-token` } },
+      'entitlement-set': { data: { id: org.id, type: 'entitlement-sets' }, links: { related: `${path}/entitlement-set` } },
+    },
+    links: { self: path },
+  };
+}
+
+/** What this installation offers every organization: Hangar has no paid tiers. */
+export function entitlementSetResource(view: OrganizationView) {
+  return {
+    id: view.org.id,
+    type: 'entitlement-sets',
+    attributes: {
+      agents: true,
+      'policy-enforcement': true,
+      sentinel: true,
+      teams: true,
+      'state-storage': false,
+      operations: false,
+      'vcs-integrations': false,
+      'private-module-registry': false,
+      'cost-estimation': false,
+      'run-tasks': false,
+      'audit-logging': false,
+      sso: false,
+      'user-limit': null,
+      'policy-set-limit': null,
+      'policy-limit': null,
+    },
+    links: { self: `/api/v2/entitlement-sets/${view.org.id}` },
+  };
+}

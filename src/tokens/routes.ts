@@ -1,0 +1,64 @@
+import type { Api } from '../app.ts';
+import { absoluteUrl } from '../jsonapi/http.ts';
+import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
+import type { Query } from '../jsonapi/query.ts';
+import { OrganizationParams } from '../organizations/schemas.ts';
+import { UserParams } from '../users/schemas.ts';
+import { CreateOrganizationTokenBody, CreateUserTokenBody, TokenParams } from './schemas.ts';
+import { tokenResource } from './serialize.ts';
+
+export async function tokensRoutes(app: Api): Promise<void> {
+  const { tokens } = app.services;
+
+  // Unpaginated unless the client asks for a page, as in TFE.
+  app.get('/users/:user_id/authentication-tokens', { schema: { params: UserParams } }, async (request) => {
+    const query = request.query as Query;
+    const page = wantsPage(query) ? parsePage(query) : null;
+    const { items, total } = await tokens.listUserTokens(request.caller, request.params.user_id, page);
+    const data = items.map((t) => tokenResource(t));
+    return page ? { data, ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) } : { data };
+  });
+
+  app.post(
+    '/users/:user_id/authentication-tokens',
+    { schema: { params: UserParams, body: CreateUserTokenBody } },
+    async (request, reply) => {
+      const a = request.body.data.attributes ?? {};
+      const { token, secret } = await tokens.createUserToken(request.caller, request.params.user_id, {
+        description: a.description,
+        expiredAt: a['expired-at'],
+      });
+      return reply.code(201).send({ data: tokenResource(token, secret) });
+    },
+  );
+
+  app.get('/authentication-tokens/:token_id', { schema: { params: TokenParams } }, async (request) => {
+    return { data: tokenResource(await tokens.show(request.caller, request.params.token_id)) };
+  });
+
+  app.delete('/authentication-tokens/:token_id', { schema: { params: TokenParams } }, async (request, reply) => {
+    await tokens.destroy(request.caller, request.params.token_id);
+    return reply.code(204).send();
+  });
+
+  app.post(
+    '/organizations/:organization_name/authentication-token',
+    { schema: { params: OrganizationParams, body: CreateOrganizationTokenBody } },
+    async (request, reply) => {
+      const a = request.body.data.attributes ?? {};
+      const { token, secret } = await tokens.createOrganizationToken(request.caller, request.params.organization_name, {
+        expiredAt: a['expired-at'],
+      });
+      return reply.code(201).send({ data: tokenResource(token, secret) });
+    },
+  );
+
+  app.get('/organizations/:organization_name/authentication-token', { schema: { params: OrganizationParams } }, async (request) => {
+    return { data: tokenResource(await tokens.showOrganizationToken(request.caller, request.params.organization_name)) };
+  });
+
+  app.delete('/organizations/:organization_name/authentication-token', { schema: { params: OrganizationParams } }, async (request, reply) => {
+    await tokens.deleteOrganizationToken(request.caller, request.params.organization_name);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,26 @@
+import { Type } from 'typebox';
+
+export const TokenParams = Type.Object({ token_id: Type.String() });
+
+const NullableString = (options: { maxLength: number }) =>
+  Type.Union([Type.String(options), Type.Null()]);
+
+export const CreateUserTokenBody = Type.Object({
+  data: Type.Object({
+    type: Type.Literal('authentication-tokens'),
+    attributes: Type.Optional(
+      Type.Object({
+        description: Type.Optional(NullableString({ maxLength: 255 })),
+        'expired-at': Type.Optional(NullableString({ maxLength: 64 })),
+      }),
+    ),
+  }),
+});
+
+/** TFE's organization token type is singular: `authentication-token`. */
+export const CreateOrganizationTokenBody = Type.Object({
+  data: Type.Object({
+    type: Type.Union([Type.Literal('authentication-token'), Type.Literal('authentication-tokens')]),
+    attributes: Type.Optional(Type.Object({ 'expired-at': Type.Optional(NullableString({ maxLength: 64 })) })),
+  }),
+});

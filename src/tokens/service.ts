@@ -1,0 +1,182 @@
+import type { Database, Queryable } from '../db/index.ts';
+import { isUniqueViolation } from '../db/index.ts';
+import type { Caller } from '../auth/caller.ts';
+import type { Principal } from '../auth/principal.ts';
+import { actingUserId } from '../auth/principal.ts';
+import { digestSecret, newTokenSecret } from '../auth/secrets.ts';
+import { ApiError, errors } from '../jsonapi/errors.ts';
+import { newId } from '../jsonapi/ids.ts';
+import { now } from '../jsonapi/time.ts';
+import type { OrganizationLookup } from '../organizations/service.ts';
+import type { UsersService } from '../users/service.ts';
+import * as store from './store.ts';
+import type { Token } from './store.ts';
+import type { TokenKind } from '../db/schema.ts';
+
+export type { Token };
+
+/** `last-used-at` is written at most this often per token, so the hot path rarely writes. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+const SECRET_SHAPE = /^[0-9A-Za-z]{14}\.atlasv1\.[0-9A-Za-z]{67}$/;
+
+/** A freshly created token and its secret, which exists only in this one response. */
+export interface IssuedToken {
+  token: Token;
+  secret: string;
+}
+
+/**
+ * Who may read or destroy a token of one kind through `/authentication-tokens/:id`. Each kind's
+ * owning domain registers its rule (agent tokens: the agent pools domain).
+ */
+export type TokenAccessRule = (caller: Caller, token: Token) => Promise<boolean>;
+
+function checkExpiry(expiredAt: string | null | undefined): string | null {
+  if (expiredAt === undefined || expiredAt === null) return null;
+  const t = Date.parse(expiredAt);
+  if (Number.isNaN(t)) throw errors.invalidAttribute('/data/attributes/expired-at', 'Expired at must be an ISO 8601 timestamp');
+  if (t <= Date.now()) throw errors.invalidAttribute('/data/attributes/expired-at', 'Expired at must be in the future');
+  return new Date(t).toISOString();
+}
+
+export function createTokensService(deps: { database: Database; users: UsersService; organizations: OrganizationLookup }) {
+  const db = deps.database.db;
+  const rules = new Map<TokenKind, TokenAccessRule>();
+
+  rules.set('user', async (caller, token) => caller.principal.kind === 'user' && caller.principal.user.id === token.userId);
+  rules.set('organization', async (caller, token) => {
+    if (!token.organizationId) return false;
+    return deps.organizations.resolveById(caller, token.organizationId, 'manage-organization-token', 404).then(
+      () => true,
+      (e) => {
+        if (e instanceof ApiError) return false;
+        throw e;
+      },
+    );
+  });
+
+  async function issue(token: Omit<Token, 'id' | 'createdAt' | 'lastUsedAt'>, q: Queryable = db): Promise<IssuedToken> {
+    const secret = newTokenSecret();
+    const full: Token = { ...token, id: newId('at'), createdAt: now(), lastUsedAt: null };
+    await store.insertToken(q, full, digestSecret(secret));
+    return { token: full, secret };
+  }
+
+  async function accessible(caller: Caller, id: string): Promise<Token> {
+    const token = await store.findTokenById(db, id);
+    const rule = token && rules.get(token.kind);
+    if (!token || !rule || !(await rule(caller, token))) throw errors.notFound();
+    return token;
+  }
+
+  return {
+    /**
+     * Bearer secret → principal for the /api/v2 surface, or null (→ 401). Only user and
+     * organization tokens are accepted there; agent tokens authenticate agents elsewhere.
+     */
+    async authenticate(secret: string): Promise<Principal | null> {
+      const row = await this.lookup(secret);
+      if (!row) return null;
+      if (row.kind === 'user' && row.user_id && row.username && !row.is_service_account) {
+        return {
+          kind: 'user',
+          tokenId: row.id,
+          user: { id: row.user_id, username: row.username, isSiteAdmin: Boolean(row.is_site_admin), isServiceAccount: false },
+        };
+      }
+      if (row.kind === 'organization' && row.organization_id && row.organization_name && row.service_user_id) {
+        return {
+          kind: 'organization',
+          tokenId: row.id,
+          organizationId: row.organization_id,
+          organizationName: row.organization_name,
+          serviceUserId: row.service_user_id,
+        };
+      }
+      return null;
+    },
+
+    /** The token row behind a secret, if it exists and has not expired; records its use. */
+    async lookup(secret: string) {
+      // Not even a query for text that cannot be a token.
+      if (!SECRET_SHAPE.test(secret)) return null;
+      const row = await store.findForAuthentication(db, digestSecret(secret));
+      if (!row) return null;
+      const at = Date.now();
+      if (row.expired_at && Date.parse(row.expired_at) <= at) return null;
+      if (!row.last_used_at || Date.parse(row.last_used_at) <= at - LAST_USED_RESOLUTION_MS) {
+        await store.touchLastUsed(db, row.id, new Date(at).toISOString());
+      }
+      return row;
+    },
+
+    /** Lets a domain decide who may read and destroy tokens of its kind. */
+    registerAccessRule(kind: TokenKind, rule: TokenAccessRule) {
+      rules.set(kind, rule);
+    },
+
+    /** For domains that issue tokens of their own kind (agent tokens). */
+    issue,
+
+    /** For the CLI: a token for a user, no caller involved. */
+    async issueUserToken(userId: string, description: string | null): Promise<IssuedToken> {
+      return issue({ kind: 'user', description, userId, organizationId: null, createdByUserId: userId, expiredAt: null });
+    },
+
+    async createUserToken(caller: Caller, userId: string, input: { description?: string | null; expiredAt?: string | null }) {
+      const p = caller.principal;
+      // A user manages only their own tokens; to anyone else the user's tokens do not exist.
+      if (p.kind !== 'user' || p.user.id !== userId) throw errors.notFound();
+      const expiredAt = checkExpiry(input.expiredAt);
+      return issue({ kind: 'user', description: input.description ?? null, userId, organizationId: null, createdByUserId: userId, expiredAt });
+    },
+
+    async listUserTokens(caller: Caller, userId: string, page: { offset: number; size: number } | null) {
+      if (!(await deps.users.findById(userId))) throw errors.notFound();
+      const p = caller.principal;
+      // TFE answers another user's list with 200 and no items, not 404.
+      if (p.kind !== 'user' || p.user.id !== userId) return { items: [] as Token[], total: 0 };
+      return store.listUserTokens(db, userId, page);
+    },
+
+    show: accessible,
+
+    async destroy(caller: Caller, id: string): Promise<void> {
+      const token = await accessible(caller, id);
+      await store.deleteToken(db, token.id);
+    },
+
+    /** Creating replaces the organization's token: the old secret stops working at once. */
+    async createOrganizationToken(caller: Caller, organizationName: string, input: { expiredAt?: string | null }) {
+      const { org } = await deps.organizations.resolve(caller, organizationName, 'manage-organization-token', 404);
+      const expiredAt = checkExpiry(input.expiredAt);
+      try {
+        return await deps.database.transaction(async (trx) => {
+          await store.deleteOrganizationToken(trx, org.id);
+          return issue(
+            { kind: 'organization', description: null, userId: null, organizationId: org.id, createdByUserId: actingUserId(caller.principal), expiredAt },
+            trx,
+          );
+        });
+      } catch (e) {
+        // The schema allows one organization token; a simultaneous create lost the race.
+        if (isUniqueViolation(e)) throw errors.conflict('Another organization token was created at the same time; try again');
+        throw e;
+      }
+    },
+
+    async showOrganizationToken(caller: Caller, organizationName: string): Promise<Token> {
+      const { org } = await deps.organizations.resolve(caller, organizationName, 'manage-organization-token', 404);
+      const token = await store.findOrganizationToken(db, org.id);
+      if (!token) throw errors.notFound();
+      return token;
+    },
+
+    async deleteOrganizationToken(caller: Caller, organizationName: string): Promise<void> {
+      const { org } = await deps.organizations.resolve(caller, organizationName, 'manage-organization-token', 404);
+      if ((await store.deleteOrganizationToken(db, org.id)) === 0) throw errors.notFound();
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof createTokensService>;
