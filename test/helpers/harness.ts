@@ -1,0 +1,182 @@
+// Runs a suite against every configured database: SQLite always, PostgreSQL when
+// HANGAR_TEST_POSTGRES_URL is set. Each suite gets its own SQLite file or PostgreSQL schema.
+import { after, before, describe } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { buildApp, REDACTED_LOG_PATHS, type Api } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase, type Database, type Dialect } from '../../src/db/index.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { randomBase62 } from '../../src/jsonapi/ids.ts';
+
+export const POSTGRES_URL = process.env.HANGAR_TEST_POSTGRES_URL;
+
+export function dialects(): Dialect[] {
+  return POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+export interface Response {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+  raw: string;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** A scratch database of one dialect, removed by `drop()`. */
+export async function scratchDatabase(dialect: Dialect): Promise<{ url: string; database: Database; schema?: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hangar-test-'));
+    const url = `sqlite:${path.join(dir, 'hangar.db')}`;
+    const database = openDatabase(url);
+    return { url, database, drop: async () => { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const schema = `hangar_test_${randomBase62(10).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const database = openDatabase(POSTGRES_URL!, { schema });
+  return {
+    url: POSTGRES_URL!,
+    database,
+    schema,
+    drop: async () => {
+      await database.close();
+      const c = new pg.Client({ connectionString: POSTGRES_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+export class TestContext {
+  readonly dialect: Dialect;
+  app!: Api;
+  database!: Database;
+  config!: Config;
+  /** Every log line the app wrote, for secret-leak assertions. */
+  logs = '';
+  #drop!: () => Promise<void>;
+
+  constructor(dialect: Dialect) {
+    this.dialect = dialect;
+  }
+
+  async start(env: Record<string, string> = {}): Promise<void> {
+    const scratch = await scratchDatabase(this.dialect);
+    this.database = scratch.database;
+    this.#drop = scratch.drop;
+    await migrateToLatest(this.database);
+    this.config = { ...loadConfig({ HANGAR_DATA_DIR: tmpdir(), ...env }), databaseUrl: scratch.url };
+    const sink = new Writable({
+      write: (chunk, _enc, done) => {
+        this.logs += chunk.toString();
+        done();
+      },
+    });
+    // Log everything (debug included) so leak tests see the most the app could ever write.
+    this.app = await buildApp({
+      config: this.config,
+      database: this.database,
+      logger: { level: 'debug', stream: sink, redact: REDACTED_LOG_PATHS },
+    });
+    await this.app.ready();
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.close();
+    await this.#drop?.();
+  }
+
+  async request(method: string, url: string, options: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const payload = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (options.contentType !== null && (payload !== undefined || options.contentType)) {
+      headers['content-type'] = options.contentType ?? 'application/vnd.api+json';
+    }
+    const res = await this.app.inject({ method: method as 'GET', url, headers, payload });
+    let body: unknown = undefined;
+    if (res.body) {
+      try {
+        body = JSON.parse(res.body);
+      } catch {
+        body = res.body;
+      }
+    }
+    return { status: res.statusCode, headers: res.headers, body, raw: res.body };
+  }
+
+  get = (url: string, token?: string | null) => this.request('GET', url, { token });
+  post = (url: string, token: string | null, body?: unknown) => this.request('POST', url, { token, body });
+  patch = (url: string, token: string | null, body?: unknown) => this.request('PATCH', url, { token, body });
+  delete = (url: string, token: string | null, body?: unknown) => this.request('DELETE', url, { token, body });
+
+  /** A new user straight through the service layer, with an API token. */
+  async user(options: { siteAdmin?: boolean; name?: string } = {}): Promise<{ id: string; username: string; token: string }> {
+    const username = options.name ?? unique('user');
+    const user = await this.app.services.users.create({ username, email: `${username}@example.test`, isSiteAdmin: options.siteAdmin });
+    const { secret } = await this.app.services.tokens.issueUserToken(user.id, 'test');
+    return { id: user.id, username, token: secret };
+  }
+
+  /** A new organization owned by a new user. */
+  async organization(): Promise<{ name: string; owner: { id: string; username: string; token: string }; defaultProjectId: string }> {
+    const owner = await this.user();
+    const name = unique('org');
+    const res = await this.post('/api/v2/organizations', owner.token, {
+      data: { type: 'organizations', attributes: { name, email: `${name}@example.test` } },
+    });
+    if (res.status !== 201) throw new Error(`organization create failed: ${res.status} ${res.raw}`);
+    return { name, owner, defaultProjectId: res.body.data.relationships['default-project'].data.id };
+  }
+
+  /**
+   * A new user on a new team of `org` holding `access` (organization-access flags).
+   * Returns the user and the team id.
+   */
+  async member(org: { name: string; owner: { token: string } }, access: Record<string, boolean> = {}) {
+    const user = await this.user();
+    const team = await this.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, {
+      data: { type: 'teams', attributes: { name: unique('team'), 'organization-access': access } },
+    });
+    if (team.status !== 200) throw new Error(`team create failed: ${team.status} ${team.raw}`);
+    const add = await this.post(`/api/v2/teams/${team.body.data.id}/relationships/users`, org.owner.token, {
+      data: [{ type: 'users', id: user.username }],
+    });
+    if (add.status !== 204) throw new Error(`team membership failed: ${add.status} ${add.raw}`);
+    return { ...user, teamId: team.body.data.id as string };
+  }
+}
+
+let counter = 0;
+/** A name no other test uses: letters, digits and `-` only, valid for every Hangar name rule. */
+export function unique(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}-${randomBase62(6)}`;
+}
+
+/** Declares `fn`'s tests once per database; `ctx` is ready inside the tests. */
+export function suite(title: string, fn: (ctx: TestContext) => void, env: Record<string, string> = {}): void {
+  for (const dialect of dialects()) {
+    describe(`${title} [${dialect}]`, () => {
+      const ctx = new TestContext(dialect);
+      before(() => ctx.start(env));
+      after(() => ctx.stop());
+      fn(ctx);
+    });
+  }
+}
