@@ -31,6 +31,13 @@ export function fullAccess(): OrganizationAccess {
   return Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((k) => [k, true])) as OrganizationAccess;
 }
 
+/** `base` with the known flags of `changes` applied; unknown keys are dropped, not stored. */
+export function withAccess(base: OrganizationAccess, changes: Partial<Record<string, unknown>> = {}): OrganizationAccess {
+  const next = { ...base };
+  for (const k of ORGANIZATION_ACCESS_KEYS) if (typeof changes[k] === 'boolean') next[k] = changes[k];
+  return next;
+}
+
 /**
  * Managing implies reading, as in TFE: a `manage-projects` team can see every project even when
  * `read-projects` is not ticked.

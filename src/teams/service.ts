@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import type { Caller, TeamGrant } from '../auth/caller.ts';
-import { can, fullAccess, emptyAccess, type OrganizationAccess, type Standing } from '../auth/permissions.ts';
+import { can, emptyAccess, fullAccess, withAccess, type OrganizationAccess, type Standing } from '../auth/permissions.ts';
 import { errors } from '../jsonapi/errors.ts';
 import { newId } from '../jsonapi/ids.ts';
 import { now } from '../jsonapi/time.ts';
@@ -124,7 +124,7 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
         name: input.name,
         visibility: input.visibility ?? 'secret',
         isOwners: false,
-        organizationAccess: { ...emptyAccess(), ...input.organizationAccess },
+        organizationAccess: withAccess(emptyAccess(), input.organizationAccess),
         createdAt: now(),
       };
       try {
@@ -154,7 +154,7 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
       }
       if (input.name !== undefined) checkName(input.name);
       const organizationAccess = input.organizationAccess && !team.isOwners
-        ? { ...team.organizationAccess, ...input.organizationAccess }
+        ? withAccess(team.organizationAccess, input.organizationAccess)
         : undefined;
       try {
         await store.updateTeam(db, id, { name: input.name, visibility: input.visibility, organizationAccess });

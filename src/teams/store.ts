@@ -2,7 +2,7 @@ import type { Queryable } from '../db/index.ts';
 import type { Selectable } from 'kysely';
 import type { TeamsTable } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
-import { emptyAccess, ORGANIZATION_ACCESS_KEYS, type OrganizationAccess } from '../auth/permissions.ts';
+import { emptyAccess, withAccess, type OrganizationAccess } from '../auth/permissions.ts';
 
 export interface Team {
   id: string;
@@ -15,10 +15,7 @@ export interface Team {
 }
 
 function parseAccess(text: string): OrganizationAccess {
-  const stored = JSON.parse(text) as Partial<OrganizationAccess>;
-  const access = emptyAccess();
-  for (const k of ORGANIZATION_ACCESS_KEYS) access[k] = stored[k] === true;
-  return access;
+  return withAccess(emptyAccess(), JSON.parse(text) as Record<string, unknown>);
 }
 
 function toTeam(r: Selectable<TeamsTable>): Team {

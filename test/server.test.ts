@@ -1,0 +1,126 @@
+// The real process: `hangar` commands on a scratch database, and `hangar serve` over a socket.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { hangar, startServer, type Server } from './helpers/process.ts';
+
+describe('hangar command and server process', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-proc-'));
+  const env = { HANGAR_DATA_DIR: dataDir };
+  let server: Server;
+
+  before(async () => {
+    server = await startServer(env);
+  });
+  after(async () => {
+    await server?.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates the SQLite database in the data directory, in WAL mode', () => {
+    assert.ok(statSync(path.join(dataDir, 'hangar.db')).isFile());
+    assert.ok(statSync(path.join(dataDir, 'hangar.db-wal')).isFile());
+  });
+
+  it('bootstraps a site admin whose token works against the running server', async () => {
+    const boot = hangar(['bootstrap'], env);
+    assert.equal(boot.status, 0, boot.stderr);
+    const lines = boot.stdout.trim().split('\n');
+    assert.equal(lines.length, 1, 'the token is the only line on stdout');
+    const token = lines[0]!;
+    assert.match(token, /^[0-9A-Za-z]{14}\.atlasv1\.[0-9A-Za-z]{67}$/);
+    const res = await fetch(`${server.url}/api/v2/account/details`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as any;
+    assert.equal(body.data.attributes.username, 'admin');
+    assert.equal(body.data.attributes['is-site-admin'], true);
+    // Running it again keeps the one admin and prints a fresh token.
+    const again = hangar(['bootstrap'], env);
+    assert.notEqual(again.stdout.trim(), token);
+    assert.ok(!server.output().includes(token), 'the token never reaches the server log');
+  });
+
+  it('creates users and tokens from the command line', async () => {
+    const created = hangar(['user', 'create', 'alice', '--email', 'alice@example.test'], env);
+    assert.equal(created.status, 0, created.stderr);
+    assert.match(created.stdout.trim(), /^user-[0-9A-Za-z]{16}$/);
+    const duplicate = hangar(['user', 'create', 'ALICE', '--email', 'alice@example.test'], env);
+    assert.equal(duplicate.status, 1);
+    assert.match(duplicate.stderr, /already been taken/);
+    const token = hangar(['token', 'create', 'alice', '--description', 'laptop'], env);
+    assert.equal(token.status, 0, token.stderr);
+    const res = await fetch(`${server.url}/api/v2/account/details`, { headers: { authorization: `Bearer ${token.stdout.trim()}` } });
+    assert.equal(res.status, 200);
+    assert.equal(hangar(['token', 'create', 'nobody'], env).status, 1);
+    assert.equal(hangar(['frobnicate'], env).status, 2);
+  });
+
+  it('speaks JSON:API over the socket', async () => {
+    const ping = await fetch(`${server.url}/api/v2/ping`);
+    assert.equal(ping.status, 204);
+    assert.equal(ping.headers.get('tfp-api-version'), '2.5');
+    const anonymous = await fetch(`${server.url}/api/v2/organizations`);
+    assert.equal(anonymous.status, 401);
+    assert.match(anonymous.headers.get('content-type') ?? '', /application\/vnd\.api\+json/);
+    assert.deepEqual(await anonymous.json(), { errors: [{ status: '401', title: 'unauthorized' }] });
+  });
+
+  it('refuses to start on invalid configuration, naming the variable', () => {
+    for (const [name, value] of [['HANGAR_PORT', 'eighty'], ['HANGAR_DATABASE_URL', 'mysql://x'], ['HANGAR_LOG_LEVEL', 'loud'], ['HANGAR_BASE_URL', 'not a url']]) {
+      const r = hangar(['migrate'], { ...env, [name!]: value! });
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, new RegExp(`configuration error: ${name}`));
+    }
+  });
+
+  it('shuts down cleanly on SIGTERM and starts again on the same database', async () => {
+    const code = await server.stop('SIGTERM');
+    assert.equal(code, 0);
+    assert.match(server.output(), /shutting down/);
+    server = await startServer(env);
+    const token = hangar(['token', 'create', 'alice'], env).stdout.trim();
+    const res = await fetch(`${server.url}/api/v2/account/details`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 200);
+  });
+});
+
+describe('hangar on PostgreSQL: two server processes share one database', { skip: !process.env.HANGAR_TEST_POSTGRES_URL }, () => {
+  const schema = `hangar_proc_${Date.now().toString(36)}`;
+  let env: Record<string, string>;
+  const servers: Server[] = [];
+
+  before(async () => {
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client({ connectionString: process.env.HANGAR_TEST_POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    const url = new URL(process.env.HANGAR_TEST_POSTGRES_URL!);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    env = { HANGAR_DATABASE_URL: url.toString(), HANGAR_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'hangar-pg-')) };
+    servers.push(await startServer(env), await startServer(env));
+  });
+  after(async () => {
+    for (const s of servers) await s.stop('SIGKILL');
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client({ connectionString: process.env.HANGAR_TEST_POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  });
+
+  it('sees on one instance what was written through the other', async () => {
+    const token = hangar(['bootstrap'], env).stdout.trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' };
+    const created = await fetch(`${servers[0]!.url}/api/v2/organizations`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ data: { type: 'organizations', attributes: { name: 'shared', email: 'ops@example.test' } } }),
+    });
+    assert.equal(created.status, 201);
+    const shown = await fetch(`${servers[1]!.url}/api/v2/organizations/shared`, { headers });
+    assert.equal(shown.status, 200);
+  });
+});
