@@ -42,8 +42,16 @@ export type Api = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+export interface RouteEntry {
+  method: string;
+  url: string;
+  /** The route validates a request body. */
+  hasBody: boolean;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
+    routeTable: RouteEntry[];
     services: Services;
     config: Config;
   }
@@ -71,6 +79,15 @@ export async function buildApp({ config, database, logger }: AppOptions): Promis
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Every route, as registered: the robustness suite and the access matrix walk this list, so a
+  // new endpoint cannot escape them.
+  const routeTable: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    const hasBody = Boolean((route.schema as { body?: unknown } | undefined)?.body);
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, hasBody });
+  });
+  app.decorate('routeTable', routeTable);
 
   const services = createServices(database);
   app.decorate('services', services);
