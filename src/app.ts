@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
 import { requireBearerToken } from './auth/plugin.ts';
 import type { Caller } from './auth/caller.ts';
-import { jsonApiResponses, registerJsonApi, requireJsonApiRequests } from './jsonapi/plugin.ts';
+import { jsonApiResponses, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
 import { createOrganizationLookup, createOrganizationsService } from './organizations/service.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
 import { createProjectsService } from './projects/service.ts';
@@ -77,6 +77,7 @@ export async function buildApp({ config, database, logger }: AppOptions): Promis
     // Bodies are validated as sent: a number where a string belongs is an error, not coerced.
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
     return503OnClosing: true,
+    frameworkErrors: (error, request, reply) => renderError(error, request, reply),
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -50,7 +50,8 @@ function sendErrors(reply: FastifyReply, e: ApiError): FastifyReply {
   return reply.code(e.status).header('content-type', MEDIA_TYPE).send({ errors: e.errors });
 }
 
-function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/** Also Fastify's `frameworkErrors` hook: router failures (bad URL, over-long parameter) too. */
+export function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ApiError) return sendErrors(reply, error);
   if (error.validation) {
     if (error.validationContext === 'body') return sendErrors(reply, new ApiError(422, bodyErrors(error.validation)));
@@ -64,9 +65,10 @@ function renderError(error: FastifyError, request: FastifyRequest, reply: Fastif
       return sendErrors(reply, errors.unsupportedMediaType());
   }
   const status = error.statusCode ?? 500;
+  if (error.code === 'FST_ERR_BAD_URL') return sendErrors(reply, errors.badRequest('The request URL is malformed'));
   if (status === 400) return sendErrors(reply, errors.badRequest('The request body is not valid JSON'));
   if (status > 400 && status < 500) {
-    const title = status === 429 ? 'too many requests' : 'bad request';
+    const title = status === 429 ? 'too many requests' : status === 414 ? 'uri too long' : 'bad request';
     return sendErrors(reply, new ApiError(status, [{ status: String(status), title }]));
   }
   // Anything else is Hangar's fault: log it (never the request body) and reveal nothing.
