@@ -65,6 +65,18 @@ suite('discovery, ping and account', (ctx) => {
     assert.equal(clamped.body.meta.pagination['page-size'], 100);
   });
 
+  it('refuses NUL characters (PostgreSQL text cannot hold them) with 400 in URLs and 422 in bodies', async () => {
+    const org = await ctx.organization();
+    assertError(await ctx.get(`/api/v2/organizations/%00`, org.owner.token), 400);
+    assertError(await ctx.get(`/api/v2/organizations/${org.name}/teams?q=a%00b`, org.owner.token), 400);
+    const res = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, {
+      data: { type: 'teams', attributes: { name: 'nul\u0000team' } },
+    });
+    assertError(res, 422, '/data/attributes/name');
+    const teams = await ctx.get(`/api/v2/organizations/${org.name}/teams`, org.owner.token);
+    assert.equal(teams.body.data.length, 1, 'nothing was written');
+  });
+
   it('keeps the Authorization header out of every log line', async () => {
     const user = await ctx.user();
     await ctx.get('/api/v2/account/details', user.token);

@@ -16,9 +16,23 @@ function hasBody(request: FastifyRequest): boolean {
 
 /** Registered on the /api/v2 scope: every answer there is a JSON:API document. */
 export function jsonApiResponses(app: FastifyInstance): void {
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     reply.header('content-type', MEDIA_TYPE);
+    // PostgreSQL text cannot hold NUL; no id, name or search term legitimately contains one.
+    if (/%00|\u0000/i.test(request.url)) throw errors.badRequest('The request URL contains a NUL character');
   });
+}
+
+/** The JSON pointer of the first string in `value` that holds a NUL character, if any. */
+function nulPointer(value: unknown, pointer: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? pointer : null;
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const found = nulPointer(k, pointer) ?? nulPointer(v, `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
 
 /**
@@ -40,7 +54,12 @@ export function registerJsonApi(app: FastifyInstance): void {
   app.addContentTypeParser(MEDIA_TYPE, { parseAs: 'string' }, (request, body, done) => {
     // An empty body is a missing document (422 from the schema), not a JSON syntax error.
     if (body === '' || body.length === 0) return done(null, undefined);
-    parseJson(request, body as string, done);
+    parseJson(request, body as string, (error, parsed) => {
+      if (error) return done(error);
+      const pointer = nulPointer(parsed, '');
+      if (pointer !== null) return done(errors.invalidAttribute(pointer || '/', 'must not contain NUL characters'));
+      done(null, parsed);
+    });
   });
   app.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply));
   app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound()));
