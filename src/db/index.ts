@@ -10,6 +10,8 @@ export type Queryable = Kysely<Schema> | Transaction<Schema>;
 
 export interface Database {
   readonly dialect: Dialect;
+  /** PostgreSQL: the schema given to openDatabase, if any (tests put each suite in its own). */
+  readonly schema?: string;
   readonly db: Kysely<Schema>;
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (trx: Transaction<Schema>) => Promise<T>): Promise<T>;
@@ -36,12 +38,13 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   const pool = new pg.Pool(poolConfig);
   // An idle client that loses its connection emits 'error'; without a listener the process dies.
   pool.on('error', () => {});
-  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }));
+  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), options.schema);
 }
 
-function wrap(dialect: Dialect, db: Kysely<Schema>): Database {
+function wrap(dialect: Dialect, db: Kysely<Schema>, schema?: string): Database {
   return {
     dialect,
+    ...(schema ? { schema } : {}),
     db,
     transaction: (fn) => db.transaction().execute(fn),
     close: () => db.destroy(),
