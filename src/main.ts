@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
-import { DecryptionError } from './crypto/keyring.ts';
+import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { loadKeyring } from './crypto/keys.ts';
 
 const USAGE = `Usage: hangar <command>
@@ -33,7 +33,7 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
 
 async function serve(config: Config): Promise<void> {
   const database = openDatabase(config.databaseUrl);
-  let keyring;
+  let keyring: Keyring;
   try {
     // Keys first: a server that could not read its secrets must not start (or migrate) at all.
     keyring = loadKeyring(config, database.dialect);

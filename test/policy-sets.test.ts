@@ -131,7 +131,11 @@ suite('policy sets', (ctx) => {
     assert.match(page.body.links.next, /page%5Bnumber%5D=2/);
 
     const searched = await ctx.get(`${setsOf(org.name)}?search[name]=${prefix.toLowerCase()}`, org.owner.token);
-    assert.deepEqual(searched.body.data.map((s: any) => s.attributes.name).sort(), [`${prefix}-alpha`, `${prefix}-beta`]);
+    assert.deepEqual(searched.body.data.map((s: any) => s.attributes.name), [`${prefix}-alpha`, `${prefix}-beta`]);
+    // Sorted by name, case-insensitively.
+    const all = await ctx.get(setsOf(org.name), org.owner.token);
+    const names = all.body.data.map((s: any) => s.attributes.name as string);
+    assert.deepEqual(names, [...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
 
     const opa = await ctx.get(`${setsOf(org.name)}?filter%5Bkind%5D=opa`, org.owner.token);
     assert.equal(opa.body.data.length, 2);

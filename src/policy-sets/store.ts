@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import type { PolicySetsTable } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
@@ -59,10 +59,14 @@ export async function findPolicySetById(q: Queryable, id: string): Promise<Polic
   return r && toPolicySet(r);
 }
 
-/** Reads the set and, on PostgreSQL, holds its row until the transaction ends. */
+/**
+ * Reads the set and, on PostgreSQL, holds its row until the transaction ends. NO KEY UPDATE,
+ * because the id never changes: parameter inserts (whose foreign-key check takes KEY SHARE on
+ * this row) are not held up by it.
+ */
 export async function lockPolicySet(q: Queryable, id: string): Promise<PolicySet | undefined> {
   let query = q.selectFrom('policy_sets').selectAll().where('id', '=', id);
-  if (supportsRowLocks(q)) query = query.forUpdate();
+  if (supportsRowLocks(q)) query = query.forNoKeyUpdate();
   const r = await query.executeTakeFirst();
   return r && toPolicySet(r);
 }
@@ -79,7 +83,8 @@ export async function listPolicySets(q: Queryable, f: PolicySetFilter, page: { o
   if (f.kind) base = base.where('kind', '=', f.kind);
   if (f.search) base = base.where(containsInsensitive('name', f.search));
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('name').orderBy('id').limit(page.size).offset(page.offset).execute(),
+    // lower(name) is what the (organization_id, lower(name)) index holds, so it serves the sort too.
+    base.selectAll().orderBy(sql`lower(name)`).orderBy('id').limit(page.size).offset(page.offset).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items: rows.map(toPolicySet), total: Number(count.n) };
