@@ -135,7 +135,7 @@ suite('policy sets', (ctx) => {
     // Sorted by name, case-insensitively.
     const all = await ctx.get(setsOf(org.name), org.owner.token);
     const names = all.body.data.map((s: any) => s.attributes.name as string);
-    assert.deepEqual(names, [...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
+    assert.deepEqual(names, [...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1)));
 
     const opa = await ctx.get(`${setsOf(org.name)}?filter%5Bkind%5D=opa`, org.owner.token);
     assert.equal(opa.body.data.length, 2);
