@@ -16,20 +16,33 @@ import { createTokensService } from './tokens/service.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { createUsersService } from './users/service.ts';
 import { usersRoutes } from './users/routes.ts';
+import type { Keyring } from './crypto/keyring.ts';
+import { loadKeyring } from './crypto/keys.ts';
+import { createPolicySetsService } from './policy-sets/service.ts';
+import { policySetsRoutes } from './policy-sets/routes.ts';
+import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
+import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
 
 export const API_VERSION = '2.5';
 /** Requests per second TFE advertises; go-tfe paces itself by it (and divides it, so never < 4). */
 export const RATE_LIMIT = 30;
 export const BODY_LIMIT = 1024 * 1024;
 
-export function createServices(database: Database) {
+export interface ServiceOptions {
+  /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
+  keyring?: Keyring;
+}
+
+export function createServices(database: Database, options: ServiceOptions = {}) {
   const users = createUsersService({ database });
   const lookup = createOrganizationLookup({ database });
   const projects = createProjectsService({ database });
   const teams = createTeamsService({ database, users, organizations: lookup });
   const organizations = createOrganizationsService({ database, lookup, users, teams, projects });
   const tokens = createTokensService({ database, users, organizations: lookup });
-  return { users, lookup, projects, teams, organizations, tokens };
+  const policySets = createPolicySetsService({ database, organizations: lookup, projects });
+  const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
+  return { users, lookup, projects, teams, organizations, tokens, policySets, policySetParameters };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -65,12 +78,16 @@ export interface AppOptions {
   database: Database;
   /** Fastify logger options, or false; a stream can be given to capture logs in tests. */
   logger?: boolean | Record<string, unknown>;
+  /** Encryption keys; by default loaded from the configuration (which may refuse to start). */
+  keyring?: Keyring;
 }
 
 /** Paths whose values are secrets or credentials: never written to a log line. */
 export const REDACTED_LOG_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 
-export async function buildApp({ config, database, logger }: AppOptions): Promise<Api> {
+export async function buildApp({ config, database, logger, keyring }: AppOptions): Promise<Api> {
+  // Before anything listens: a missing or malformed key stops start-up with a clear message.
+  const keys = keyring ?? loadKeyring(config, database.dialect);
   const app = Fastify({
     logger: logger === undefined ? { level: config.logLevel, redact: REDACTED_LOG_PATHS } : logger,
     bodyLimit: BODY_LIMIT,
@@ -90,7 +107,7 @@ export async function buildApp({ config, database, logger }: AppOptions): Promis
   });
   app.decorate('routeTable', routeTable);
 
-  const services = createServices(database);
+  const services = createServices(database, { keyring: keys });
   app.decorate('services', services);
   app.decorate('config', config);
   app.decorateRequest('caller', null as unknown as Caller);
@@ -124,6 +141,8 @@ export async function buildApp({ config, database, logger }: AppOptions): Promis
         await organizationsRoutes(typed);
         await teamsRoutes(typed);
         await tokensRoutes(typed);
+        await policySetsRoutes(typed);
+        await policySetParametersRoutes(typed);
       });
     },
     { prefix: '/api/v2' },

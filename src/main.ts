@@ -6,6 +6,8 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
+import { DecryptionError, type Keyring } from './crypto/keyring.ts';
+import { loadKeyring } from './crypto/keys.ts';
 
 const USAGE = `Usage: hangar <command>
 
@@ -15,6 +17,7 @@ const USAGE = `Usage: hangar <command>
   user create NAME --email E [--site-admin]
                                           create a user
   token create NAME [--description D]     print a new API token for user NAME
+  rotate-key [--batch-size N]             re-encrypt every sensitive value with the first key of HANGAR_ENCRYPTION_KEY
 
 Configuration comes from HANGAR_* environment variables; see README.md.`;
 
@@ -30,8 +33,16 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
 
 async function serve(config: Config): Promise<void> {
   const database = openDatabase(config.databaseUrl);
+  let keyring: Keyring;
+  try {
+    // Keys first: a server that could not read its secrets must not start (or migrate) at all.
+    keyring = loadKeyring(config, database.dialect);
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
   await migrateToLatest(database);
-  const app = await buildApp({ config, database });
+  const app = await buildApp({ config, database, keyring });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -56,6 +67,7 @@ async function run(argv: string[]): Promise<number> {
       email: { type: 'string' },
       'site-admin': { type: 'boolean' },
       description: { type: 'string' },
+      'batch-size': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -108,6 +120,17 @@ async function run(argv: string[]): Promise<number> {
         console.log(secret);
         return 0;
       });
+    case 'rotate-key': {
+      const batchSize = values['batch-size'] === undefined ? undefined : Number(values['batch-size']);
+      if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1)) break;
+      return withDatabase(config, async (database) => {
+        const keyring = loadKeyring(config, database.dialect);
+        const services = createServices(database, { keyring });
+        const { reencrypted, keyId } = await services.policySetParameters.rotateEncryption({ batchSize });
+        console.error(`re-encrypted ${reencrypted} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        return 0;
+      });
+    }
   }
   console.error(USAGE);
   return 2;
@@ -120,6 +143,7 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
     else if (error instanceof ApiError) console.error(`error: ${error.message}`);
+    else if (error instanceof DecryptionError) console.error(`cannot decrypt: ${error.message}`);
     else console.error(error);
     process.exitCode = 1;
   },

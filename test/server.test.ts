@@ -99,7 +99,12 @@ describe('hangar on PostgreSQL: two server processes share one database', { skip
     await admin.end();
     const url = new URL(process.env.HANGAR_TEST_POSTGRES_URL!);
     url.searchParams.set('options', `-c search_path=${schema}`);
-    env = { HANGAR_DATABASE_URL: url.toString(), HANGAR_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'hangar-pg-')) };
+    env = {
+      HANGAR_DATABASE_URL: url.toString(),
+      HANGAR_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'hangar-pg-')),
+      // Instances sharing PostgreSQL must share the key too.
+      HANGAR_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    };
     servers.push(await startServer(env), await startServer(env));
   });
   after(async () => {

@@ -3,9 +3,11 @@ import { sql } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { Database } from './index.ts';
 import * as foundation from './migrations/0001_foundation.ts';
+import * as policySets from './migrations/0003_policy_sets.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0003_policy_sets': policySets,
 };
 
 export async function migrateToLatest(database: Database): Promise<string[]> {

@@ -67,6 +67,40 @@ export interface ProjectsTable {
   created_at: string;
 }
 
+export interface PolicySetsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  kind: string;
+  global: DbBool;
+  overridable: DbBool;
+  agent_enabled: DbBool;
+  policy_tool_version: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PolicySetProjectsTable {
+  policy_set_id: string;
+  project_id: string;
+  created_at: string;
+}
+
+export interface PolicySetParametersTable {
+  id: string;
+  policy_set_id: string;
+  key: string;
+  category: string;
+  sensitive: DbBool;
+  /** Clear text; null exactly when the parameter is sensitive. */
+  value: string | null;
+  /** Ciphertext (crypto/keyring.ts); set exactly when the parameter is sensitive. */
+  encrypted_value: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -74,4 +108,7 @@ export interface Schema {
   team_memberships: TeamMembershipsTable;
   auth_tokens: AuthTokensTable;
   projects: ProjectsTable;
+  policy_sets: PolicySetsTable;
+  policy_set_projects: PolicySetProjectsTable;
+  policy_set_parameters: PolicySetParametersTable;
 }

@@ -13,6 +13,10 @@ export function createProjectsService({ database }: { database: Database }) {
     },
 
     defaultProjectIds: (organizationIds: readonly string[]) => store.defaultProjectIds(database.db, organizationIds),
+
+    /** For domains that attach projects (policy sets): which ids are this organization's projects. */
+    idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = database.db) =>
+      store.projectIdsInOrganization(q, organizationId, ids),
   };
 }
 

@@ -26,3 +26,10 @@ export async function defaultProjectIds(q: Queryable, organizationIds: readonly 
     .execute();
   return new Map(rows.map((r) => [r.organization_id, r.id]));
 }
+
+/** Which of `ids` are projects of the organization (one query). */
+export async function projectIdsInOrganization(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await q.selectFrom('projects').select('id').where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,6 +1,7 @@
 // Runs a suite against every configured database: SQLite always, PostgreSQL when
 // HANGAR_TEST_POSTGRES_URL is set. Each suite gets its own SQLite file or PostgreSQL schema.
 import { after, before, describe } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -69,6 +70,8 @@ export class TestContext {
   config!: Config;
   /** Every log line the app wrote, for secret-leak assertions. */
   logs = '';
+  /** This context's own HANGAR_DATA_DIR (generated keys land here); removed by stop(). */
+  dataDir = '';
   #drop!: () => Promise<void>;
 
   constructor(dialect: Dialect) {
@@ -80,7 +83,10 @@ export class TestContext {
     this.database = scratch.database;
     this.#drop = scratch.drop;
     await migrateToLatest(this.database);
-    this.config = { ...loadConfig({ HANGAR_DATA_DIR: tmpdir(), ...env }), databaseUrl: scratch.url };
+    this.dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-data-'));
+    // PostgreSQL refuses to start without a configured key, as in production.
+    const key = this.dialect === 'postgres' ? { HANGAR_ENCRYPTION_KEY: randomBytes(32).toString('base64') } : {};
+    this.config = { ...loadConfig({ HANGAR_DATA_DIR: this.dataDir, ...key, ...env }), databaseUrl: scratch.url };
     const sink = new Writable({
       write: (chunk, _enc, done) => {
         this.logs += chunk.toString();
@@ -99,6 +105,7 @@ export class TestContext {
   async stop(): Promise<void> {
     await this.app?.close();
     await this.#drop?.();
+    if (this.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
 
   async request(method: string, url: string, options: RequestOptions = {}): Promise<Response> {

@@ -1,0 +1,92 @@
+// Authenticated encryption of small secrets (sensitive parameter values) with AES-256-GCM.
+//
+// Ciphertext text: `v1:<key id>:<base64 of nonce ‖ ciphertext ‖ tag>`. The key id names the key
+// that sealed the value, so several keys can be configured at once while `hangar rotate-key`
+// moves old values onto the first one. The caller's associated data (the parameter id) is bound
+// into the tag: a ciphertext copied onto another row does not decrypt.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+
+export const KEY_BYTES = 32;
+const VERSION = 'v1';
+const ALGORITHM = 'aes-256-gcm';
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** A value that cannot be opened: unknown key, wrong associated data, or tampered text. */
+export class DecryptionError extends Error {}
+
+/**
+ * A short public name for a key: a digest prefix, so nothing needs configuring beyond the key
+ * itself and reordering the configured keys changes nothing.
+ */
+export function keyIdOf(key: Buffer): string {
+  return createHash('sha256').update('hangar-encryption-key:').update(key).digest('hex').slice(0, 16);
+}
+
+export class Keyring {
+  /** Key id → key; the first entry encrypts. Private, so no serializer can reach it. */
+  readonly #keys: Map<string, Buffer>;
+  readonly #primaryId: string;
+
+  constructor(keys: readonly Buffer[]) {
+    if (keys.length === 0) throw new Error('a keyring needs at least one key');
+    this.#keys = new Map();
+    for (const key of keys) {
+      if (key.length !== KEY_BYTES) throw new Error(`encryption keys must be ${KEY_BYTES} bytes`);
+      const id = keyIdOf(key);
+      if (!this.#keys.has(id)) this.#keys.set(id, Buffer.from(key));
+    }
+    this.#primaryId = keyIdOf(keys[0]!);
+  }
+
+  /** The id of the key new values are sealed with. */
+  get primaryKeyId(): string {
+    return this.#primaryId;
+  }
+
+  get keyIds(): string[] {
+    return [...this.#keys.keys()];
+  }
+
+  encrypt(plaintext: string, associatedData: string): string {
+    const nonce = randomBytes(NONCE_BYTES);
+    const cipher = createCipheriv(ALGORITHM, this.#keys.get(this.#primaryId)!, nonce, { authTagLength: TAG_BYTES });
+    cipher.setAAD(Buffer.from(associatedData, 'utf8'));
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const sealed = Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64');
+    return `${VERSION}:${this.#primaryId}:${sealed}`;
+  }
+
+  decrypt(ciphertext: string, associatedData: string): string {
+    const parts = ciphertext.split(':');
+    if (parts.length !== 3 || parts[0] !== VERSION) throw new DecryptionError('unrecognised ciphertext format');
+    const [, keyId, encoded] = parts as [string, string, string];
+    const key = this.#keys.get(keyId);
+    if (!key) throw new DecryptionError(`value is sealed with key ${keyId}, which is not configured`);
+    const raw = Buffer.from(encoded, 'base64');
+    if (raw.length < NONCE_BYTES + TAG_BYTES) throw new DecryptionError('ciphertext is truncated');
+    const decipher = createDecipheriv(ALGORITHM, key, raw.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(associatedData, 'utf8'));
+    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+    try {
+      return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    } catch {
+      throw new DecryptionError(`value sealed with key ${keyId} failed authentication`);
+    }
+  }
+
+  /** The ciphertext prefix of values sealed with the primary key (rotation skips those). */
+  get primaryPrefix(): string {
+    return `${VERSION}:${this.#primaryId}:`;
+  }
+
+  // A keyring that ends up in a log line or an error dump shows key ids, never key material.
+  toJSON() {
+    return { keyIds: this.keyIds };
+  }
+
+  [inspect.custom]() {
+    return `Keyring(${this.keyIds.join(', ')})`;
+  }
+}

@@ -1,0 +1,81 @@
+// Where the encryption keys come from, decided once at start-up: HANGAR_ENCRYPTION_KEY, or (for
+// the embedded SQLite default only) a key generated into the data directory on first start.
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { ConfigError, type Config } from '../config.ts';
+import type { Dialect } from '../db/index.ts';
+import { KEY_BYTES, Keyring } from './keyring.ts';
+
+export const KEY_FILE = 'encryption.key';
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+const HOW_TO = 'generate one with `openssl rand -base64 32`';
+
+function decodeKey(text: string): Buffer | null {
+  if (!BASE64.test(text)) return null;
+  const key = Buffer.from(text, 'base64');
+  return key.length === KEY_BYTES ? key : null;
+}
+
+/**
+ * `HANGAR_ENCRYPTION_KEY`: comma-separated base64 keys of 32 bytes, the first one encrypting.
+ * Error messages say which key is wrong, never what it is.
+ */
+export function parseEncryptionKeys(raw: string): Buffer[] {
+  const items = raw.split(',').map((s) => s.trim());
+  if (items.every((s) => s === '')) throw new ConfigError(`HANGAR_ENCRYPTION_KEY holds no key; ${HOW_TO}`);
+  return items.map((text, i) => {
+    const key = decodeKey(text);
+    if (!key) {
+      throw new ConfigError(`HANGAR_ENCRYPTION_KEY: key number ${i + 1} is not the base64 encoding of exactly ${KEY_BYTES} bytes; ${HOW_TO}`);
+    }
+    return key;
+  });
+}
+
+/**
+ * Reads the generated key file, creating it first if needed. The new key is written to a
+ * private temporary file and hard-linked into place, so two processes starting at once agree
+ * on one key and neither can read a half-written file.
+ */
+export function readOrCreateKeyFile(file: string): Buffer {
+  if (!existsSync(file)) createKeyFile(file);
+  const key = decodeKey(readFileSync(file, 'utf8').trim());
+  if (!key) throw new ConfigError(`${file} does not hold a base64 ${KEY_BYTES}-byte key; restore it from a backup or set HANGAR_ENCRYPTION_KEY`);
+  return key;
+}
+
+function createKeyFile(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    writeSync(fd, `${randomBytes(KEY_BYTES).toString('base64')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temporary, file);
+  } catch (e) {
+    // Another process created it first: its key wins and ours is discarded unused.
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    unlinkSync(temporary);
+  }
+}
+
+/**
+ * The keyring for this process. With PostgreSQL the key must be configured: every instance that
+ * shares the database has to hold the same key, and a key generated on one machine's disk
+ * would leave the others unable to read what it wrote.
+ */
+export function loadKeyring(config: Pick<Config, 'encryptionKeys' | 'dataDir'>, dialect: Dialect): Keyring {
+  if (config.encryptionKeys !== null) return new Keyring(parseEncryptionKeys(config.encryptionKeys));
+  if (dialect === 'postgres') {
+    throw new ConfigError(
+      `HANGAR_ENCRYPTION_KEY is required with PostgreSQL (every Hangar instance sharing the database needs the same key); ${HOW_TO}`,
+    );
+  }
+  return new Keyring([readOrCreateKeyFile(path.join(config.dataDir, KEY_FILE))]);
+}

@@ -1,0 +1,50 @@
+import type { Api } from '../app.ts';
+import { absoluteUrl } from '../jsonapi/http.ts';
+import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
+import type { Query } from '../jsonapi/query.ts';
+import { PolicySetParams } from '../policy-sets/schemas.ts';
+import { CreateParameterBody, ParameterParams, UpdateParameterBody } from './schemas.ts';
+import { parameterResource } from './serialize.ts';
+
+export async function policySetParametersRoutes(app: Api): Promise<void> {
+  const { policySetParameters: parameters } = app.services;
+
+  // Every parameter and only `data` unless the client asks for a page, as in TFE.
+  app.get('/policy-sets/:policy_set_id/parameters', { schema: { params: PolicySetParams } }, async (request) => {
+    const query = request.query as Query;
+    const page = wantsPage(query) ? parsePage(query) : null;
+    const { items, total } = await parameters.list(request.caller, request.params.policy_set_id, page);
+    const data = items.map(parameterResource);
+    return page ? { data, ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) } : { data };
+  });
+
+  app.post(
+    '/policy-sets/:policy_set_id/parameters',
+    { schema: { params: PolicySetParams, body: CreateParameterBody } },
+    async (request, reply) => {
+      const parameter = await parameters.create(request.caller, request.params.policy_set_id, request.body.data.attributes);
+      return reply.code(201).send({ data: parameterResource(parameter) });
+    },
+  );
+
+  app.get('/policy-sets/:policy_set_id/parameters/:parameter_id', { schema: { params: ParameterParams } }, async (request) => {
+    const { policy_set_id, parameter_id } = request.params;
+    return { data: parameterResource(await parameters.show(request.caller, policy_set_id, parameter_id)) };
+  });
+
+  app.patch(
+    '/policy-sets/:policy_set_id/parameters/:parameter_id',
+    { schema: { params: ParameterParams, body: UpdateParameterBody } },
+    async (request) => {
+      const { policy_set_id, parameter_id } = request.params;
+      const { id, attributes } = request.body.data;
+      return { data: parameterResource(await parameters.update(request.caller, policy_set_id, parameter_id, id, attributes)) };
+    },
+  );
+
+  app.delete('/policy-sets/:policy_set_id/parameters/:parameter_id', { schema: { params: ParameterParams } }, async (request, reply) => {
+    const { policy_set_id, parameter_id } = request.params;
+    await parameters.destroy(request.caller, policy_set_id, parameter_id);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,190 @@
+import type { Caller } from '../auth/caller.ts';
+import { DecryptionError, type Keyring } from '../crypto/keyring.ts';
+import type { Database } from '../db/index.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
+import { errors } from '../jsonapi/errors.ts';
+import { newId } from '../jsonapi/ids.ts';
+import type { Page } from '../jsonapi/pagination.ts';
+import { now } from '../jsonapi/time.ts';
+import type { PolicySetsService } from '../policy-sets/service.ts';
+import * as store from './store.ts';
+import type { Parameter, StoredValue } from './store.ts';
+
+export type { Parameter };
+
+export interface ParameterInput {
+  key?: string;
+  value?: string;
+  category?: 'policy-set';
+  sensitive?: boolean;
+}
+
+/** What the policy-check runtime receives: real values, sensitive ones decrypted. */
+export interface RuntimeParameter {
+  id: string;
+  key: string;
+  value: string;
+  sensitive: boolean;
+  category: 'policy-set';
+}
+
+const keyTaken = () => errors.invalidAttribute('/data/attributes/key', 'Key has already been taken');
+
+function checkKey(key: string | undefined) {
+  if (key !== undefined && key.trim() === '') throw errors.invalidAttribute('/data/attributes/key', "Key can't be blank");
+}
+
+export const ROTATION_BATCH_SIZE = 100;
+
+/**
+ * Parameters of policy sets. Sensitive values exist in clear text only in the request that
+ * writes them and in `runtimeParameters`; everything else sees `value: null`.
+ */
+export function createPolicySetParametersService(deps: { database: Database; policySets: PolicySetsService; keyring: Keyring | null }) {
+  const { database } = deps;
+  const db = database.db;
+
+  function keyring(): Keyring {
+    // Only `serve` and `rotate-key` load keys; other CLI commands never reach this.
+    if (!deps.keyring) throw new Error('encryption keys are not loaded in this process');
+    return deps.keyring;
+  }
+
+  /** The parameter id is the associated data: a ciphertext moved to another row will not open. */
+  function toStored(id: string, value: string, sensitive: boolean): StoredValue {
+    return sensitive ? { value: null, encryptedValue: keyring().encrypt(value, id) } : { value, encryptedValue: null };
+  }
+
+  /** Names the parameter when a value cannot be opened (a missing key, say); never the value. */
+  function open(id: string, ciphertext: string): string {
+    try {
+      return keyring().decrypt(ciphertext, id);
+    } catch (e) {
+      if (e instanceof DecryptionError) throw new DecryptionError(`parameter ${id}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  async function parameterOf(policySetId: string, id: string): Promise<Parameter> {
+    const parameter = await store.findParameter(db, policySetId, id);
+    if (!parameter) throw errors.notFound();
+    return parameter;
+  }
+
+  return {
+    async list(caller: Caller, policySetId: string, page: Page | null) {
+      const { set } = await deps.policySets.visible(caller, policySetId, 'read-policies');
+      return store.listParameters(db, set.id, page);
+    },
+
+    async create(caller: Caller, policySetId: string, input: ParameterInput & { key: string }): Promise<Parameter> {
+      const { set } = await deps.policySets.visible(caller, policySetId, 'manage-policies');
+      checkKey(input.key);
+      const at = now();
+      const id = newId('var');
+      const parameter: Parameter = {
+        id,
+        policySetId: set.id,
+        key: input.key,
+        category: 'policy-set',
+        sensitive: input.sensitive ?? false,
+        value: null,
+        createdAt: at,
+        updatedAt: at,
+      };
+      const value = input.value ?? '';
+      try {
+        await store.insertParameter(db, parameter, toStored(id, value, parameter.sensitive));
+      } catch (e) {
+        if (isUniqueViolation(e)) throw keyTaken();
+        // The set was deleted while we were writing.
+        if (isForeignKeyViolation(e)) throw errors.notFound();
+        throw e;
+      }
+      return { ...parameter, value: parameter.sensitive ? null : value };
+    },
+
+    async show(caller: Caller, policySetId: string, id: string): Promise<Parameter> {
+      const { set } = await deps.policySets.visible(caller, policySetId, 'read-policies');
+      return parameterOf(set.id, id);
+    },
+
+    /**
+     * Read-modify-write in one transaction under the row's lock, so concurrent updates apply one
+     * after the other and a row never mixes the key of one with the value of another.
+     */
+    async update(caller: Caller, policySetId: string, id: string, bodyId: string, input: ParameterInput): Promise<Parameter> {
+      const { set } = await deps.policySets.visible(caller, policySetId, 'manage-policies');
+      if (bodyId !== id) throw errors.invalidAttribute('/data/id', 'Id must match the parameter in the request path');
+      checkKey(input.key);
+      try {
+        return await database.transaction(async (trx) => {
+          const current = await store.lockParameter(trx, set.id, id);
+          if (!current) throw errors.notFound();
+          const was = current.parameter;
+          if (was.sensitive && input.sensitive === false) {
+            throw errors.invalidAttribute('/data/attributes/sensitive', 'A sensitive parameter cannot be made non-sensitive');
+          }
+          const sensitive = input.sensitive ?? was.sensitive;
+          let stored: StoredValue;
+          if (input.value !== undefined) stored = toStored(id, input.value, sensitive);
+          else if (was.sensitive) stored = current.stored;
+          else stored = toStored(id, current.stored.value ?? '', sensitive);
+          const key = input.key ?? was.key;
+          const updatedAt = now();
+          await store.updateParameter(trx, id, { key, sensitive, stored, updatedAt });
+          return { ...was, key, sensitive, value: sensitive ? null : stored.value, updatedAt };
+        });
+      } catch (e) {
+        if (isUniqueViolation(e)) throw keyTaken();
+        throw e;
+      }
+    },
+
+    async destroy(caller: Caller, policySetId: string, id: string): Promise<void> {
+      const { set } = await deps.policySets.visible(caller, policySetId, 'manage-policies');
+      if ((await store.deleteParameter(db, set.id, id)) === 0) throw errors.notFound();
+    },
+
+    /**
+     * For the policy-check runtime (no HTTP route, no caller): every parameter of a set with its
+     * real value. Whoever calls this must keep the values out of logs and responses.
+     */
+    async runtimeParameters(policySetId: string): Promise<RuntimeParameter[]> {
+      if (!(await deps.policySets.findById(policySetId))) throw errors.notFound();
+      const rows = await store.storedParameters(db, policySetId);
+      return rows.map(({ parameter: p, stored }) => ({
+        id: p.id,
+        key: p.key,
+        category: p.category,
+        sensitive: p.sensitive,
+        value: p.sensitive ? open(p.id, stored.encryptedValue ?? '') : (stored.value ?? ''),
+      }));
+    },
+
+    /**
+     * `hangar rotate-key`: re-encrypts every value sealed with an older key under the first
+     * configured key, one transaction per batch, so a failure leaves every row readable and a
+     * rerun continues where it stopped.
+     */
+    async rotateEncryption(options: { batchSize?: number } = {}): Promise<{ reencrypted: number; keyId: string }> {
+      const ring = keyring();
+      const batchSize = options.batchSize ?? ROTATION_BATCH_SIZE;
+      let reencrypted = 0;
+      let after = '';
+      for (;;) {
+        const batch = await database.transaction(async (trx) => {
+          const rows = await store.staleCiphertexts(trx, ring.primaryPrefix, after, batchSize);
+          for (const row of rows) await store.replaceCiphertext(trx, row.id, ring.encrypt(open(row.id, row.encryptedValue), row.id));
+          return rows;
+        });
+        reencrypted += batch.length;
+        if (batch.length < batchSize) break;
+        after = batch[batch.length - 1]!.id;
+      }
+      return { reencrypted, keyId: ring.primaryKeyId };
+    },
+  };
+}
+
+export type PolicySetParametersService = ReturnType<typeof createPolicySetParametersService>;

@@ -1,0 +1,137 @@
+import type { Selectable } from 'kysely';
+import type { Queryable } from '../db/index.ts';
+import type { PolicySetParametersTable } from '../db/schema.ts';
+import { supportsRowLocks } from '../db/sql.ts';
+
+/** A parameter as the API shows it: a sensitive one carries no value at all. */
+export interface Parameter {
+  id: string;
+  policySetId: string;
+  key: string;
+  category: 'policy-set';
+  sensitive: boolean;
+  /** Null exactly when `sensitive`. */
+  value: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The value as stored: clear text, or ciphertext for a sensitive parameter; never both. */
+export interface StoredValue {
+  value: string | null;
+  encryptedValue: string | null;
+}
+
+function toParameter(r: Selectable<PolicySetParametersTable>): Parameter {
+  const sensitive = Boolean(r.sensitive);
+  return {
+    id: r.id,
+    policySetId: r.policy_set_id,
+    key: r.key,
+    category: 'policy-set',
+    sensitive,
+    value: sensitive ? null : (r.value ?? ''),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+const stored = (r: Selectable<PolicySetParametersTable>): StoredValue => ({ value: r.value, encryptedValue: r.encrypted_value });
+
+export async function insertParameter(q: Queryable, p: Omit<Parameter, 'value'>, v: StoredValue): Promise<void> {
+  await q
+    .insertInto('policy_set_parameters')
+    .values({
+      id: p.id,
+      policy_set_id: p.policySetId,
+      key: p.key,
+      category: p.category,
+      sensitive: p.sensitive,
+      value: v.value,
+      encrypted_value: v.encryptedValue,
+      created_at: p.createdAt,
+      updated_at: p.updatedAt,
+    })
+    .execute();
+}
+
+export async function findParameter(q: Queryable, policySetId: string, id: string): Promise<Parameter | undefined> {
+  const r = await q
+    .selectFrom('policy_set_parameters')
+    .selectAll()
+    .where('id', '=', id)
+    .where('policy_set_id', '=', policySetId)
+    .executeTakeFirst();
+  return r && toParameter(r);
+}
+
+/** The parameter and its stored value, its row held until the transaction ends (PostgreSQL). */
+export async function lockParameter(q: Queryable, policySetId: string, id: string) {
+  let query = q.selectFrom('policy_set_parameters').selectAll().where('id', '=', id).where('policy_set_id', '=', policySetId);
+  if (supportsRowLocks(q)) query = query.forUpdate();
+  const r = await query.executeTakeFirst();
+  return r && { parameter: toParameter(r), stored: stored(r) };
+}
+
+/** Oldest first; `page` null = every parameter (the list is unpaginated unless asked). */
+export async function listParameters(q: Queryable, policySetId: string, page: { offset: number; size: number } | null) {
+  const base = q.selectFrom('policy_set_parameters').where('policy_set_id', '=', policySetId);
+  let rows = base.selectAll().orderBy('created_at').orderBy('id');
+  if (page) rows = rows.limit(page.size).offset(page.offset);
+  const [items, count] = await Promise.all([
+    rows.execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: items.map(toParameter), total: Number(count.n) };
+}
+
+/** Every parameter of a set with its stored value, for the policy-check runtime. */
+export async function storedParameters(q: Queryable, policySetId: string) {
+  const rows = await q
+    .selectFrom('policy_set_parameters')
+    .selectAll()
+    .where('policy_set_id', '=', policySetId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ parameter: toParameter(r), stored: stored(r) }));
+}
+
+export async function updateParameter(
+  q: Queryable,
+  id: string,
+  p: { key: string; sensitive: boolean; stored: StoredValue; updatedAt: string },
+): Promise<void> {
+  await q
+    .updateTable('policy_set_parameters')
+    .set({ key: p.key, sensitive: p.sensitive, value: p.stored.value, encrypted_value: p.stored.encryptedValue, updated_at: p.updatedAt })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteParameter(q: Queryable, policySetId: string, id: string): Promise<number> {
+  const r = await q.deleteFrom('policy_set_parameters').where('id', '=', id).where('policy_set_id', '=', policySetId).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/**
+ * The next `limit` sensitive rows after `afterId` whose ciphertext does not start with
+ * `currentPrefix` (i.e. sealed with an older key), locked on PostgreSQL.
+ */
+export async function staleCiphertexts(q: Queryable, currentPrefix: string, afterId: string, limit: number) {
+  let query = q
+    .selectFrom('policy_set_parameters')
+    .select(['id', 'encrypted_value'])
+    .where('sensitive', '=', true)
+    .where('id', '>', afterId)
+    .where((eb) => eb.not(eb('encrypted_value', 'like', `${currentPrefix}%`)))
+    .orderBy('id')
+    .limit(limit);
+  if (supportsRowLocks(q)) query = query.forUpdate();
+  const rows = await query.execute();
+  return rows.map((r) => ({ id: r.id, encryptedValue: r.encrypted_value ?? '' }));
+}
+
+export async function replaceCiphertext(q: Queryable, id: string, encryptedValue: string): Promise<void> {
+  await q.updateTable('policy_set_parameters').set({ encrypted_value: encryptedValue }).where('id', '=', id).execute();
+}

@@ -1,0 +1,99 @@
+import type { Api } from '../app.ts';
+import { errors } from '../jsonapi/errors.ts';
+import { absoluteUrl } from '../jsonapi/http.ts';
+import { envelope, parsePage } from '../jsonapi/pagination.ts';
+import { stringParam, type Query } from '../jsonapi/query.ts';
+import { OrganizationParams } from '../organizations/schemas.ts';
+import { CreatePolicySetBody, PolicySetParams, PolicySetProjectsBody, UpdatePolicySetBody } from './schemas.ts';
+import type { PolicyKind, PolicySetInput } from './service.ts';
+import { policySetResource } from './serialize.ts';
+
+const KINDS: readonly string[] = ['sentinel', 'opa'];
+
+function kindFilter(query: Query): PolicyKind | undefined {
+  const kind = stringParam(query, 'filter[kind]');
+  if (kind === undefined || kind === '') return undefined;
+  if (!KINDS.includes(kind)) throw errors.badRequest('filter[kind] must be "sentinel" or "opa"', 'filter[kind]');
+  return kind as PolicyKind;
+}
+
+type Attributes = {
+  name?: string;
+  description?: string | null;
+  kind?: PolicyKind;
+  global?: boolean;
+  overridable?: boolean | null;
+  'agent-enabled'?: boolean;
+  'policy-tool-version'?: string | null;
+};
+
+function input(attributes: Attributes, relationships?: { projects?: { data: Array<{ id: string }> } }): PolicySetInput {
+  return {
+    name: attributes.name,
+    description: attributes.description,
+    kind: attributes.kind,
+    global: attributes.global,
+    overridable: attributes.overridable,
+    agentEnabled: attributes['agent-enabled'],
+    policyToolVersion: attributes['policy-tool-version'],
+    projectIds: relationships?.projects?.data.map((p) => p.id),
+  };
+}
+
+export async function policySetsRoutes(app: Api): Promise<void> {
+  const { policySets } = app.services;
+
+  app.get('/organizations/:organization_name/policy-sets', { schema: { params: OrganizationParams } }, async (request) => {
+    const query = request.query as Query;
+    const page = parsePage(query);
+    const filter = { search: stringParam(query, 'search[name]') || undefined, kind: kindFilter(query) };
+    const { items, total } = await policySets.list(request.caller, request.params.organization_name, filter, page);
+    return { data: items.map(policySetResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+  });
+
+  app.post(
+    '/organizations/:organization_name/policy-sets',
+    { schema: { params: OrganizationParams, body: CreatePolicySetBody } },
+    async (request, reply) => {
+      const { attributes, relationships } = request.body.data;
+      const view = await policySets.create(request.caller, request.params.organization_name, {
+        ...input(attributes, relationships),
+        name: attributes.name,
+      });
+      return reply.code(201).send({ data: policySetResource(view) });
+    },
+  );
+
+  app.get('/policy-sets/:policy_set_id', { schema: { params: PolicySetParams } }, async (request) => {
+    return { data: policySetResource(await policySets.show(request.caller, request.params.policy_set_id)) };
+  });
+
+  app.patch('/policy-sets/:policy_set_id', { schema: { params: PolicySetParams, body: UpdatePolicySetBody } }, async (request) => {
+    const { attributes, relationships } = request.body.data;
+    const view = await policySets.update(request.caller, request.params.policy_set_id, input(attributes ?? {}, relationships));
+    return { data: policySetResource(view) };
+  });
+
+  app.delete('/policy-sets/:policy_set_id', { schema: { params: PolicySetParams } }, async (request, reply) => {
+    await policySets.destroy(request.caller, request.params.policy_set_id);
+    return reply.code(204).send();
+  });
+
+  app.post(
+    '/policy-sets/:policy_set_id/relationships/projects',
+    { schema: { params: PolicySetParams, body: PolicySetProjectsBody } },
+    async (request, reply) => {
+      await policySets.attachProjects(request.caller, request.params.policy_set_id, request.body.data.map((d) => d.id));
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete(
+    '/policy-sets/:policy_set_id/relationships/projects',
+    { schema: { params: PolicySetParams, body: PolicySetProjectsBody } },
+    async (request, reply) => {
+      await policySets.detachProjects(request.caller, request.params.policy_set_id, request.body.data.map((d) => d.id));
+      return reply.code(204).send();
+    },
+  );
+}

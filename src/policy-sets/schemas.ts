@@ -1,0 +1,45 @@
+import { Type } from 'typebox';
+
+export const PolicySetParams = Type.Object({ policy_set_id: Type.String() });
+
+const Kind = Type.Union([Type.Literal('sentinel'), Type.Literal('opa')]);
+const NullableString = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);
+
+const ProjectRef = Type.Object({ type: Type.Literal('projects'), id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** `workspaces` (and other relationships real clients send) are ignored until Hangar models them. */
+const Relationships = Type.Optional(
+  Type.Object({
+    projects: Type.Optional(Type.Object({ data: Type.Array(ProjectRef, { maxItems: 100 }) })),
+  }),
+);
+
+const optionalAttributes = {
+  description: Type.Optional(NullableString(1024)),
+  global: Type.Optional(Type.Boolean()),
+  overridable: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  'agent-enabled': Type.Optional(Type.Boolean()),
+  'policy-tool-version': Type.Optional(NullableString(64)),
+};
+
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+
+export const CreatePolicySetBody = Type.Object({
+  data: Type.Object({
+    type: Type.Literal('policy-sets'),
+    attributes: Type.Object({ name: Name, kind: Type.Optional(Kind), ...optionalAttributes }),
+    relationships: Relationships,
+  }),
+});
+
+export const UpdatePolicySetBody = Type.Object({
+  data: Type.Object({
+    type: Type.Literal('policy-sets'),
+    attributes: Type.Optional(Type.Object({ name: Type.Optional(Name), kind: Type.Optional(Kind), ...optionalAttributes })),
+    relationships: Relationships,
+  }),
+});
+
+export const PolicySetProjectsBody = Type.Object({
+  data: Type.Array(ProjectRef, { minItems: 1, maxItems: 100 }),
+});

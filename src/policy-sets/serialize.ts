@@ -1,0 +1,37 @@
+import type { PolicySetView } from './service.ts';
+
+export function policySetResource({ set, projectIds, organizationName }: PolicySetView) {
+  const self = `/api/v2/policy-sets/${set.id}`;
+  return {
+    id: set.id,
+    type: 'policy-sets',
+    attributes: {
+      name: set.name,
+      description: set.description,
+      kind: set.kind,
+      global: set.global,
+      overridable: set.overridable,
+      'agent-enabled': set.agentEnabled,
+      'policy-tool-version': set.policyToolVersion,
+      'created-at': set.createdAt,
+      'updated-at': set.updatedAt,
+      // Hangar stores no policies and no VCS sources: sets hold parameters only.
+      'policy-count': 0,
+      versioned: false,
+      'vcs-repo': null,
+      'policies-path': null,
+      // Workspaces are not attached to policy sets yet.
+      'workspace-count': 0,
+      'project-count': projectIds.length,
+    },
+    relationships: {
+      organization: {
+        data: { id: organizationName, type: 'organizations' },
+        links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
+      },
+      projects: { data: projectIds.map((id) => ({ id, type: 'projects' })) },
+      policies: { data: [] },
+    },
+    links: { self },
+  };
+}
