@@ -1,4 +1,5 @@
 // Migrations are TypeScript modules listed here in order; Kysely records what has run.
+import { sql } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { Database } from './index.ts';
 import * as foundation from './migrations/0001_foundation.ts';
@@ -11,8 +12,16 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
+    // Kysely looks for its bookkeeping table in every schema; pinned to the schema in use, a
+    // `kysely_migration` table elsewhere on the server cannot make it skip creating its own.
+    ...(database.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(database) } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+async function currentSchema(database: Database): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
+  return rows[0]!.schema;
 }
