@@ -9,13 +9,18 @@ import type { Caller } from './auth/caller.ts';
 import { jsonApiResponses, registerJsonApi, requireJsonApiRequests } from './jsonapi/plugin.ts';
 import { createOrganizationLookup, createOrganizationsService } from './organizations/service.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
-import { createProjectsService } from './projects/service.ts';
+import { createProjectLookup, createProjectsService } from './projects/service.ts';
+import { projectsRoutes } from './projects/routes.ts';
+import { createProjectGrantLoader, createTeamProjectsService } from './team-projects/service.ts';
+import { teamProjectsRoutes } from './team-projects/routes.ts';
 import { createTeamsService } from './teams/service.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { createTokensService } from './tokens/service.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { createUsersService } from './users/service.ts';
 import { usersRoutes } from './users/routes.ts';
+import { createWorkspacesService } from './workspaces/service.ts';
+import { workspacesRoutes } from './workspaces/routes.ts';
 
 export const API_VERSION = '2.5';
 /** Requests per second TFE advertises; go-tfe paces itself by it (and divides it, so never < 4). */
@@ -25,11 +30,14 @@ export const BODY_LIMIT = 1024 * 1024;
 export function createServices(database: Database) {
   const users = createUsersService({ database });
   const lookup = createOrganizationLookup({ database });
-  const projects = createProjectsService({ database });
   const teams = createTeamsService({ database, users, organizations: lookup });
+  const projectLookup = createProjectLookup({ database, organizations: lookup, grants: createProjectGrantLoader() });
+  const workspaces = createWorkspacesService({ database, organizations: lookup, projects: projectLookup });
+  const teamProjects = createTeamProjectsService({ database, projects: projectLookup, teams });
+  const projects = createProjectsService({ database, organizations: lookup, lookup: projectLookup, workspaces, teamProjects });
   const organizations = createOrganizationsService({ database, lookup, users, teams, projects });
   const tokens = createTokensService({ database, users, organizations: lookup });
-  return { users, lookup, projects, teams, organizations, tokens };
+  return { users, lookup, projects, teams, organizations, tokens, workspaces, teamProjects };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -106,6 +114,9 @@ export async function buildApp({ config, database, logger }: AppOptions): Promis
         await organizationsRoutes(typed);
         await teamsRoutes(typed);
         await tokensRoutes(typed);
+        await projectsRoutes(typed);
+        await workspacesRoutes(typed);
+        await teamProjectsRoutes(typed);
       });
     },
     { prefix: '/api/v2' },

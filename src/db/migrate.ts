@@ -3,9 +3,11 @@ import { sql } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { Database } from './index.ts';
 import * as foundation from './migrations/0001_foundation.ts';
+import * as projectsWorkspaces from './migrations/0002_projects_workspaces.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_projects_workspaces': projectsWorkspaces,
 };
 
 export async function migrateToLatest(database: Database): Promise<string[]> {
