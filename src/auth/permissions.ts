@@ -193,8 +193,17 @@ export interface CustomAccess {
  */
 export function projectGrant(access: ProjectAccessLevel, custom: CustomAccess = {}, base?: Omit<ProjectGrant, 'access'>): ProjectGrant {
   const start = access === 'custom' && base ? base : IMPLIED[access];
-  if (access !== 'custom') return { access, project: { ...start.project }, workspace: { ...start.workspace } };
-  return { access, project: { ...start.project, ...custom.project }, workspace: { ...start.workspace, ...custom.workspace } };
+  const project = { ...start.project };
+  const workspace = { ...start.workspace };
+  if (access === 'custom') {
+    // Only the permissions Hangar models; clients may send newer keys, which are ignored.
+    const p = custom.project ?? {};
+    const w = custom.workspace ?? {};
+    for (const k of Object.keys(PROJECT_ACCESS_SCALES) as Array<keyof ProjectAccessValues>) if (p[k] !== undefined) project[k] = p[k] as never;
+    for (const k of Object.keys(WORKSPACE_ACCESS_SCALES) as Array<keyof typeof WORKSPACE_ACCESS_SCALES>) if (w[k] !== undefined) workspace[k] = w[k] as never;
+    for (const k of WORKSPACE_ACCESS_FLAGS) if (w[k] !== undefined) workspace[k] = w[k];
+  }
+  return { access, project, workspace };
 }
 
 /** What one grant must hold to pass a test; stores express the same tests in SQL (see GRANT_TESTS). */

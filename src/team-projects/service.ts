@@ -82,8 +82,8 @@ export function createTeamProjectsService(deps: { database: Database; projects: 
     async create(caller: Caller, input: TeamProjectInput & { access: ProjectAccessLevel; projectId: string; teamId: string }) {
       const { project, authority } = await deps.projects.visible(caller, input.projectId);
       if (!authority.manageTeams) throw forbidden();
-      const { team } = await deps.teams.visibleTeam(caller, input.teamId);
-      if (team.organizationId !== project.organizationId) throw errors.notFound();
+      const team = await deps.teams.findInOrganization(input.teamId, project.organizationId);
+      if (!team) throw errors.notFound();
       const teamProject: TeamProject = { id: newId('tprj'), teamId: team.id, projectId: project.id, createdAt: now(), ...effective(input) };
       try {
         await store.insertTeamProject(db, teamProject);
