@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { suite, unique } from './helpers/harness.ts';
+import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { createProject, createWorkspace, grant, projectsOf, type Org } from './helpers/projects.ts';
+import { createProject, createWorkspace, grant, projectsOf, seedWorkspaces, type Org } from './helpers/projects.ts';
 
 const moveBody = (ids: string[]) => ({ data: ids.map((id) => ({ type: 'workspaces', id })) });
 const OFFENDING = /^Workspace\(s\) not found, or you are not authorized to move them: (.*)$/;
@@ -158,7 +158,6 @@ suite('moving workspaces', (ctx) => {
   it('moves 1,000 workspaces in one request with as many queries as moving 2', async () => {
     const org = await ctx.organization();
     const [src, dest] = [await createProject(ctx, org), await createProject(ctx, org)];
-    const { seedWorkspaces } = await import('./helpers/projects.ts');
     const many = await seedWorkspaces(ctx, org, src.id, 1000);
     const few = many.slice(0, 2);
     const member = await ctx.member(org);

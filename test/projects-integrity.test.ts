@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
-import { assertError, assertStatus } from './helpers/assert.ts';
+import { assertStatus } from './helpers/assert.ts';
 import { createProject, createWorkspace, grant, workspaceBody, type Org } from './helpers/projects.ts';
 
 /** A small deterministic PRNG, so a failing interleaving can be replayed from its seed. */

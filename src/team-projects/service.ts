@@ -104,7 +104,8 @@ export function createTeamProjectsService(deps: { database: Database; projects: 
       const { teamProject, authority } = await visible(caller, id);
       if (!authority.manageTeams) throw forbidden();
       const grant = effective(input, teamProject);
-      await store.updateTeamProject(db, id, grant);
+      // Deleted since we read it: answer as if it had never been there.
+      if ((await store.updateTeamProject(db, id, grant)) === 0) throw errors.notFound();
       return { ...teamProject, ...grant };
     },
 

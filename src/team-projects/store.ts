@@ -129,8 +129,9 @@ export async function insertTeamProject(q: Queryable, t: TeamProject): Promise<v
     .execute();
 }
 
-export async function updateTeamProject(q: Queryable, id: string, g: ProjectGrant): Promise<void> {
-  await q.updateTable('team_projects').set(grantColumns(g)).where('id', '=', id).execute();
+export async function updateTeamProject(q: Queryable, id: string, g: ProjectGrant): Promise<number> {
+  const r = await q.updateTable('team_projects').set(grantColumns(g)).where('id', '=', id).executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 export async function deleteTeamProject(q: Queryable, id: string): Promise<number> {
