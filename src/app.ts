@@ -9,7 +9,10 @@ import type { Caller } from './auth/caller.ts';
 import { jsonApiResponses, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
 import { createOrganizationLookup, createOrganizationsService } from './organizations/service.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
-import { createProjectsService } from './projects/service.ts';
+import { createProjectLookup, createProjectsService } from './projects/service.ts';
+import { projectsRoutes } from './projects/routes.ts';
+import { createProjectGrantLoader, createTeamProjectsService } from './team-projects/service.ts';
+import { teamProjectsRoutes } from './team-projects/routes.ts';
 import { createTeamsService } from './teams/service.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { createTokensService } from './tokens/service.ts';
@@ -22,6 +25,8 @@ import { createPolicySetsService } from './policy-sets/service.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
 import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
 import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
+import { createWorkspacesService } from './workspaces/service.ts';
+import { workspacesRoutes } from './workspaces/routes.ts';
 
 export const API_VERSION = '2.5';
 /** Requests per second TFE advertises; go-tfe paces itself by it (and divides it, so never < 4). */
@@ -36,13 +41,16 @@ export interface ServiceOptions {
 export function createServices(database: Database, options: ServiceOptions = {}) {
   const users = createUsersService({ database });
   const lookup = createOrganizationLookup({ database });
-  const projects = createProjectsService({ database });
   const teams = createTeamsService({ database, users, organizations: lookup });
+  const projectLookup = createProjectLookup({ database, organizations: lookup, grants: createProjectGrantLoader() });
+  const workspaces = createWorkspacesService({ database, organizations: lookup, projects: projectLookup });
+  const teamProjects = createTeamProjectsService({ database, projects: projectLookup, teams });
+  const projects = createProjectsService({ database, organizations: lookup, lookup: projectLookup, workspaces, teamProjects });
   const organizations = createOrganizationsService({ database, lookup, users, teams, projects });
   const tokens = createTokensService({ database, users, organizations: lookup });
   const policySets = createPolicySetsService({ database, organizations: lookup, projects });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
-  return { users, lookup, projects, teams, organizations, tokens, policySets, policySetParameters };
+  return { users, lookup, projects, teams, organizations, tokens, workspaces, teamProjects, policySets, policySetParameters };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -143,6 +151,9 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
         await tokensRoutes(typed);
         await policySetsRoutes(typed);
         await policySetParametersRoutes(typed);
+        await projectsRoutes(typed);
+        await workspacesRoutes(typed);
+        await teamProjectsRoutes(typed);
       });
     },
     { prefix: '/api/v2' },

@@ -1,5 +1,5 @@
 // One query layer (Kysely) over two engines. The dialect is chosen by the URL alone.
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import { openSqlite } from './sqlite.ts';
 import type { Schema } from './schema.ts';
@@ -23,12 +23,16 @@ export interface DatabaseOptions {
   /** PostgreSQL only: the schema (which must exist) to put first on the search path. */
   schema?: string;
   poolSize?: number;
+  /** Called with the SQL of every query run (tests count queries with it). */
+  onQuery?: (sql: string) => void;
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
+  const onQuery = options.onQuery;
+  const log = onQuery ? (event: LogEvent) => { if (event.level === 'query') onQuery(event.query.sql); } : undefined;
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: openSqlite(file) }) });
+    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: openSqlite(file) }), log });
     return wrap('sqlite', db);
   }
   const poolConfig: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? 10 };
@@ -36,7 +40,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   const pool = new pg.Pool(poolConfig);
   // An idle client that loses its connection emits 'error'; without a listener the process dies.
   pool.on('error', () => {});
-  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }));
+  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log }));
 }
 
 function wrap(dialect: Dialect, db: Kysely<Schema>): Database {

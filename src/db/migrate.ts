@@ -3,10 +3,12 @@ import { sql } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { Database } from './index.ts';
 import * as foundation from './migrations/0001_foundation.ts';
+import * as projectsWorkspaces from './migrations/0002_projects_workspaces.ts';
 import * as policySets from './migrations/0003_policy_sets.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_projects_workspaces': projectsWorkspaces,
   '0003_policy_sets': policySets,
 };
 

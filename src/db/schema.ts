@@ -81,6 +81,19 @@ export interface PolicySetsTable {
   updated_at: string;
 }
 
+export interface WorkspacesTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  /** The workspace's own value; the effective one comes from the project while inheriting. */
+  auto_destroy_activity_duration: string | null;
+  inherits_project_auto_destroy: DbBool;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface PolicySetProjectsTable {
   policy_set_id: string;
   project_id: string;
@@ -101,6 +114,27 @@ export interface PolicySetParametersTable {
   updated_at: string;
 }
 
+/** A team's access to a project: the level and the effective value of each permission. */
+export interface TeamProjectsTable {
+  id: string;
+  team_id: string;
+  project_id: string;
+  access: string;
+  project_settings: string;
+  project_teams: string;
+  project_variable_sets: string;
+  workspace_runs: string;
+  workspace_sentinel_mocks: string;
+  workspace_state_versions: string;
+  workspace_variables: string;
+  workspace_create: DbBool;
+  workspace_locking: DbBool;
+  workspace_delete: DbBool;
+  workspace_move: DbBool;
+  workspace_run_tasks: DbBool;
+  created_at: string;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -111,4 +145,6 @@ export interface Schema {
   policy_sets: PolicySetsTable;
   policy_set_projects: PolicySetProjectsTable;
   policy_set_parameters: PolicySetParametersTable;
+  workspaces: WorkspacesTable;
+  team_projects: TeamProjectsTable;
 }

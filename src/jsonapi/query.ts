@@ -1,5 +1,6 @@
 // Readers for query-string parameters. Fastify leaves bracketed keys flat (`filter[names]`), and a
 // repeated key arrives as an array; the last value wins, as in Rails.
+import { errors } from './errors.ts';
 
 export type Query = Record<string, unknown>;
 
@@ -15,4 +16,31 @@ export function commaList(query: Query, key: string): string[] | undefined {
   if (value === undefined) return undefined;
   const items = value.split(',').map((s) => s.trim()).filter(Boolean);
   return items.length ? items : undefined;
+}
+
+/**
+ * A presence flag such as `filter[permissions][update]`: absent or `false` → false; present
+ * with no value or `true` → true; anything else is a bad parameter (400).
+ */
+export function flagParam(query: Query, key: string): boolean {
+  const value = stringParam(query, key);
+  if (value === undefined || value === 'false') return false;
+  if (value === '' || value === 'true') return true;
+  throw errors.badRequest(`${key} must be true or false`, key);
+}
+
+/** A parameter limited to a few values; absent → undefined, anything else → 400. */
+export function oneOfParam<T extends string>(query: Query, key: string, allowed: readonly T[]): T | undefined {
+  const value = stringParam(query, key);
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw errors.badRequest(`${key} must be one of ${allowed.join(', ')}`, key);
+}
+
+/** `include`: every listed value must be one the endpoint supports (else 400, as in TFE). */
+export function includeParam(query: Query, allowed: readonly string[]): string[] {
+  const values = commaList(query, 'include') ?? [];
+  const bad = values.filter((v) => !allowed.includes(v));
+  if (bad.length) throw errors.badRequest(`Invalid include parameter: ${bad.join(', ')}`, 'include');
+  return values;
 }

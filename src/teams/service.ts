@@ -74,6 +74,15 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
   return {
     visibleTeam,
 
+    /**
+     * A team of the organization, whatever its visibility: for granting it access to something
+     * (a project admin names teams by id, secret ones included). Undefined when absent.
+     */
+    async findInOrganization(id: string, organizationId: string): Promise<Team | undefined> {
+      const team = await store.findTeamById(db, id);
+      return team?.organizationId === organizationId ? team : undefined;
+    },
+
     /** The loader behind every caller's standing: the user's teams in one organization. */
     async grants(userId: string, organizationIds: readonly string[]): Promise<Map<string, TeamGrant[]>> {
       const byOrg = new Map<string, TeamGrant[]>();

@@ -36,11 +36,14 @@ export interface RequestOptions {
 }
 
 /** A scratch database of one dialect, removed by `drop()`. */
-export async function scratchDatabase(dialect: Dialect): Promise<{ url: string; database: Database; schema?: string; drop(): Promise<void> }> {
+export async function scratchDatabase(
+  dialect: Dialect,
+  onQuery?: (sql: string) => void,
+): Promise<{ url: string; database: Database; schema?: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'hangar-test-'));
     const url = `sqlite:${path.join(dir, 'hangar.db')}`;
-    const database = openDatabase(url);
+    const database = openDatabase(url, { onQuery });
     return { url, database, drop: async () => { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
   }
   const schema = `hangar_test_${randomBase62(10).toLowerCase()}`;
@@ -48,7 +51,7 @@ export async function scratchDatabase(dialect: Dialect): Promise<{ url: string; 
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const database = openDatabase(POSTGRES_URL!, { schema });
+  const database = openDatabase(POSTGRES_URL!, { schema, onQuery });
   return {
     url: POSTGRES_URL!,
     database,
@@ -72,6 +75,8 @@ export class TestContext {
   logs = '';
   /** This context's own HANGAR_DATA_DIR (generated keys land here); removed by stop(). */
   dataDir = '';
+  /** How many SQL statements have run so far (see countQueries). */
+  queries = 0;
   #drop!: () => Promise<void>;
 
   constructor(dialect: Dialect) {
@@ -79,7 +84,9 @@ export class TestContext {
   }
 
   async start(env: Record<string, string> = {}): Promise<void> {
-    const scratch = await scratchDatabase(this.dialect);
+    const scratch = await scratchDatabase(this.dialect, () => {
+      this.queries += 1;
+    });
     this.database = scratch.database;
     this.#drop = scratch.drop;
     await migrateToLatest(this.database);
@@ -100,6 +107,13 @@ export class TestContext {
       logger: { level: 'debug', stream: sink, redact: REDACTED_LOG_PATHS },
     });
     await this.app.ready();
+  }
+
+  /** The number of SQL statements `fn` caused (run nothing else meanwhile). */
+  async countQueries<T>(fn: () => Promise<T>): Promise<{ result: T; queries: number }> {
+    const before = this.queries;
+    const result = await fn();
+    return { result, queries: this.queries - before };
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,42 @@
+import { Type } from 'typebox';
+
+export const ProjectParams = Type.Object({ project_id: Type.String() });
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+// Lengths and formats are checked by the service, which words the details as TFE does. Other
+// attributes real clients send (default-execution-mode, setting-overwrites, tag bindings …) are
+// accepted and ignored.
+export const CreateProjectBody = Type.Object({
+  data: Type.Object({
+    type: Type.Literal('projects'),
+    attributes: Type.Object({
+      name: Type.String(),
+      description: Type.Optional(NullableString),
+      'auto-destroy-activity-duration': Type.Optional(NullableString),
+    }),
+  }),
+});
+
+export const UpdateProjectBody = Type.Object({
+  data: Type.Object({
+    type: Type.Literal('projects'),
+    attributes: Type.Optional(
+      Type.Object({
+        name: Type.Optional(Type.String()),
+        description: Type.Optional(NullableString),
+        'auto-destroy-activity-duration': Type.Optional(NullableString),
+      }),
+    ),
+  }),
+});
+
+/** Far more than any client sends at once, and well inside both engines' bind-parameter limits. */
+export const MAX_WORKSPACES_PER_MOVE = 5000;
+
+export const MoveWorkspacesBody = Type.Object({
+  data: Type.Array(Type.Object({ type: Type.Literal('workspaces'), id: Type.String({ minLength: 1, maxLength: 64 }) }), {
+    minItems: 1,
+    maxItems: MAX_WORKSPACES_PER_MOVE,
+  }),
+});

@@ -1,0 +1,36 @@
+import type { ProjectView } from './service.ts';
+
+/** Create, show, update and list all answer with this one shape. */
+export function projectResource({ project, organizationName, authority, workspaceCount, teamCount }: ProjectView) {
+  const self = `/api/v2/projects/${project.id}`;
+  return {
+    id: project.id,
+    type: 'projects',
+    attributes: {
+      name: project.name,
+      description: project.description,
+      'created-at': project.createdAt,
+      'auto-destroy-activity-duration': project.autoDestroyActivityDuration,
+      'default-execution-mode': 'remote',
+      'workspace-count': workspaceCount,
+      'team-count': teamCount,
+      permissions: {
+        'can-read': authority.read,
+        'can-update': authority.update,
+        // Nobody can delete the default project, however much authority they hold.
+        'can-destroy': authority.destroy && !project.isDefault,
+        'can-create-workspace': authority.createWorkspace,
+        'can-move-workspace': authority.moveWorkspace,
+        'can-manage-teams': authority.manageTeams,
+      },
+    },
+    relationships: {
+      organization: {
+        data: { id: organizationName, type: 'organizations' },
+        links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
+      },
+      'default-agent-pool': { data: null },
+    },
+    links: { self },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Api } from '../app.ts';
+import { errors } from '../jsonapi/errors.ts';
+import { absoluteUrl } from '../jsonapi/http.ts';
+import { envelope, parsePage } from '../jsonapi/pagination.ts';
+import { stringParam, type Query } from '../jsonapi/query.ts';
+import { CreateTeamProjectBody, TeamProjectParams, UpdateTeamProjectBody } from './schemas.ts';
+import { teamProjectResource } from './serialize.ts';
+
+export async function teamProjectsRoutes(app: Api): Promise<void> {
+  const { teamProjects } = app.services;
+
+  app.get('/team-projects', async (request) => {
+    const query = request.query as Query;
+    const page = parsePage(query);
+    const projectId = stringParam(query, 'filter[project][id]');
+    if (!projectId) throw errors.badRequest('filter[project][id] is required', 'filter[project][id]');
+    const teamId = stringParam(query, 'filter[team][id]');
+    const { items, total } = await teamProjects.list(request.caller, { projectId, teamId }, page);
+    return { data: items.map(teamProjectResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+  });
+
+  // 201 as in TFE's OpenAPI document (its prose says 200); go-tfe accepts any 2xx.
+  app.post('/team-projects', { schema: { body: CreateTeamProjectBody } }, async (request, reply) => {
+    const { attributes: a, relationships: r } = request.body.data;
+    const created = await teamProjects.create(request.caller, {
+      access: a.access,
+      projectAccess: a['project-access'],
+      workspaceAccess: a['workspace-access'],
+      projectId: r.project.data.id,
+      teamId: r.team.data.id,
+    });
+    return reply.code(201).send({ data: teamProjectResource(created) });
+  });
+
+  app.get('/team-projects/:team_project_id', { schema: { params: TeamProjectParams } }, async (request) => {
+    return { data: teamProjectResource(await teamProjects.show(request.caller, request.params.team_project_id)) };
+  });
+
+  app.patch('/team-projects/:team_project_id', { schema: { params: TeamProjectParams, body: UpdateTeamProjectBody } }, async (request) => {
+    const a = request.body.data.attributes ?? {};
+    const updated = await teamProjects.update(request.caller, request.params.team_project_id, {
+      access: a.access,
+      projectAccess: a['project-access'],
+      workspaceAccess: a['workspace-access'],
+    });
+    return { data: teamProjectResource(updated) };
+  });
+
+  app.delete('/team-projects/:team_project_id', { schema: { params: TeamProjectParams } }, async (request, reply) => {
+    await teamProjects.destroy(request.caller, request.params.team_project_id);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,73 @@
+import type { Api } from '../app.ts';
+import { absoluteUrl } from '../jsonapi/http.ts';
+import { envelope, parsePage } from '../jsonapi/pagination.ts';
+import { oneOfParam, stringParam, type Query } from '../jsonapi/query.ts';
+import { OrganizationParams } from '../organizations/schemas.ts';
+import { CreateWorkspaceBody, OrganizationWorkspaceParams, UpdateWorkspaceBody, WorkspaceParams } from './schemas.ts';
+import { workspaceResource } from './serialize.ts';
+import type { WorkspaceInput, WorkspaceRef } from './service.ts';
+
+type Body = { data: { attributes?: Record<string, unknown>; relationships?: { project?: { data: { id: string } | null } } } };
+
+function input(body: Body): WorkspaceInput {
+  const a = body.data.attributes ?? {};
+  return {
+    name: a.name as string | undefined,
+    description: a.description as string | null | undefined,
+    autoDestroyActivityDuration: a['auto-destroy-activity-duration'] as string | null | undefined,
+    inheritsProjectAutoDestroy: a['inherits-project-auto-destroy'] as boolean | undefined,
+    projectId: body.data.relationships?.project?.data?.id,
+  };
+}
+
+export async function workspacesRoutes(app: Api): Promise<void> {
+  const { workspaces } = app.services;
+
+  app.post(
+    '/organizations/:organization_name/workspaces',
+    { schema: { params: OrganizationParams, body: CreateWorkspaceBody } },
+    async (request, reply) => {
+      const view = await workspaces.create(request.caller, request.params.organization_name, {
+        ...input(request.body),
+        name: request.body.data.attributes.name,
+      });
+      return reply.code(201).send({ data: workspaceResource(view) });
+    },
+  );
+
+  app.get('/organizations/:organization_name/workspaces', { schema: { params: OrganizationParams } }, async (request) => {
+    const query = request.query as Query;
+    const page = parsePage(query);
+    const filter = {
+      search: stringParam(query, 'search[name]'),
+      projectId: stringParam(query, 'filter[project][id]'),
+      descending: oneOfParam(query, 'sort', ['name', '-name'] as const) === '-name',
+    };
+    const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
+    return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+  });
+
+  // go-tfe addresses a workspace both ways: by id, and by organization and name.
+  const byId = (p: { workspace_id: string }): WorkspaceRef => ({ id: p.workspace_id });
+  const byName = (p: { organization_name: string; workspace_name: string }): WorkspaceRef => ({
+    organizationName: p.organization_name,
+    name: p.workspace_name,
+  });
+
+  for (const [path, params, ref] of [
+    ['/workspaces/:workspace_id', WorkspaceParams, byId],
+    ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams, byName],
+  ] as const) {
+    const refOf = ref as (p: unknown) => WorkspaceRef;
+    app.get(path, { schema: { params } }, async (request) => {
+      return { data: workspaceResource(await workspaces.show(request.caller, refOf(request.params))) };
+    });
+    app.patch(path, { schema: { params, body: UpdateWorkspaceBody } }, async (request) => {
+      return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };
+    });
+    app.delete(path, { schema: { params } }, async (request, reply) => {
+      await workspaces.destroy(request.caller, refOf(request.params));
+      return reply.code(204).send();
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import { Type } from 'typebox';
+
+export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
+export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+const Attributes = {
+  description: Type.Optional(NullableString),
+  'auto-destroy-activity-duration': Type.Optional(NullableString),
+  'inherits-project-auto-destroy': Type.Optional(Type.Boolean()),
+};
+
+/** `data: null` means "no project given" (the default project on create, no move on update). */
+const Relationships = Type.Optional(
+  Type.Object({
+    project: Type.Optional(
+      Type.Object({
+        data: Type.Union([Type.Object({ type: Type.Literal('projects'), id: Type.String({ minLength: 1, maxLength: 64 }) }), Type.Null()]),
+      }),
+    ),
+  }),
+);
+
+// Real clients send many workspace attributes Hangar does not model (execution-mode,
+// terraform-version, vcs-repo …); they are accepted and ignored.
+export const CreateWorkspaceBody = Type.Object({
+  data: Type.Object({
+    type: Type.Literal('workspaces'),
+    attributes: Type.Object({ name: Type.String(), ...Attributes }),
+    relationships: Relationships,
+  }),
+});
+
+export const UpdateWorkspaceBody = Type.Object({
+  data: Type.Object({
+    type: Type.Literal('workspaces'),
+    attributes: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), ...Attributes })),
+    relationships: Relationships,
+  }),
+});

@@ -1,0 +1,32 @@
+import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
+
+export function workspaceResource({ workspace: w, organizationName, project, authority }: WorkspaceView) {
+  const org = encodeURIComponent(organizationName);
+  return {
+    id: w.id,
+    type: 'workspaces',
+    attributes: {
+      name: w.name,
+      description: w.description,
+      'created-at': w.createdAt,
+      'updated-at': w.updatedAt,
+      'auto-destroy-activity-duration': effectiveAutoDestroy(w, project),
+      'inherits-project-auto-destroy': w.inheritsProjectAutoDestroy,
+      'auto-destroy-at': null,
+      'execution-mode': 'remote',
+      source: 'tfe-api',
+      locked: false,
+      permissions: {
+        'can-update': authority.manageWorkspaces,
+        'can-destroy': authority.deleteWorkspaces,
+        'can-force-delete': authority.deleteWorkspaces,
+        'can-read-settings': authority.readWorkspaces,
+      },
+    },
+    relationships: {
+      organization: { data: { id: organizationName, type: 'organizations' }, links: { related: `/api/v2/organizations/${org}` } },
+      project: { data: { id: w.projectId, type: 'projects' }, links: { related: `/api/v2/projects/${w.projectId}` } },
+    },
+    links: { self: `/api/v2/organizations/${org}/workspaces/${encodeURIComponent(w.name)}` },
+  };
+}

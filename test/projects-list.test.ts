@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { suite } from './helpers/harness.ts';
+import { assertError, assertStatus } from './helpers/assert.ts';
+import { createProject, createWorkspace, grant, type Org } from './helpers/projects.ts';
+
+const names = (res: { body: any }) => res.body.data.map((p: any) => p.attributes.name);
+
+suite('projects list', (ctx) => {
+  let org: Org;
+  const created: string[] = [];
+  const list = (query = '') => ctx.get(`/api/v2/organizations/${org.name}/projects${query}`, org.owner.token);
+
+  it('lists in creation order by default, by name with sort=name, reversed with sort=-name', async () => {
+    org = await ctx.organization();
+    created.push('Default Project');
+    for (const name of ['delta', 'Alpha', 'charlie_2', 'bravo 100', 'echo-x']) {
+      await createProject(ctx, org, { name });
+      created.push(name);
+    }
+    const byDefault = await list('?page[size]=100');
+    assertStatus(byDefault, 200);
+    assert.deepEqual(names(byDefault), created);
+    const sorted = [...created].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+    assert.deepEqual(names(await list('?sort=name')), sorted);
+    assert.deepEqual(names(await list('?sort=-name')), [...sorted].reverse());
+  });
+
+  it('refuses any other sort, include or permission-filter value with 400', async () => {
+    for (const query of ['?sort=created-at', '?sort=NAME', '?sort=', '?include=workspaces', '?filter[permissions][update]=maybe', '?page[number]=0', '?page[size]=x']) {
+      const e = assertError(await list(query), 400);
+      assert.ok(e.detail, query);
+    }
+    const ok = await list('?include=effective_tag_bindings');
+    assertStatus(ok, 200);
+    assert.equal(ok.body.included, undefined);
+  });
+
+  it('searches names case-insensitively with q, treating % and _ literally', async () => {
+    assert.deepEqual(names(await list('?q=ALP')), ['Alpha']);
+    assert.deepEqual(names(await list('?q=a')).sort(), ['Alpha', 'Default Project', 'bravo 100', 'charlie_2', 'delta'].sort());
+    assert.deepEqual(names(await list('?q=' + encodeURIComponent('%'))), []);
+    assert.deepEqual(names(await list('?q=' + encodeURIComponent('e_'))), ['charlie_2']);
+    assert.deepEqual(names(await list('?q=zzz')), []);
+  });
+
+  it('filters by exact names, any of them, case-insensitively; filter[names] wins over q', async () => {
+    assert.deepEqual(names(await list('?filter[names]=alpha,DELTA,nope')).sort(), ['Alpha', 'delta']);
+    assert.deepEqual(names(await list('?filter[names]=alp')), []);
+    assert.deepEqual(names(await list('?filter[names]=delta&q=alpha')), ['delta']);
+    assert.deepEqual(names(await list('?filter%5Bnames%5D=echo-x')), ['echo-x'], 'percent-encoded brackets work');
+  });
+
+  it('paginates with absolute links that keep the filters, and counts total and matching', async () => {
+    const page1 = await list('?q=L&page[size]=2');
+    assertStatus(page1, 200);
+    assert.equal(page1.body.data.length, 2);
+    assert.deepEqual(page1.body.meta['status-counts'], { total: created.length, matching: 4 });
+    assert.deepEqual(page1.body.meta.pagination, {
+      'current-page': 1,
+      'page-size': 2,
+      'prev-page': null,
+      'next-page': 2,
+      'total-pages': 2,
+      'total-count': 4,
+    });
+    const next = new URL(page1.body.links.next);
+    assert.equal(next.searchParams.get('q'), 'L');
+    assert.equal(next.searchParams.get('page[number]'), '2');
+    assert.match(page1.body.links.next, /page%5Bnumber%5D=2/);
+    const page2 = await ctx.get(next.pathname + next.search, org.owner.token);
+    assert.equal(page2.body.data.length, 2);
+    const all = [...names(page1), ...names(page2)];
+    assert.equal(new Set(all).size, 4, 'no project on both pages');
+    const beyond = await list('?q=L&page[number]=9');
+    assertStatus(beyond, 200);
+    assert.deepEqual(beyond.body.data, []);
+    assert.equal(beyond.body.meta.pagination['current-page'], 9);
+  });
+
+  it('filters by what the caller may do, computed per caller', async () => {
+    const [a, b, c] = await Promise.all(['perm-a', 'perm-b', 'perm-c'].map((name) => createProject(ctx, org, { name })));
+    const member = await ctx.member(org);
+    await grant(ctx, org, member.teamId, a!.id, 'read');
+    await grant(ctx, org, member.teamId, b!.id, 'maintain');
+    await grant(ctx, org, member.teamId, c!.id, 'custom', { 'project-access': { settings: 'update' } });
+    const get = (query: string) => ctx.get(`/api/v2/organizations/${org.name}/projects${query}`, member.token);
+    const all = await get('?sort=name');
+    assert.deepEqual(names(all), ['perm-a', 'perm-b', 'perm-c']);
+    assert.deepEqual(all.body.meta['status-counts'], { total: 3, matching: 3 });
+    const creatable = await get('?sort=name&filter[permissions][create-workspace]=true');
+    assert.deepEqual(names(creatable), ['perm-b']);
+    assert.deepEqual(creatable.body.meta['status-counts'], { total: 3, matching: 1 });
+    assert.deepEqual(names(await get('?sort=name&filter[permissions][update]')), ['perm-c']);
+    assert.deepEqual(names(await get('?filter[permissions][update]&filter[permissions][create-workspace]')), []);
+    assert.deepEqual(names(await get('?sort=name&filter[permissions][update]=false')), ['perm-a', 'perm-b', 'perm-c']);
+    // The owner may do everything everywhere.
+    const owner = await list('?filter[permissions][update]&filter[permissions][create-workspace]&page[size]=100');
+    assert.equal(owner.body.meta['status-counts'].matching, owner.body.meta['status-counts'].total);
+  });
+
+  it('reads a page with a fixed number of queries whatever its size', async () => {
+    const big = await ctx.organization();
+    for (let i = 0; i < 30; i++) {
+      const p = await createProject(ctx, big, { name: `bulk-${String(i).padStart(2, '0')}` });
+      await createWorkspace(ctx, big, p.id);
+    }
+    const member = await ctx.member(big, { 'read-projects': true });
+    const count = async (size: number) => {
+      const { result, queries } = await ctx.countQueries(() =>
+        ctx.get(`/api/v2/organizations/${big.name}/projects?page[size]=${size}&filter[permissions][update]=false`, member.token),
+      );
+      assert.equal(result.body.data.length, size);
+      assert.ok(result.body.data.every((p: any) => p.attributes['workspace-count'] === (p.attributes.name === 'Default Project' ? 0 : 1)));
+      return queries;
+    };
+    await count(1); // warms the caller's token lookup
+    const small = await count(2);
+    const large = await count(30);
+    assert.equal(large, small, `page of 30 ran ${large} queries, page of 2 ran ${small}`);
+    assert.ok(large <= 10, `${large} queries`);
+  });
+});
