@@ -139,6 +139,7 @@ suite('robustness: malformed requests', (ctx) => {
       byStatus.set(res.statusCode, (byStatus.get(res.statusCode) ?? 0) + 1);
       const context = `${r.why}: ${r.method} ${r.url.slice(0, 200)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
       assert.ok(res.statusCode >= 400 && res.statusCode < 500, context);
+      assert.ok(!res.body.includes('fuzz-sensitive-value'), `a sensitive value leaked: ${context}`);
       const body = JSON.parse(res.body);
       assert.ok(Array.isArray(body.errors) && body.errors.length > 0, context);
       for (const e of body.errors) {

@@ -22,6 +22,30 @@ async function organizationWorld(ctx: TestContext) {
   const t = org.owner.token;
   const member = await ctx.member(org);
   const token = await must(ctx.post(`/api/v2/users/${org.owner.id}/authentication-tokens`, t, { data: { type: 'authentication-tokens', attributes: {} } }), 'token');
+  const project = await must(ctx.post(`/api/v2/organizations/${org.name}/projects`, t, { data: { type: 'projects', attributes: { name: 'fuzz-project' } } }), 'project');
+  const workspace = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/workspaces`, t, {
+      data: { type: 'workspaces', attributes: { name: `ws-${org.name}` }, relationships: { project: { data: { type: 'projects', id: project.id } } } },
+    }),
+    'workspace',
+  );
+  const grant = await must(
+    ctx.post('/api/v2/team-projects', t, {
+      data: {
+        type: 'team-projects',
+        attributes: { access: 'read' },
+        relationships: { team: { data: { type: 'teams', id: member.teamId } }, project: { data: { type: 'projects', id: project.id } } },
+      },
+    }),
+    'team access',
+  );
+  const policySet = await must(ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, { data: { type: 'policy-sets', attributes: { name: 'fuzz-set' } } }), 'policy set');
+  const parameter = await must(
+    ctx.post(`/api/v2/policy-sets/${policySet.id}/parameters`, t, {
+      data: { type: 'vars', attributes: { key: 'secret', value: 'fuzz-sensitive-value', category: 'policy-set', sensitive: true } },
+    }),
+    'parameter',
+  );
   return {
     org,
     member,
@@ -30,6 +54,12 @@ async function organizationWorld(ctx: TestContext) {
       team_id: member.teamId,
       user_id: org.owner.id,
       token_id: token.id,
+      project_id: project.id,
+      workspace_id: workspace.id,
+      workspace_name: workspace.attributes.name,
+      team_project_id: grant.id,
+      policy_set_id: policySet.id,
+      parameter_id: parameter.id,
     } as Record<string, string>,
   };
 }
