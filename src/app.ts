@@ -4,9 +4,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDef
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
-import { requireBearerToken } from './auth/plugin.ts';
+import { requireAgentToken, requireBearerToken } from './auth/plugin.ts';
 import type { Caller } from './auth/caller.ts';
-import { jsonApiResponses, registerJsonApi, requireJsonApiRequests } from './jsonapi/plugin.ts';
+import type { AgentPrincipal } from './auth/principal.ts';
+import { jsonApiResponses, plainJsonScope, registerJsonApi, requireJsonApiRequests } from './jsonapi/plugin.ts';
+import { createAgentPoolsService } from './agent-pools/service.ts';
+import { agentPoolsRoutes } from './agent-pools/routes.ts';
+import { createAgentsService } from './agents/service.ts';
+import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
 import { createOrganizationLookup, createOrganizationsService } from './organizations/service.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
 import { createProjectsService } from './projects/service.ts';
@@ -29,7 +34,11 @@ export function createServices(database: Database) {
   const teams = createTeamsService({ database, users, organizations: lookup });
   const organizations = createOrganizationsService({ database, lookup, users, teams, projects });
   const tokens = createTokensService({ database, users, organizations: lookup });
-  return { users, lookup, projects, teams, organizations, tokens };
+  // Pools count their agents and agents check permissions through their pool: the counter is
+  // a late-bound call so that neither service has to exist before the other.
+  const agentPools = createAgentPoolsService({ database, lookup, tokens, agentCounts: (ids) => agents.runningCounts(ids) });
+  const agents = createAgentsService({ database, pools: agentPools });
+  return { users, lookup, projects, teams, organizations, tokens, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -49,6 +58,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     caller: Caller;
+    /** Set only under /api/agent, where agent tokens (and nothing else) authenticate. */
+    agent: AgentPrincipal;
   }
 }
 
@@ -76,6 +87,7 @@ export async function buildApp({ config, database, logger }: AppOptions): Promis
   app.decorate('services', services);
   app.decorate('config', config);
   app.decorateRequest('caller', null as unknown as Caller);
+  app.decorateRequest('agent', null as unknown as AgentPrincipal);
   registerJsonApi(app);
 
   // Service discovery for Terraform CLI and the tfe provider (which requires tfe.v2.2).
@@ -106,9 +118,21 @@ export async function buildApp({ config, database, logger }: AppOptions): Promis
         await organizationsRoutes(typed);
         await teamsRoutes(typed);
         await tokensRoutes(typed);
+        await agentPoolsRoutes(typed);
+        await agentsRoutes(typed);
       });
     },
     { prefix: '/api/v2' },
+  );
+
+  // Where agents talk to Hangar: plain JSON, and only agent tokens authenticate here.
+  await app.register(
+    async (agentApi) => {
+      requireAgentToken(agentApi, { authenticate: (s) => services.tokens.authenticateAgent(s) });
+      plainJsonScope(agentApi);
+      await agentEndpointRoutes(agentApi as unknown as Api);
+    },
+    { prefix: '/api/agent' },
   );
 
   return app;

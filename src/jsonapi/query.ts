@@ -1,5 +1,6 @@
 // Readers for query-string parameters. Fastify leaves bracketed keys flat (`filter[names]`), and a
 // repeated key arrives as an array; the last value wins, as in Rails.
+import { errors } from './errors.ts';
 
 export type Query = Record<string, unknown>;
 
@@ -15,4 +16,25 @@ export function commaList(query: Query, key: string): string[] | undefined {
   if (value === undefined) return undefined;
   const items = value.split(',').map((s) => s.trim()).filter(Boolean);
   return items.length ? items : undefined;
+}
+
+export interface Sort<F extends string> {
+  field: F;
+  descending: boolean;
+}
+
+/**
+ * `sort=name` / `sort=-name` for one of `fields`; absent → undefined (the list's default order).
+ * Any other value is a 400 naming the parameter, as TFE answers an invalid sort.
+ */
+export function sortParam<F extends string>(query: Query, fields: readonly F[]): Sort<F> | undefined {
+  const value = stringParam(query, 'sort');
+  if (value === undefined) return undefined;
+  const descending = value.startsWith('-');
+  const field = (descending ? value.slice(1) : value) as F;
+  if (!fields.includes(field)) {
+    const allowed = fields.flatMap((f) => [f, `-${f}`]).join(', ');
+    throw errors.badRequest(`sort must be one of ${allowed}`, 'sort');
+  }
+  return { field, descending };
 }
