@@ -1,4 +1,5 @@
 // Set-up shared by the agent pool, agent token and agent tests.
+import assert from 'node:assert/strict';
 import type { Response, TestContext } from './harness.ts';
 import { unique } from './harness.ts';
 
@@ -51,4 +52,17 @@ export async function poolWithToken(ctx: TestContext) {
 export async function silenceAgent(ctx: TestContext, agentId: string, msAgo: number) {
   const at = new Date(Date.now() - msAgo).toISOString();
   await ctx.database.db.updateTable('agents').set({ last_ping_at: at }).where('id', '=', agentId).execute();
+}
+
+/** An error from the agent endpoints: the same `errors` array, but as plain application/json. */
+export function assertAgentError(res: Response, status: number, pointer?: string) {
+  assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${res.raw}`);
+  assert.match(String(res.headers['content-type']), /^application\/json/);
+  assert.ok(Array.isArray(res.body?.errors) && res.body.errors.length > 0, `no errors array: ${res.raw}`);
+  for (const e of res.body.errors) assert.equal(e.status, String(status));
+  if (pointer !== undefined) {
+    const pointers = res.body.errors.map((e: { source?: { pointer?: string } }) => e.source?.pointer);
+    assert.ok(pointers.includes(pointer), `expected pointer ${pointer}, got ${JSON.stringify(pointers)}`);
+  }
+  return res.body.errors[0] as { status: string; title: string; detail?: string };
 }
