@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { agentCall, createAgentToken, createPool, poolBody, poolWithToken, registerAgent, silenceAgent, TIMESTAMP } from './helpers/agents.ts';
+import { agentCall, createPool, poolBody, poolWithToken, registerAgent, silenceAgent, spreadCreatedAt, TIMESTAMP } from './helpers/agents.ts';
 
 suite('agent pools', (ctx) => {
   const poolsUrl = (org: string) => `/api/v2/organizations/${org}/agent-pools`;
@@ -133,6 +133,7 @@ suite('agent pools', (ctx) => {
       assertStatus(res, 201);
       ids.push(res.body.data.id);
     }
+    await spreadCreatedAt(ctx, 'agent_pools', ids);
     const get = (qs: string) => ctx.get(`${poolsUrl(org.name)}?${qs}`, org.owner.token);
     const namesOf = (res: any) => res.body.data.map((p: any) => p.attributes.name);
 
@@ -203,6 +204,7 @@ suite('agent pools', (ctx) => {
   it('counts idle, busy and unknown agents in agent-count, never exited or errored ones', async () => {
     const { org, pool, token } = await poolWithToken(ctx);
     const empty = await createPool(ctx, org);
+    await spreadCreatedAt(ctx, 'agent_pools', [pool.id, empty.id]);
     const busy = await registerAgent(ctx, token.secret);
     await registerAgent(ctx, token.secret); // idle
     const silent = await registerAgent(ctx, token.secret);

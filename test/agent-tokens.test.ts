@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { agentCall, assertAgentError, createAgentToken, createPool, poolWithToken, TIMESTAMP, TOKEN_SHAPE, tokenBody } from './helpers/agents.ts';
+import { agentCall, assertAgentError, createAgentToken, createPool, poolWithToken, spreadCreatedAt, TIMESTAMP, TOKEN_SHAPE, tokenBody } from './helpers/agents.ts';
 
 suite('agent tokens', (ctx) => {
   const tokensUrl = (poolId: string) => `/api/v2/agent-pools/${poolId}/authentication-tokens`;
@@ -97,6 +97,7 @@ suite('agent tokens', (ctx) => {
     for (const secret of [first.secret, second.secret, third.secret]) assert.ok(!all.raw.includes(secret));
 
     const asc = [first.id, second.id, third.id];
+    await spreadCreatedAt(ctx, 'auth_tokens', asc);
     const ids = (res: any) => res.body.data.map((x: any) => x.id);
     const byCreation = (await get('?sort=created-at')).body.data;
     assert.deepEqual(byCreation.map((x: any) => x.id), asc);
@@ -111,6 +112,13 @@ suite('agent tokens', (ctx) => {
     assert.match(page.body.links.prev, /^http:\/\/.+authentication-tokens\?.*page%5Bnumber%5D=1/);
     assert.deepEqual(ids(await get('?page[number]=9')), []);
     assert.equal(all.body.meta.pagination['page-size'], 20);
+
+    // Equal creation times fall back to the id, in the same direction.
+    const sameTime = new Date().toISOString();
+    await ctx.database.db.updateTable('auth_tokens').set({ created_at: sameTime }).where('agent_pool_id', '=', pool.id).execute();
+    const byId = [...asc].sort();
+    assert.deepEqual(ids(await get('?sort=created-at')), byId);
+    assert.deepEqual(ids(await get('?sort=-created-at')), [...byId].reverse());
 
     for (const qs of ['?sort=description', '?sort=last-used-at', '?sort=-', '?page[size]=-1']) assertError(await get(qs), 400);
   });

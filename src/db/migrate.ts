@@ -1,4 +1,5 @@
 // Migrations are TypeScript modules listed here in order; Kysely records what has run.
+import { sql } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { Database } from './index.ts';
 import * as foundation from './migrations/0001_foundation.ts';
@@ -13,8 +14,17 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
+    // Unless told the schema, Kysely looks for its bookkeeping tables in every schema of the
+    // PostgreSQL database; one found in another schema (a parallel test suite, another
+    // installation) makes it skip creating its own, and migrating fails.
+    ...(database.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(database) } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+async function currentSchema(database: Database): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
+  return rows[0]!.schema;
 }

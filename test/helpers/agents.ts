@@ -66,3 +66,15 @@ export function assertAgentError(res: Response, status: number, pointer?: string
   }
   return res.body.errors[0] as { status: string; title: string; detail?: string };
 }
+
+/**
+ * Gives rows distinct, increasing creation times a second apart, in the order given: rows made
+ * within the same millisecond would otherwise be ordered by their random ids.
+ */
+export async function spreadCreatedAt(ctx: TestContext, table: 'agent_pools' | 'auth_tokens' | 'agents', ids: readonly string[]) {
+  const start = Date.now() - ids.length * 1000;
+  for (const [i, id] of ids.entries()) {
+    const at = new Date(start + i * 1000).toISOString();
+    await ctx.database.db.updateTable(table).set({ created_at: at }).where('id', '=', id).execute();
+  }
+}
