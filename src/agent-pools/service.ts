@@ -39,14 +39,14 @@ export function createAgentPoolsService(deps: {
   const db = database.db;
 
   /**
-   * A pool the caller may see, with the caller's standing; 404 when absent or invisible, and
-   * `deny` (403 unless told) when visible but `action` is not allowed.
+   * A pool the caller may see; 404 when absent or invisible, and `deny` (403 unless told) when
+   * visible but `action` is not allowed.
    */
   async function visiblePool(caller: Caller, id: string, action: PoolAction = 'read-agent-pools', deny: Deny = 403) {
     const pool = await store.findPoolById(db, id);
     if (!pool) throw errors.notFound();
-    const { org, standing } = await lookup.resolveById(caller, pool.organizationId, action, deny);
-    return { pool, organizationName: org.name, standing };
+    const { org } = await lookup.resolveById(caller, pool.organizationId, action, deny);
+    return { pool, organizationName: org.name };
   }
 
   async function view(pool: AgentPool, organizationName: string): Promise<AgentPoolView> {
