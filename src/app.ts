@@ -4,9 +4,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDef
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
-import { requireBearerToken } from './auth/plugin.ts';
+import { requireAgentToken, requireBearerToken } from './auth/plugin.ts';
 import type { Caller } from './auth/caller.ts';
-import { jsonApiResponses, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
+import type { AgentPrincipal } from './auth/principal.ts';
+import { jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
+import { createAgentPoolsService } from './agent-pools/service.ts';
+import { agentPoolsRoutes } from './agent-pools/routes.ts';
+import { createAgentsService } from './agents/service.ts';
+import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
 import { createOrganizationLookup, createOrganizationsService } from './organizations/service.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
 import { createProjectLookup, createProjectsService } from './projects/service.ts';
@@ -50,7 +55,11 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const tokens = createTokensService({ database, users, organizations: lookup });
   const policySets = createPolicySetsService({ database, organizations: lookup, projects });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
-  return { users, lookup, projects, teams, organizations, tokens, workspaces, teamProjects, policySets, policySetParameters };
+  // Pools count their agents and agents check permissions through their pool: the counter is
+  // a late-bound call so that neither service has to exist before the other.
+  const agentPools = createAgentPoolsService({ database, lookup, tokens, agentCounts: (ids) => agents.runningCounts(ids) });
+  const agents = createAgentsService({ database, pools: agentPools });
+  return { users, lookup, projects, teams, organizations, tokens, workspaces, teamProjects, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -78,6 +87,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     caller: Caller;
+    /** Set only under /api/agent, where agent tokens (and nothing else) authenticate. */
+    agent: AgentPrincipal;
   }
 }
 
@@ -119,6 +130,7 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
   app.decorate('services', services);
   app.decorate('config', config);
   app.decorateRequest('caller', null as unknown as Caller);
+  app.decorateRequest('agent', null as unknown as AgentPrincipal);
   registerJsonApi(app);
 
   // Service discovery for Terraform CLI and the tfe provider (which requires tfe.v2.2).
@@ -154,9 +166,21 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
         await projectsRoutes(typed);
         await workspacesRoutes(typed);
         await teamProjectsRoutes(typed);
+        await agentPoolsRoutes(typed);
+        await agentsRoutes(typed);
       });
     },
     { prefix: '/api/v2' },
+  );
+
+  // Where agents talk to Hangar: plain JSON, and only agent tokens authenticate here.
+  await app.register(
+    async (agentApi) => {
+      requireAgentToken(agentApi, { authenticate: (s) => services.tokens.authenticateAgent(s) });
+      plainJsonScope(agentApi);
+      await agentEndpointRoutes(agentApi as unknown as Api);
+    },
+    { prefix: '/api/agent' },
   );
 
   return app;

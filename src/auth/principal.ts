@@ -18,6 +18,18 @@ export type Principal =
       serviceUserId: string;
     };
 
+/**
+ * An agent authenticated by an agent token, at the agent endpoints only. Deliberately not a
+ * member of `Principal`: nothing under /api/v2 can be handed one, so no rule there can forget
+ * to refuse it.
+ */
+export interface AgentPrincipal {
+  kind: 'agent';
+  tokenId: string;
+  agentPoolId: string;
+  organizationId: string;
+}
+
 /** The user recorded as the author of what this principal creates. */
 export function actingUserId(p: Principal): string {
   if (p.kind === 'user') return p.user.id;

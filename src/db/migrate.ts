@@ -5,19 +5,22 @@ import type { Database } from './index.ts';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as projectsWorkspaces from './migrations/0002_projects_workspaces.ts';
 import * as policySets from './migrations/0003_policy_sets.ts';
+import * as agentPools from './migrations/0004_agent_pools.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_projects_workspaces': projectsWorkspaces,
   '0003_policy_sets': policySets,
+  '0004_agent_pools': agentPools,
 };
 
 export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
-    // Kysely looks for its bookkeeping table in every schema; pinned to the schema in use, a
-    // `kysely_migration` table elsewhere on the server cannot make it skip creating its own.
+    // Unless told the schema, Kysely looks for its bookkeeping tables in every schema of the
+    // PostgreSQL database; one found in another schema (a parallel test suite, another
+    // installation) makes it skip creating its own, and migrating fails.
     ...(database.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(database) } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();

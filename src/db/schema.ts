@@ -51,6 +51,8 @@ export interface AuthTokensTable {
   user_id: string | null;
   /** organization and agent tokens: the organization. */
   organization_id: string | null;
+  /** agent tokens: the pool they belong to (deleting the pool deletes them). */
+  agent_pool_id: string | null;
   created_by_user_id: string | null;
   created_at: string;
   last_used_at: string | null;
@@ -135,6 +137,27 @@ export interface TeamProjectsTable {
   created_at: string;
 }
 
+export interface AgentPoolsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  organization_scoped: DbBool;
+  created_at: string;
+}
+
+/** What an agent last reported; `unknown` is never stored, it is derived from `last_ping_at`. */
+export type StoredAgentStatus = 'idle' | 'busy' | 'exited' | 'errored';
+
+export interface AgentsTable {
+  id: string;
+  agent_pool_id: string;
+  name: string | null;
+  status: StoredAgentStatus;
+  ip_address: string | null;
+  last_ping_at: string;
+  created_at: string;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -147,4 +170,6 @@ export interface Schema {
   policy_set_parameters: PolicySetParametersTable;
   workspaces: WorkspacesTable;
   team_projects: TeamProjectsTable;
+  agent_pools: AgentPoolsTable;
+  agents: AgentsTable;
 }

@@ -32,8 +32,8 @@ export const errors = {
   conflict: (detail: string) => one(409, 'conflict', detail),
   preconditionFailed: (detail: string) => one(412, 'precondition failed', detail),
   payloadTooLarge: () => one(413, 'payload too large', 'The request body is larger than 1 MiB'),
-  unsupportedMediaType: () =>
-    one(415, 'unsupported media type', 'Requests with a body must use Content-Type: application/vnd.api+json'),
+  unsupportedMediaType: (expected = 'application/vnd.api+json') =>
+    one(415, 'unsupported media type', `Requests with a body must use Content-Type: ${expected}`),
   /** One attribute failed validation; `pointer` is the JSON pointer into the request body. */
   invalidAttribute: (pointer: string, detail: string) => one(422, 'invalid attribute', detail, { pointer }),
   invalid: (list: Array<{ pointer: string; detail: string }>) =>

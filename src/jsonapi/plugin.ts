@@ -4,6 +4,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, errors, humanize, type ErrorObject } from './errors.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
+/** The agent endpoints speak plain JSON; their errors keep the same `errors` array shape. */
+export const PLAIN_JSON = 'application/json';
 
 function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
@@ -48,6 +50,19 @@ export function requireJsonApiRequests(app: FastifyInstance): void {
   });
 }
 
+/**
+ * For a scope that speaks plain JSON (the agent endpoints): a body must be `application/json`,
+ * and errors are rendered with that media type. Register after authentication, as above. A
+ * request without a body passes, so that an agent may register without naming itself.
+ */
+export function plainJsonScope(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (hasBody(request) && mediaTypeOf(request.headers['content-type']) !== PLAIN_JSON) throw errors.unsupportedMediaType(PLAIN_JSON);
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply, PLAIN_JSON));
+  app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound(), PLAIN_JSON));
+}
+
 /** Registered once on the root instance. */
 export function registerJsonApi(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -65,34 +80,35 @@ export function registerJsonApi(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound()));
 }
 
-function sendErrors(reply: FastifyReply, e: ApiError): FastifyReply {
-  return reply.code(e.status).header('content-type', MEDIA_TYPE).send({ errors: e.errors });
+function sendErrors(reply: FastifyReply, e: ApiError, mediaType = MEDIA_TYPE): FastifyReply {
+  return reply.code(e.status).header('content-type', mediaType).send({ errors: e.errors });
 }
 
 /** Also Fastify's `frameworkErrors` hook: router failures (bad URL, over-long parameter) too. */
-export function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof ApiError) return sendErrors(reply, error);
+export function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, mediaType = MEDIA_TYPE): FastifyReply {
+  const send = (e: ApiError) => sendErrors(reply, e, mediaType);
+  if (error instanceof ApiError) return send(error);
   if (error.validation) {
-    if (error.validationContext === 'body') return sendErrors(reply, new ApiError(422, bodyErrors(error.validation)));
+    if (error.validationContext === 'body') return send(new ApiError(422, bodyErrors(error.validation)));
     const detail = error.validation.map((v) => `${v.instancePath.replace(/^\//, '') || 'parameter'} ${v.message}`).join('; ');
-    return sendErrors(reply, errors.badRequest(detail));
+    return send(errors.badRequest(detail));
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return sendErrors(reply, errors.payloadTooLarge());
+      return send(errors.payloadTooLarge());
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return sendErrors(reply, errors.unsupportedMediaType());
+      return send(errors.unsupportedMediaType(mediaType));
   }
   const status = error.statusCode ?? 500;
-  if (error.code === 'FST_ERR_BAD_URL') return sendErrors(reply, errors.badRequest('The request URL is malformed'));
-  if (status === 400) return sendErrors(reply, errors.badRequest('The request body is not valid JSON'));
+  if (error.code === 'FST_ERR_BAD_URL') return send(errors.badRequest('The request URL is malformed'));
+  if (status === 400) return send(errors.badRequest('The request body is not valid JSON'));
   if (status > 400 && status < 500) {
     const title = status === 429 ? 'too many requests' : status === 414 ? 'uri too long' : 'bad request';
-    return sendErrors(reply, new ApiError(status, [{ status: String(status), title }]));
+    return send(new ApiError(status, [{ status: String(status), title }]));
   }
   // Anything else is Hangar's fault: log it (never the request body) and reveal nothing.
   request.log.error({ err: error }, 'request failed');
-  return sendErrors(reply, errors.internal());
+  return send(errors.internal());
 }
 
 interface AjvError {

@@ -44,3 +44,24 @@ export function includeParam(query: Query, allowed: readonly string[]): string[]
   if (bad.length) throw errors.badRequest(`Invalid include parameter: ${bad.join(', ')}`, 'include');
   return values;
 }
+
+export interface Sort<F extends string> {
+  field: F;
+  descending: boolean;
+}
+
+/**
+ * `sort=name` / `sort=-name` for one of `fields`; absent → undefined (the list's default order).
+ * Any other value is a 400 naming the parameter, as TFE answers an invalid sort.
+ */
+export function sortParam<F extends string>(query: Query, fields: readonly F[]): Sort<F> | undefined {
+  const value = stringParam(query, 'sort');
+  if (value === undefined) return undefined;
+  const descending = value.startsWith('-');
+  const field = (descending ? value.slice(1) : value) as F;
+  if (!fields.includes(field)) {
+    const allowed = fields.flatMap((f) => [f, `-${f}`]).join(', ');
+    throw errors.badRequest(`sort must be one of ${allowed}`, 'sort');
+  }
+  return { field, descending };
+}

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { AgentPrincipal, Principal } from '../auth/principal.ts';
 import { actingUserId } from '../auth/principal.ts';
 import { digestSecret, newTokenSecret } from '../auth/secrets.ts';
 import { ApiError, errors } from '../jsonapi/errors.ts';
@@ -75,7 +75,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
      * organization tokens are accepted there; agent tokens authenticate agents elsewhere.
      */
     async authenticate(secret: string): Promise<Principal | null> {
-      const row = await this.lookup(secret);
+      const row = await this.lookup(secret, ['user', 'organization']);
       if (!row) return null;
       if (row.kind === 'user' && row.user_id && row.username && !row.is_service_account) {
         return {
@@ -96,12 +96,23 @@ export function createTokensService(deps: { database: Database; users: UsersServ
       return null;
     },
 
-    /** The token row behind a secret, if it exists and has not expired; records its use. */
-    async lookup(secret: string) {
+    /** Bearer secret → the agent pool it stands for, for the agent endpoints; null (→ 401) otherwise. */
+    async authenticateAgent(secret: string): Promise<AgentPrincipal | null> {
+      const row = await this.lookup(secret, ['agent']);
+      if (!row || !row.agent_pool_id || !row.organization_id) return null;
+      return { kind: 'agent', tokenId: row.id, agentPoolId: row.agent_pool_id, organizationId: row.organization_id };
+    },
+
+    /**
+     * The token row behind a secret, if it is of an accepted kind and has not expired; records
+     * its use. A token refused here (an agent token under /api/v2, say) was not used, so its
+     * `last-used-at` stays as it was.
+     */
+    async lookup(secret: string, accept: readonly TokenKind[]) {
       // Not even a query for text that cannot be a token.
       if (!SECRET_SHAPE.test(secret)) return null;
       const row = await store.findForAuthentication(db, digestSecret(secret));
-      if (!row) return null;
+      if (!row || !accept.includes(row.kind)) return null;
       const at = Date.now();
       if (row.expired_at && Date.parse(row.expired_at) <= at) return null;
       if (!row.last_used_at || Date.parse(row.last_used_at) <= at - LAST_USED_RESOLUTION_MS) {
@@ -115,12 +126,16 @@ export function createTokensService(deps: { database: Database; users: UsersServ
       rules.set(kind, rule);
     },
 
-    /** For domains that issue tokens of their own kind (agent tokens). */
+    /** For domains that issue tokens of their own kind (agent tokens); pass a transaction as `q`. */
     issue,
+
+    /** A pool's agent tokens; the agent pools domain has already checked the caller. */
+    listAgentTokens: (agentPoolId: string, order: { descending: boolean }, page: { offset: number; size: number }) =>
+      store.listAgentTokens(db, agentPoolId, order, page),
 
     /** For the CLI: a token for a user, no caller involved. */
     async issueUserToken(userId: string, description: string | null): Promise<IssuedToken> {
-      return issue({ kind: 'user', description, userId, organizationId: null, createdByUserId: userId, expiredAt: null });
+      return issue({ kind: 'user', description, userId, organizationId: null, agentPoolId: null, createdByUserId: userId, expiredAt: null });
     },
 
     async createUserToken(caller: Caller, userId: string, input: { description?: string | null; expiredAt?: string | null }) {
@@ -128,7 +143,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
       // A user manages only their own tokens; to anyone else the user's tokens do not exist.
       if (p.kind !== 'user' || p.user.id !== userId) throw errors.notFound();
       const expiredAt = checkExpiry(input.expiredAt);
-      return issue({ kind: 'user', description: input.description ?? null, userId, organizationId: null, createdByUserId: userId, expiredAt });
+      return issue({ kind: 'user', description: input.description ?? null, userId, organizationId: null, agentPoolId: null, createdByUserId: userId, expiredAt });
     },
 
     async listUserTokens(caller: Caller, userId: string, page: { offset: number; size: number } | null) {
@@ -154,7 +169,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
         return await deps.database.transaction(async (trx) => {
           await store.deleteOrganizationToken(trx, org.id);
           return issue(
-            { kind: 'organization', description: null, userId: null, organizationId: org.id, createdByUserId: actingUserId(caller.principal), expiredAt },
+            { kind: 'organization', description: null, userId: null, organizationId: org.id, agentPoolId: null, createdByUserId: actingUserId(caller.principal), expiredAt },
             trx,
           );
         });

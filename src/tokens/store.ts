@@ -8,6 +8,8 @@ export interface Token {
   description: string | null;
   userId: string | null;
   organizationId: string | null;
+  /** Agent tokens only: the pool the token belongs to. */
+  agentPoolId: string | null;
   createdByUserId: string | null;
   createdAt: string;
   lastUsedAt: string | null;
@@ -21,6 +23,7 @@ function toToken(r: Selectable<AuthTokensTable>): Token {
     description: r.description,
     userId: r.user_id,
     organizationId: r.organization_id,
+    agentPoolId: r.agent_pool_id,
     createdByUserId: r.created_by_user_id,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
@@ -38,6 +41,7 @@ export async function insertToken(q: Queryable, t: Token, digest: string): Promi
       description: t.description,
       user_id: t.userId,
       organization_id: t.organizationId,
+      agent_pool_id: t.agentPoolId,
       created_by_user_id: t.createdByUserId,
       created_at: t.createdAt,
       last_used_at: t.lastUsedAt,
@@ -61,6 +65,7 @@ export async function findForAuthentication(q: Queryable, digest: string) {
       't.kind',
       't.user_id',
       't.organization_id',
+      't.agent_pool_id',
       't.last_used_at',
       't.expired_at',
       'u.username',
@@ -99,6 +104,22 @@ export async function listUserTokens(q: Queryable, userId: string, page: { offse
   if (page) rows = rows.limit(page.size).offset(page.offset);
   const [items, count] = await Promise.all([
     rows.execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: items.map(toToken), total: Number(count.n) };
+}
+
+/** One page of a pool's tokens by creation time, ties broken by id in the same direction. */
+export async function listAgentTokens(
+  q: Queryable,
+  agentPoolId: string,
+  order: { descending: boolean },
+  page: { offset: number; size: number },
+) {
+  const base = q.selectFrom('auth_tokens').where('agent_pool_id', '=', agentPoolId).where('kind', '=', 'agent');
+  const direction = order.descending ? 'desc' : 'asc';
+  const [items, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', direction).orderBy('id', direction).limit(page.size).offset(page.offset).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items: items.map(toToken), total: Number(count.n) };

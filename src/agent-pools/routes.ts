@@ -1,0 +1,72 @@
+import type { Api } from '../app.ts';
+import { absoluteUrl } from '../jsonapi/http.ts';
+import { envelope, parsePage } from '../jsonapi/pagination.ts';
+import { sortParam, stringParam, type Query } from '../jsonapi/query.ts';
+import { OrganizationParams } from '../organizations/schemas.ts';
+import { tokenResource } from '../tokens/serialize.ts';
+import { AgentPoolParams, CreateAgentPoolBody, CreateAgentTokenBody, UpdateAgentPoolBody } from './schemas.ts';
+import { agentPoolResource } from './serialize.ts';
+
+export async function agentPoolsRoutes(app: Api): Promise<void> {
+  const { agentPools } = app.services;
+
+  app.get('/organizations/:organization_name/agent-pools', { schema: { params: OrganizationParams } }, async (request) => {
+    const query = request.query as Query;
+    const page = parsePage(query);
+    const filter = { search: stringParam(query, 'q'), sort: sortParam(query, ['name', 'created-at'] as const) };
+    const { items, total } = await agentPools.list(request.caller, request.params.organization_name, filter, page);
+    return { data: items.map(agentPoolResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+  });
+
+  app.post(
+    '/organizations/:organization_name/agent-pools',
+    { schema: { params: OrganizationParams, body: CreateAgentPoolBody } },
+    async (request, reply) => {
+      const a = request.body.data.attributes;
+      const view = await agentPools.create(request.caller, request.params.organization_name, {
+        name: a.name,
+        organizationScoped: a['organization-scoped'],
+      });
+      return reply.code(201).send({ data: agentPoolResource(view) });
+    },
+  );
+
+  app.get('/agent-pools/:agent_pool_id', { schema: { params: AgentPoolParams } }, async (request) => {
+    return { data: agentPoolResource(await agentPools.show(request.caller, request.params.agent_pool_id)) };
+  });
+
+  app.patch('/agent-pools/:agent_pool_id', { schema: { params: AgentPoolParams, body: UpdateAgentPoolBody } }, async (request) => {
+    const a = request.body.data.attributes ?? {};
+    const view = await agentPools.update(request.caller, request.params.agent_pool_id, {
+      name: a.name,
+      organizationScoped: a['organization-scoped'],
+    });
+    return { data: agentPoolResource(view) };
+  });
+
+  app.delete('/agent-pools/:agent_pool_id', { schema: { params: AgentPoolParams } }, async (request, reply) => {
+    await agentPools.destroy(request.caller, request.params.agent_pool_id);
+    return reply.code(204).send();
+  });
+
+  // The pool's agent tokens. Showing and destroying one goes through the shared
+  // /authentication-tokens/:id routes of the tokens domain.
+  app.get('/agent-pools/:agent_pool_id/authentication-tokens', { schema: { params: AgentPoolParams } }, async (request) => {
+    const query = request.query as Query;
+    const page = parsePage(query);
+    const sort = sortParam(query, ['created-at'] as const);
+    const { items, total } = await agentPools.listTokens(request.caller, request.params.agent_pool_id, sort, page);
+    return { data: items.map((t) => tokenResource(t)), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+  });
+
+  app.post(
+    '/agent-pools/:agent_pool_id/authentication-tokens',
+    { schema: { params: AgentPoolParams, body: CreateAgentTokenBody } },
+    async (request, reply) => {
+      const { token, secret } = await agentPools.createToken(request.caller, request.params.agent_pool_id, {
+        description: request.body.data.attributes.description,
+      });
+      return reply.code(201).send({ data: tokenResource(token, secret) });
+    },
+  );
+}

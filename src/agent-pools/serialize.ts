@@ -1,0 +1,26 @@
+import type { AgentPoolView } from './service.ts';
+
+export function agentPoolResource({ pool, organizationName, agentCount }: AgentPoolView) {
+  const self = `/api/v2/agent-pools/${pool.id}`;
+  return {
+    id: pool.id,
+    type: 'agent-pools',
+    attributes: {
+      name: pool.name,
+      'created-at': pool.createdAt,
+      'organization-scoped': pool.organizationScoped,
+      'agent-count': agentCount,
+    },
+    relationships: {
+      organization: {
+        data: { id: organizationName, type: 'organizations' },
+        links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
+      },
+      agents: { links: { related: `${self}/agents` } },
+      'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
+      // Not stored yet (workspaces arrive with their own domain); always empty until then.
+      'allowed-workspaces': { data: [] },
+    },
+    links: { self },
+  };
+}

@@ -1,0 +1,54 @@
+import type { Api } from '../app.ts';
+import { AgentPoolParams } from '../agent-pools/schemas.ts';
+import { absoluteUrl } from '../jsonapi/http.ts';
+import { envelope, parsePage } from '../jsonapi/pagination.ts';
+import { sortParam, type Query } from '../jsonapi/query.ts';
+import { AgentParams, AgentStatusBody, RegisterAgentBody } from './schemas.ts';
+import { agentResource, agentStatusDocument } from './serialize.ts';
+
+/** The JSON:API surface under /api/v2: people looking at agents. */
+export async function agentsRoutes(app: Api): Promise<void> {
+  const { agents } = app.services;
+
+  app.get('/agent-pools/:agent_pool_id/agents', { schema: { params: AgentPoolParams } }, async (request) => {
+    const query = request.query as Query;
+    const page = parsePage(query);
+    const sort = sortParam(query, ['created-at'] as const);
+    const { items, total } = await agents.list(request.caller, request.params.agent_pool_id, sort, page);
+    return { data: items.map(agentResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+  });
+
+  app.get('/agents/:agent_id', { schema: { params: AgentParams } }, async (request) => {
+    return { data: agentResource(await agents.show(request.caller, request.params.agent_id)) };
+  });
+
+  app.delete('/agents/:agent_id', { schema: { params: AgentParams } }, async (request, reply) => {
+    await agents.destroy(request.caller, request.params.agent_id);
+    return reply.code(204).send();
+  });
+}
+
+/** The plain-JSON surface under /api/agent: agents themselves, authenticated by agent tokens. */
+export async function agentEndpointRoutes(app: Api): Promise<void> {
+  const { agents } = app.services;
+
+  app.post(
+    '/register',
+    {
+      schema: { body: RegisterAgentBody },
+      // An agent may register without a body at all: that is an agent without a name.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const view = await agents.register(request.agent, { name: request.body.name ?? null, ipAddress: request.ip });
+      return reply.code(201).send(agentStatusDocument(view));
+    },
+  );
+
+  app.post('/status', { schema: { body: AgentStatusBody } }, async (request) => {
+    const view = await agents.heartbeat(request.agent, { ...request.body, ipAddress: request.ip });
+    return agentStatusDocument(view);
+  });
+}

@@ -1,0 +1,102 @@
+import type { Database } from '../db/index.ts';
+import { isForeignKeyViolation } from '../db/index.ts';
+import type { Caller } from '../auth/caller.ts';
+import type { AgentPrincipal } from '../auth/principal.ts';
+import type { AgentPoolsService } from '../agent-pools/service.ts';
+import { errors } from '../jsonapi/errors.ts';
+import { newId } from '../jsonapi/ids.ts';
+import { now } from '../jsonapi/time.ts';
+import type { Page } from '../jsonapi/pagination.ts';
+import type { Sort } from '../jsonapi/query.ts';
+import * as store from './store.ts';
+import type { Agent, StoredAgentStatus } from './store.ts';
+
+export type { Agent, StoredAgentStatus };
+
+/** An idle or busy agent silent for this long is reported as `unknown`. */
+export const AGENT_SILENCE_MS = 2 * 60_000;
+
+export type AgentStatus = StoredAgentStatus | 'unknown';
+
+export interface AgentView {
+  agent: Agent;
+  /** The status as reported to clients, computed when read. */
+  status: AgentStatus;
+}
+
+/**
+ * `exited` and `errored` are final reports and stay as they are: an agent that said it stopped
+ * is not expected to ping again, and calling it `unknown` would count it in `agent-count`.
+ */
+export function effectiveStatus(agent: Agent, at: number): AgentStatus {
+  if (store.RUNNING.includes(agent.status) && Date.parse(agent.lastPingAt) <= at - AGENT_SILENCE_MS) return 'unknown';
+  return agent.status;
+}
+
+const viewOf = (agent: Agent, at = Date.now()): AgentView => ({ agent, status: effectiveStatus(agent, at) });
+
+export function createAgentsService(deps: { database: Database; pools: Pick<AgentPoolsService, 'visiblePool'> }) {
+  const db = deps.database.db;
+
+  /** An agent the caller may see (through its pool); 404 otherwise. */
+  async function visibleAgent(caller: Caller, id: string, manage: boolean): Promise<Agent> {
+    const agent = await store.findAgentById(db, id);
+    if (!agent) throw errors.notFound();
+    await deps.pools.visiblePool(caller, agent.agentPoolId, manage ? 'manage-agent-pools' : 'read-agent-pools');
+    return agent;
+  }
+
+  return {
+    runningCounts: (poolIds: readonly string[]) => store.runningCountsByPool(db, poolIds),
+
+    /** `POST /api/agent/register`: a new agent in the token's pool, idle from now on. */
+    async register(principal: AgentPrincipal, input: { name: string | null; ipAddress: string | null }): Promise<AgentView> {
+      const at = now();
+      const agent: Agent = {
+        id: newId('agent'),
+        agentPoolId: principal.agentPoolId,
+        name: input.name,
+        status: 'idle',
+        ipAddress: input.ipAddress,
+        lastPingAt: at,
+        createdAt: at,
+      };
+      try {
+        await store.insertAgent(db, agent);
+      } catch (e) {
+        // The pool was deleted after the token was checked: the token no longer exists either.
+        if (isForeignKeyViolation(e)) throw errors.unauthorized();
+        throw e;
+      }
+      return viewOf(agent);
+    },
+
+    /** `POST /api/agent/status`: an agent of the token's pool reports; any other agent id is 404. */
+    async heartbeat(principal: AgentPrincipal, input: { id: string; status: StoredAgentStatus; ipAddress: string | null }): Promise<AgentView> {
+      const agent = await store.recordHeartbeat(db, { ...input, agentPoolId: principal.agentPoolId, at: now() });
+      if (!agent) throw errors.notFound();
+      return viewOf(agent);
+    },
+
+    async list(caller: Caller, poolId: string, sort: Sort<'created-at'> | undefined, page: Page) {
+      const { pool } = await deps.pools.visiblePool(caller, poolId);
+      const { items, total } = await store.listAgents(db, pool.id, { descending: sort?.descending ?? false }, page);
+      const at = Date.now();
+      return { items: items.map((a) => viewOf(a, at)), total };
+    },
+
+    show: async (caller: Caller, id: string): Promise<AgentView> => viewOf(await visibleAgent(caller, id, false)),
+
+    /** Only an agent that is not running may be deleted; a running one answers 412. */
+    async destroy(caller: Caller, id: string): Promise<void> {
+      const agent = await visibleAgent(caller, id, true);
+      const silentBefore = new Date(Date.now() - AGENT_SILENCE_MS).toISOString();
+      if (await store.deleteUnlessRunning(db, agent.id, silentBefore)) return;
+      // Not deleted: either it is running, or someone else deleted it in the meantime.
+      if (await store.findAgentById(db, agent.id)) throw errors.preconditionFailed('The agent is idle or busy; only an exited, errored or unknown agent can be deleted');
+      throw errors.notFound();
+    },
+  };
+}
+
+export type AgentsService = ReturnType<typeof createAgentsService>;
