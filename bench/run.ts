@@ -141,13 +141,14 @@ async function main() {
     const agentHeaders = { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json' };
     const reg = await fetch(`${server.url}/api/agent/register`, { method: 'POST', headers: agentHeaders, body: JSON.stringify({ name: 'bench-agent' }) });
     if (!reg.ok) throw new Error(`agent register failed: ${reg.status} ${await reg.text()}`);
+    const agentId = ((await reg.json()) as { id: string }).id;
     const unauth = await load({ url: `${server.url}/api/v2/ping`, seconds: SECONDS });
     vs('GET /api/v2/ping (unauthenticated)', unauth);
     const beats = await load({
       url: `${server.url}/api/agent/status`,
       method: 'POST',
       headers: agentHeaders,
-      body: () => JSON.stringify({ status: 'idle' }),
+      body: () => JSON.stringify({ id: agentId, status: 'idle' }),
       seconds: SECONDS,
     });
     vs('POST /api/agent/status with an agent token', beats);

@@ -55,7 +55,9 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  await app.listen({ host: config.host, port: config.port });
+  const address = await app.listen({ host: config.host, port: config.port });
+  // Whatever the log level, say where the API is (stderr: stdout carries the JSON log).
+  process.stderr.write(`hangar: serving ${address}/api/v2 (${database.dialect})\n`);
 }
 
 async function run(argv: string[]): Promise<number> {

@@ -179,14 +179,22 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: { o
     const direction = f.sort === 'name' ? 'asc' : 'desc';
     pageQuery = pageQuery.orderBy(sql`lower(p.name)`, direction).orderBy('p.id', direction);
   }
+  const filtered = f.required.length > 0 || Boolean(f.names?.length) || Boolean(f.search);
   const [rows, counts] = await Promise.all([
     pageQuery.limit(page.size).offset(page.offset).execute(),
-    base
-      .select((eb) => [
-        eb.fn.countAll<number>().as('total'),
-        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(matching(eb)).then(1).else(0).end()), eb.lit(0)).as('matching'),
-      ])
-      .executeTakeFirstOrThrow(),
+    // Without filters every visible project matches: counting once, with no per-row CASE, halves
+    // the cost of the count that dominates large organizations.
+    filtered
+      ? base
+          .select((eb) => [
+            eb.fn.countAll<number>().as('total'),
+            eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(matching(eb)).then(1).else(0).end()), eb.lit(0)).as('matching'),
+          ])
+          .executeTakeFirstOrThrow()
+      : base
+          .select((eb) => eb.fn.countAll<number>().as('total'))
+          .executeTakeFirstOrThrow()
+          .then((c) => ({ total: c.total, matching: c.total })),
   ]);
   return { items: rows.map(toProject), total: Number(counts.total), matching: Number(counts.matching) };
 }
