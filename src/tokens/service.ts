@@ -69,13 +69,31 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     return token;
   }
 
+  /**
+   * The token row behind a secret, if it is of an accepted kind and has not expired; records
+   * its use. A token refused here (an agent token under /api/v2, say) was not used, so its
+   * `last-used-at` stays as it was.
+   */
+  async function usableToken(secret: string, accept: readonly TokenKind[]) {
+    // Not even a query for text that cannot be a token.
+    if (!SECRET_SHAPE.test(secret)) return null;
+    const row = await store.findForAuthentication(db, digestSecret(secret));
+    if (!row || !accept.includes(row.kind)) return null;
+    const at = Date.now();
+    if (row.expired_at && Date.parse(row.expired_at) <= at) return null;
+    if (!row.last_used_at || Date.parse(row.last_used_at) <= at - LAST_USED_RESOLUTION_MS) {
+      await store.touchLastUsed(db, row.id, new Date(at).toISOString());
+    }
+    return row;
+  }
+
   return {
     /**
      * Bearer secret → principal for the /api/v2 surface, or null (→ 401). Only user and
      * organization tokens are accepted there; agent tokens authenticate agents elsewhere.
      */
     async authenticate(secret: string): Promise<Principal | null> {
-      const row = await this.lookup(secret, ['user', 'organization']);
+      const row = await usableToken(secret, ['user', 'organization']);
       if (!row) return null;
       if (row.kind === 'user' && row.user_id && row.username && !row.is_service_account) {
         return {
@@ -98,27 +116,9 @@ export function createTokensService(deps: { database: Database; users: UsersServ
 
     /** Bearer secret → the agent pool it stands for, for the agent endpoints; null (→ 401) otherwise. */
     async authenticateAgent(secret: string): Promise<AgentPrincipal | null> {
-      const row = await this.lookup(secret, ['agent']);
+      const row = await usableToken(secret, ['agent']);
       if (!row || !row.agent_pool_id || !row.organization_id) return null;
       return { kind: 'agent', tokenId: row.id, agentPoolId: row.agent_pool_id, organizationId: row.organization_id };
-    },
-
-    /**
-     * The token row behind a secret, if it is of an accepted kind and has not expired; records
-     * its use. A token refused here (an agent token under /api/v2, say) was not used, so its
-     * `last-used-at` stays as it was.
-     */
-    async lookup(secret: string, accept: readonly TokenKind[]) {
-      // Not even a query for text that cannot be a token.
-      if (!SECRET_SHAPE.test(secret)) return null;
-      const row = await store.findForAuthentication(db, digestSecret(secret));
-      if (!row || !accept.includes(row.kind)) return null;
-      const at = Date.now();
-      if (row.expired_at && Date.parse(row.expired_at) <= at) return null;
-      if (!row.last_used_at || Date.parse(row.last_used_at) <= at - LAST_USED_RESOLUTION_MS) {
-        await store.touchLastUsed(db, row.id, new Date(at).toISOString());
-      }
-      return row;
     },
 
     /** Lets a domain decide who may read and destroy tokens of its kind. */
