@@ -106,6 +106,27 @@ function fuzzed(routes: RouteEntry[], world: World, lists: RouteEntry[]): fc.Arb
       payload: body,
       why: 'bad body',
     })),
+    // The agent protocol (plain JSON): only agent tokens, well-formed bodies, the pool's own agents.
+    fc.record({
+      path: fc.constantFrom('/api/agent/register', '/api/agent/status'),
+      auth: fc.oneof(badToken, fc.constantFrom(`Bearer ${world.ownerToken}`, `Bearer ${world.memberToken}`)),
+      body: fc.option(badBody),
+    }).map(({ path, auth, body }) => ({
+      method: 'POST',
+      url: path,
+      headers: { ...(auth ? { authorization: auth } : {}), 'content-type': 'application/json' },
+      payload: body ?? undefined,
+      why: 'agent endpoint without an agent token',
+    })),
+    fc.record({
+      path: fc.constantFrom('/api/agent/register', '/api/agent/status'),
+      defect: fc.constantFrom('content type', 'broken json', 'foreign agent', 'bad status'),
+    }).map(({ path, defect }) => {
+      const headers = { authorization: `Bearer ${world.agentToken}`, 'content-type': defect === 'content type' ? 'text/plain' : 'application/json' };
+      const payload =
+        defect === 'broken json' ? '{"name":' : defect === 'foreign agent' ? JSON.stringify({ id: world.foreignAgentId, status: 'busy', name: 7 }) : JSON.stringify({ id: world.agentId, status: 'sleeping', name: 7 });
+      return { method: 'POST', url: path, headers, payload, why: `agent endpoint, ${defect}` };
+    }),
     // Bad pagination parameters on list routes.
     fc.record({
       route: fc.constantFrom(...lists),

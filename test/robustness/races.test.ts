@@ -21,6 +21,9 @@ suite('robustness: concurrent writers', (ctx) => {
     const projects: string[] = [org.defaultProjectId];
     const workspaces: string[] = [];
     const tokens: Array<{ id: string; secret: string }> = [];
+    const agentTokens: Array<{ id: string; secret: string }> = [];
+    const pool = await ctx.post(`/api/v2/organizations/${org.name}/agent-pools`, t, { data: { type: 'agent-pools', attributes: { name: 'race-pool' } } });
+    assert.equal(pool.status, 201);
     const pick = <T>(list: T[]): T | undefined => list[Math.floor(Math.random() * list.length)];
     const name = () => `${pick(NAMES)}-${Math.floor(Math.random() * 4)}`;
 
@@ -83,6 +86,18 @@ suite('robustness: concurrent writers', (ctx) => {
         const res = await call('destroy token', 'DELETE', `/api/v2/authentication-tokens/${token.id}`);
         if (res.status === 204) destroyedTokens.add(token.id);
       },
+      async () => {
+        const res = await call('create agent token', 'POST', `/api/v2/agent-pools/${pool.body.data.id}/authentication-tokens`, {
+          data: { type: 'authentication-tokens', attributes: { description: 'race' } },
+        });
+        if (res.status === 201) agentTokens.push({ id: res.body.data.id, secret: res.body.data.attributes.token });
+      },
+      async () => {
+        const token = pick(agentTokens);
+        if (!token) return;
+        const res = await call('destroy agent token', 'DELETE', `/api/v2/authentication-tokens/${token.id}`);
+        if (res.status === 204) destroyedTokens.add(token.id);
+      },
     ];
 
     const deadline = Date.now() + SECONDS * 1000;
@@ -130,8 +145,12 @@ suite('robustness: concurrent writers', (ctx) => {
     for (const token of tokens.filter((x) => destroyedTokens.has(x.id))) {
       assert.equal((await ctx.get('/api/v2/account/details', token.secret)).status, 401);
     }
+    for (const token of agentTokens.filter((x) => destroyedTokens.has(x.id))) {
+      const res = await ctx.request('POST', '/api/agent/register', { token: token.secret, body: {}, contentType: 'application/json' });
+      assert.equal(res.status, 401);
+    }
     // The run really raced: writes of every kind succeeded, and some collided.
-    for (const label of ['create project 201', 'create workspace 201', 'move workspaces 204']) {
+    for (const label of ['create project 201', 'create workspace 201', 'move workspaces 204', 'create agent token 201']) {
       assert.ok((statuses.get(label) ?? 0) > 0, `no "${label}" in ${JSON.stringify([...statuses])}`);
     }
   });

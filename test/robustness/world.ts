@@ -7,6 +7,11 @@ export interface World {
   /** A member of our organization on a team with no organization access. */
   memberToken: string;
   foreignToken: string;
+  /** Our pool's agent token, and the agent registered with it. */
+  agentToken: string;
+  agentId: string;
+  /** The foreign organization's agent. */
+  foreignAgentId: string;
   /** Path parameter name → a real id in our organization and one in the foreign organization. */
   params: Record<string, { own: string; foreign: string }>;
 }
@@ -46,9 +51,19 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'parameter',
   );
+  const pool = await must(ctx.post(`/api/v2/organizations/${org.name}/agent-pools`, t, { data: { type: 'agent-pools', attributes: { name: 'fuzz-pool' } } }), 'agent pool');
+  const agentToken = await must(
+    ctx.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, t, { data: { type: 'authentication-tokens', attributes: { description: 'fuzz' } } }),
+    'agent token',
+  );
+  const agentSecret = agentToken.attributes.token as string;
+  const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });
+  if (registered.status >= 300) throw new Error(`agent register: ${registered.status} ${registered.raw}`);
   return {
     org,
     member,
+    agentSecret,
+    agentId: registered.body.id as string,
     ids: {
       organization_name: org.name,
       team_id: member.teamId,
@@ -60,6 +75,8 @@ async function organizationWorld(ctx: TestContext) {
       team_project_id: grant.id,
       policy_set_id: policySet.id,
       parameter_id: parameter.id,
+      agent_pool_id: pool.id,
+      agent_id: registered.body.id,
     } as Record<string, string>,
   };
 }
@@ -69,5 +86,13 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   const foreign = await organizationWorld(ctx);
   const params: World['params'] = {};
   for (const [name, id] of Object.entries(own.ids)) params[name] = { own: id, foreign: foreign.ids[name]! };
-  return { ownerToken: own.org.owner.token, memberToken: own.member.token, foreignToken: foreign.org.owner.token, params };
+  return {
+    ownerToken: own.org.owner.token,
+    memberToken: own.member.token,
+    foreignToken: foreign.org.owner.token,
+    agentToken: own.agentSecret,
+    agentId: own.agentId,
+    foreignAgentId: foreign.agentId,
+    params,
+  };
 }
