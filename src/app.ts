@@ -48,7 +48,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const projects = createProjectsService({ database, organizations: lookup, lookup: projectLookup, workspaces, teamProjects });
   const organizations = createOrganizationsService({ database, lookup, users, teams, projects });
   const tokens = createTokensService({ database, users, organizations: lookup });
-  const policySets = createPolicySetsService({ database, organizations: lookup, projects });
+  const policySets = createPolicySetsService({ database, organizations: lookup, projects, workspaces });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   return { users, lookup, projects, teams, organizations, tokens, workspaces, teamProjects, policySets, policySetParameters };
 }

@@ -5,11 +5,13 @@ import type { Database } from './index.ts';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as projectsWorkspaces from './migrations/0002_projects_workspaces.ts';
 import * as policySets from './migrations/0003_policy_sets.ts';
+import * as policySetWorkspaces from './migrations/0005_policy_set_workspaces.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_projects_workspaces': projectsWorkspaces,
   '0003_policy_sets': policySets,
+  '0005_policy_set_workspaces': policySetWorkspaces,
 };
 
 export async function migrateToLatest(database: Database): Promise<string[]> {
