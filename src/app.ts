@@ -53,7 +53,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const projects = createProjectsService({ database, organizations: lookup, lookup: projectLookup, workspaces, teamProjects });
   const organizations = createOrganizationsService({ database, lookup, users, teams, projects });
   const tokens = createTokensService({ database, users, organizations: lookup });
-  const policySets = createPolicySetsService({ database, organizations: lookup, projects });
+  const policySets = createPolicySetsService({ database, organizations: lookup, projects, workspaces });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   // Pools count their agents and agents check permissions through their pool: the counter is
   // a late-bound call so that neither service has to exist before the other.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { createParameter, createPolicySet, insertProject, policySetBody, projectRefs } from './helpers/policy-sets.ts';
+import { createParameter, createPolicySet, newProject, policySetBody, projectRefs } from './helpers/policy-sets.ts';
 
 const ID = /^polset-[0-9A-Za-z]{16}$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -16,7 +16,7 @@ suite('policy sets', (ctx) => {
     const body = policySetBody(
       name,
       { description: 'Org-wide rules', 'policies-path': 'policies/', 'policy-update-pattern': ['x'] },
-      { workspaces: { data: [{ id: 'ws-AAAAAAAAAAAAAAAA', type: 'workspaces' }] }, policies: { data: [] } },
+      { 'workspace-exclusions': { data: [{ id: 'ws-AAAAAAAAAAAAAAAA', type: 'workspaces' }] }, policies: { data: [] } },
     );
     const res = await ctx.post(setsOf(org.name), org.owner.token, body);
     assertStatus(res, 201);
@@ -38,7 +38,7 @@ suite('policy sets', (ctx) => {
       links: { related: `/api/v2/organizations/${org.name}` },
     });
     assert.deepEqual(set.relationships.projects, { data: [] });
-    assert.equal(set.relationships.workspaces, undefined);
+    assert.deepEqual(set.relationships.workspaces, { data: [] });
     assert.equal(set.links.self, `/api/v2/policy-sets/${set.id}`);
 
     const shown = await ctx.get(`/api/v2/policy-sets/${set.id}`, org.owner.token);
@@ -48,7 +48,7 @@ suite('policy sets', (ctx) => {
 
   it('creates an OPA set attached to projects of the organization', async () => {
     const org = await ctx.organization();
-    const other = await insertProject(ctx, org);
+    const other = await newProject(ctx, org);
     const res = await ctx.post(
       setsOf(org.name),
       org.owner.token,
@@ -150,7 +150,7 @@ suite('policy sets', (ctx) => {
 
   it('updates attributes and replaces projects; kind is fixed; names stay unique', async () => {
     const org = await ctx.organization();
-    const project = await insertProject(ctx, org);
+    const project = await newProject(ctx, org);
     const set = await createPolicySet(ctx, org, { description: 'before' }).then(async (s) => {
       const attach = await ctx.patch(`/api/v2/policy-sets/${s.id}`, org.owner.token, {
         data: { type: 'policy-sets', relationships: { projects: projectRefs(org.defaultProjectId) } },
@@ -204,7 +204,7 @@ suite('policy sets', (ctx) => {
   it('attaches and detaches projects through the relationship endpoints', async () => {
     const org = await ctx.organization();
     const elsewhere = await ctx.organization();
-    const project = await insertProject(ctx, org);
+    const project = await newProject(ctx, org);
     const set = await createPolicySet(ctx, org);
     const rel = `/api/v2/policy-sets/${set.id}/relationships/projects`;
     const count = async () => (await ctx.get(`/api/v2/policy-sets/${set.id}`, org.owner.token)).body.data.attributes['project-count'];
@@ -227,15 +227,15 @@ suite('policy sets', (ctx) => {
     assertError(await ctx.post('/api/v2/policy-sets/polset-0000000000000000/relationships/projects', org.owner.token, projectRefs(project)), 404);
     assert.equal(await count(), 2);
 
-    assertStatus(await ctx.delete(rel, org.owner.token, projectRefs(project)), 204);
+    assertStatus(await ctx.delete(rel, org.owner.token, projectRefs(org.defaultProjectId)), 204);
     assert.equal(await count(), 1);
 
     // Deleting a project detaches it (schema cascade).
-    await ctx.database.db.deleteFrom('projects').where('id', '=', org.defaultProjectId).execute();
+    assertStatus(await ctx.delete(`/api/v2/projects/${project}`, org.owner.token), 204);
     assert.equal(await count(), 0);
 
     const global = await createPolicySet(ctx, org, { global: true });
-    assertError(await ctx.post(`/api/v2/policy-sets/${global.id}/relationships/projects`, org.owner.token, projectRefs(project)), 422, '/data');
+    assertError(await ctx.post(`/api/v2/policy-sets/${global.id}/relationships/projects`, org.owner.token, projectRefs(org.defaultProjectId)), 422, '/data');
   });
 
   it('deletes a policy set with its parameters: 204 without a body', async () => {

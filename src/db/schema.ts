@@ -102,6 +102,12 @@ export interface PolicySetProjectsTable {
   created_at: string;
 }
 
+export interface PolicySetWorkspacesTable {
+  policy_set_id: string;
+  workspace_id: string;
+  created_at: string;
+}
+
 export interface PolicySetParametersTable {
   id: string;
   policy_set_id: string;
@@ -167,6 +173,7 @@ export interface Schema {
   projects: ProjectsTable;
   policy_sets: PolicySetsTable;
   policy_set_projects: PolicySetProjectsTable;
+  policy_set_workspaces: PolicySetWorkspacesTable;
   policy_set_parameters: PolicySetParametersTable;
   workspaces: WorkspacesTable;
   team_projects: TeamProjectsTable;

@@ -4,8 +4,8 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { stringParam, type Query } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreatePolicySetBody, PolicySetParams, PolicySetProjectsBody, UpdatePolicySetBody } from './schemas.ts';
-import type { PolicyKind, PolicySetInput } from './service.ts';
+import { CreatePolicySetBody, PolicySetParams, PolicySetProjectsBody, PolicySetWorkspacesBody, UpdatePolicySetBody } from './schemas.ts';
+import type { PolicyKind, PolicySetInput, Relation } from './service.ts';
 import { policySetResource } from './serialize.ts';
 
 const KINDS: readonly string[] = ['sentinel', 'opa'];
@@ -27,7 +27,9 @@ type Attributes = {
   'policy-tool-version'?: string | null;
 };
 
-function input(attributes: Attributes, relationships?: { projects?: { data: Array<{ id: string }> } }): PolicySetInput {
+type Refs = { data: Array<{ id: string }> };
+
+function input(attributes: Attributes, relationships?: { projects?: Refs; workspaces?: Refs }): PolicySetInput {
   return {
     name: attributes.name,
     description: attributes.description,
@@ -37,6 +39,7 @@ function input(attributes: Attributes, relationships?: { projects?: { data: Arra
     agentEnabled: attributes['agent-enabled'],
     policyToolVersion: attributes['policy-tool-version'],
     projectIds: relationships?.projects?.data.map((p) => p.id),
+    workspaceIds: relationships?.workspaces?.data.map((w) => w.id),
   };
 }
 
@@ -79,21 +82,18 @@ export async function policySetsRoutes(app: Api): Promise<void> {
     return reply.code(204).send();
   });
 
-  app.post(
-    '/policy-sets/:policy_set_id/relationships/projects',
-    { schema: { params: PolicySetParams, body: PolicySetProjectsBody } },
-    async (request, reply) => {
-      await policySets.attachProjects(request.caller, request.params.policy_set_id, request.body.data.map((d) => d.id));
+  for (const [relation, body] of [
+    ['projects', PolicySetProjectsBody],
+    ['workspaces', PolicySetWorkspacesBody],
+  ] as const satisfies ReadonlyArray<readonly [Relation, unknown]>) {
+    const url = `/policy-sets/:policy_set_id/relationships/${relation}`;
+    app.post(url, { schema: { params: PolicySetParams, body } }, async (request, reply) => {
+      await policySets.attach(request.caller, request.params.policy_set_id, relation, request.body.data.map((d) => d.id));
       return reply.code(204).send();
-    },
-  );
-
-  app.delete(
-    '/policy-sets/:policy_set_id/relationships/projects',
-    { schema: { params: PolicySetParams, body: PolicySetProjectsBody } },
-    async (request, reply) => {
-      await policySets.detachProjects(request.caller, request.params.policy_set_id, request.body.data.map((d) => d.id));
+    });
+    app.delete(url, { schema: { params: PolicySetParams, body } }, async (request, reply) => {
+      await policySets.detach(request.caller, request.params.policy_set_id, relation, request.body.data.map((d) => d.id));
       return reply.code(204).send();
-    },
-  );
+    });
+  }
 }

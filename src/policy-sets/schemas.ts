@@ -6,11 +6,13 @@ const Kind = Type.Union([Type.Literal('sentinel'), Type.Literal('opa')]);
 const NullableString = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);
 
 const ProjectRef = Type.Object({ type: Type.Literal('projects'), id: Type.String({ minLength: 1, maxLength: 64 }) });
+const WorkspaceRef = Type.Object({ type: Type.Literal('workspaces'), id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-/** `workspaces` (and other relationships real clients send) are ignored until Hangar models them. */
+/** Other relationships real clients send (`policies`, `workspace-exclusions`) are ignored until Hangar models them. */
 const Relationships = Type.Optional(
   Type.Object({
     projects: Type.Optional(Type.Object({ data: Type.Array(ProjectRef, { maxItems: 100 }) })),
+    workspaces: Type.Optional(Type.Object({ data: Type.Array(WorkspaceRef, { maxItems: 100 }) })),
   }),
 );
 
@@ -42,4 +44,8 @@ export const UpdatePolicySetBody = Type.Object({
 
 export const PolicySetProjectsBody = Type.Object({
   data: Type.Array(ProjectRef, { minItems: 1, maxItems: 100 }),
+});
+
+export const PolicySetWorkspacesBody = Type.Object({
+  data: Type.Array(WorkspaceRef, { minItems: 1, maxItems: 100 }),
 });

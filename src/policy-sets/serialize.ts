@@ -1,6 +1,6 @@
 import type { PolicySetView } from './service.ts';
 
-export function policySetResource({ set, projectIds, organizationName }: PolicySetView) {
+export function policySetResource({ set, projectIds, workspaceIds, organizationName }: PolicySetView) {
   const self = `/api/v2/policy-sets/${set.id}`;
   return {
     id: set.id,
@@ -20,8 +20,7 @@ export function policySetResource({ set, projectIds, organizationName }: PolicyS
       versioned: false,
       'vcs-repo': null,
       'policies-path': null,
-      // Workspaces are not attached to policy sets yet.
-      'workspace-count': 0,
+      'workspace-count': workspaceIds.length,
       'project-count': projectIds.length,
     },
     relationships: {
@@ -30,6 +29,7 @@ export function policySetResource({ set, projectIds, organizationName }: PolicyS
         links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
       },
       projects: { data: projectIds.map((id) => ({ id, type: 'projects' })) },
+      workspaces: { data: workspaceIds.map((id) => ({ id, type: 'workspaces' })) },
       policies: { data: [] },
     },
     links: { self },

@@ -7,13 +7,14 @@ import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../jsonapi/time.ts';
 import type { OrganizationLookup } from '../organizations/service.ts';
 import type { ProjectsService } from '../projects/service.ts';
+import type { WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
 import type { PolicyKind, PolicySet } from './store.ts';
 
 export type { PolicyKind, PolicySet };
 
 const POLICY_SET_NAME = /^[A-Za-z0-9_-]+$/;
-const GLOBAL_WITH_PROJECTS = 'A global policy set applies to every workspace; it cannot be attached to projects';
+const GLOBAL_WITH = (relation: Relation) => `A global policy set applies to every workspace; it cannot be attached to ${relation}`;
 const nameTaken = () => errors.invalidAttribute('/data/attributes/name', 'Name has already been taken');
 
 export interface PolicySetInput {
@@ -26,21 +27,60 @@ export interface PolicySetInput {
   policyToolVersion?: string | null;
   /** Replaces the attached projects; undefined leaves them as they are. */
   projectIds?: string[];
+  /** Replaces the attached workspaces; undefined leaves them as they are. */
+  workspaceIds?: string[];
 }
 
 export interface PolicySetView {
   set: PolicySet;
   projectIds: string[];
+  workspaceIds: string[];
   organizationName: string;
 }
+
+/** What a policy set can be attached to: the two relationships behave alike. */
+export type Relation = 'projects' | 'workspaces';
+const RELATIONS: readonly Relation[] = ['projects', 'workspaces'];
+const NOUN: Record<Relation, string> = { projects: 'Project', workspaces: 'Workspace' };
+const sentIds = (input: PolicySetInput, relation: Relation) => (relation === 'projects' ? input.projectIds : input.workspaceIds);
+
+type Problem = { pointer: string; detail: string };
 
 export type PolicyAction = 'read-policies' | 'manage-policies';
 
 const dedupe = (ids: readonly string[]) => [...new Set(ids)];
 
-export function createPolicySetsService(deps: { database: Database; organizations: OrganizationLookup; projects: ProjectsService }) {
+export function createPolicySetsService(deps: {
+  database: Database;
+  organizations: OrganizationLookup;
+  projects: ProjectsService;
+  workspaces: WorkspacesService;
+}) {
   const { database } = deps;
   const db = database.db;
+
+  // Each relationship's join table, and the owning domain's answer to "are these ours?".
+  const links = {
+    projects: {
+      attach: store.attachProjects,
+      detach: store.detachProjects,
+      known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.projects.idsInOrganization(organizationId, ids, q),
+    },
+    workspaces: {
+      attach: store.attachWorkspaces,
+      detach: store.detachWorkspaces,
+      known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q),
+    },
+  } satisfies Record<Relation, unknown>;
+
+  /** Views of a page of sets: one query per relationship, whatever the page size. */
+  async function views(q: Queryable, sets: readonly PolicySet[], organizationName: string): Promise<PolicySetView[]> {
+    const setIds = sets.map((s) => s.id);
+    // One after the other: inside a transaction both would queue on the same connection anyway.
+    const projects = await store.projectIdsOf(q, setIds);
+    const workspaces = await store.workspaceIdsOf(q, setIds);
+    return sets.map((set) => ({ set, projectIds: projects.get(set.id) ?? [], workspaceIds: workspaces.get(set.id) ?? [], organizationName }));
+  }
 
   /**
    * A policy set on behalf of a caller: 404 when it does not exist or the caller does not belong
@@ -59,41 +99,73 @@ export function createPolicySetsService(deps: { database: Database; organization
     }
   }
 
-  /** Every id must be a project of the organization; each one that is not gets its own 422. */
-  async function checkProjects(q: Queryable, organizationId: string, ids: readonly string[], pointer: (i: number) => string) {
-    const known = await deps.projects.idsInOrganization(organizationId, dedupe(ids), q);
-    const problems = ids
+  /** Every id must be a `relation` of the organization; each one that is not is a problem of its own. */
+  async function unknown(q: Queryable, relation: Relation, organizationId: string, ids: readonly string[], pointer: (i: number) => string) {
+    const known = await links[relation].known(q, organizationId, dedupe(ids));
+    return ids
       .map((id, i) => ({ id, i }))
       .filter(({ id }) => !known.has(id))
-      .map(({ id, i }) => ({ pointer: pointer(i), detail: `Project ${id} not found` }));
+      .map(({ id, i }): Problem => ({ pointer: pointer(i), detail: `${NOUN[relation]} ${id} not found` }));
+  }
+
+  /** The relationships a create or update body sent, checked together so one 422 lists every bad id. */
+  async function checkRelationships(q: Queryable, organizationId: string, input: PolicySetInput) {
+    const problems: Problem[] = [];
+    for (const relation of RELATIONS) {
+      const sent = sentIds(input, relation);
+      if (sent) problems.push(...(await unknown(q, relation, organizationId, sent, (i) => `/data/relationships/${relation}/data/${i}/id`)));
+    }
+    if (problems.length) throw errors.invalid(problems);
+  }
+
+  /**
+   * A global set holding attachments: blamed on the relationship when the body sent some, else
+   * on `global` (an update turning a set with attachments global).
+   */
+  function checkGlobal(input: PolicySetInput, attached: Record<Relation, readonly string[]>) {
+    const problems = RELATIONS.filter((relation) => attached[relation].length > 0).map(
+      (relation): Problem => ({
+        pointer: sentIds(input, relation)?.length ? `/data/relationships/${relation}` : '/data/attributes/global',
+        detail: GLOBAL_WITH(relation),
+      }),
+    );
     if (problems.length) throw errors.invalid(problems);
   }
 
   /** Schema-level failures a race can still produce, as the 422s a client understands. */
-  function translate(e: unknown, projectsPointer: string): never {
+  function translate(e: unknown, vanished: Problem): never {
     if (isUniqueViolation(e)) throw nameTaken();
-    // A project deleted between our check and the insert.
-    if (isForeignKeyViolation(e)) throw errors.invalidAttribute(projectsPointer, 'Project not found');
+    // A project or workspace deleted between our check and the insert.
+    if (isForeignKeyViolation(e)) throw errors.invalidAttribute(vanished.pointer, vanished.detail);
     throw e;
   }
 
-  async function changeProjects(caller: Caller, id: string, ids: string[], change: 'attach' | 'detach') {
+  /** Which relationship a foreign-key failure of a create or update body must have come from. */
+  function vanishedFrom(input: PolicySetInput): Problem {
+    const sent = RELATIONS.filter((relation) => sentIds(input, relation)?.length);
+    if (sent.length === 1) return { pointer: `/data/relationships/${sent[0]}`, detail: `${NOUN[sent[0]!]} not found` };
+    return { pointer: '/data/relationships', detail: 'Project or workspace not found' };
+  }
+
+  async function changeRelation(caller: Caller, id: string, relation: Relation, ids: string[], change: 'attach' | 'detach') {
     const { set } = await visible(caller, id, 'manage-policies');
+    const link = links[relation];
     try {
       await database.transaction(async (trx) => {
         const current = await store.lockPolicySet(trx, set.id);
         if (!current) throw errors.notFound();
-        await checkProjects(trx, current.organizationId, ids, (i) => `/data/${i}/id`);
+        const problems = await unknown(trx, relation, current.organizationId, ids, (i) => `/data/${i}/id`);
+        if (problems.length) throw errors.invalid(problems);
         if (change === 'attach') {
-          if (current.global) throw errors.invalidAttribute('/data', GLOBAL_WITH_PROJECTS);
-          await store.attachProjects(trx, current.id, dedupe(ids), now());
+          if (current.global) throw errors.invalidAttribute('/data', GLOBAL_WITH(relation));
+          await link.attach(trx, current.id, dedupe(ids), now());
         } else {
-          await store.detachProjects(trx, current.id, dedupe(ids));
+          await link.detach(trx, current.id, dedupe(ids));
         }
         await store.touchPolicySet(trx, current.id, now());
       });
     } catch (e) {
-      translate(e, '/data');
+      translate(e, { pointer: '/data', detail: `${NOUN[relation]} not found` });
     }
   }
 
@@ -106,15 +178,15 @@ export function createPolicySetsService(deps: { database: Database; organization
     async list(caller: Caller, organizationName: string, filter: { search?: string; kind?: PolicyKind }, page: Page) {
       const { org } = await deps.organizations.resolve(caller, organizationName, 'read-policies');
       const { items, total } = await store.listPolicySets(db, { organizationId: org.id, ...filter }, page);
-      const projects = await store.projectIdsOf(db, items.map((s) => s.id));
-      return { items: items.map((set) => ({ set, projectIds: projects.get(set.id) ?? [], organizationName: org.name })), total };
+      return { items: await views(db, items, org.name), total };
     },
 
     async create(caller: Caller, organizationName: string, input: PolicySetInput & { name: string }): Promise<PolicySetView> {
       const { org } = await deps.organizations.resolve(caller, organizationName, 'manage-policies');
       checkName(input.name);
       const projectIds = dedupe(input.projectIds ?? []);
-      if (input.global && projectIds.length) throw errors.invalidAttribute('/data/relationships/projects', GLOBAL_WITH_PROJECTS);
+      const workspaceIds = dedupe(input.workspaceIds ?? []);
+      if (input.global) checkGlobal(input, { projects: projectIds, workspaces: workspaceIds });
       const at = now();
       const set: PolicySet = {
         id: newId('polset'),
@@ -130,21 +202,24 @@ export function createPolicySetsService(deps: { database: Database; organization
         updatedAt: at,
       };
       try {
-        await database.transaction(async (trx) => {
-          await checkProjects(trx, org.id, input.projectIds ?? [], (i) => `/data/relationships/projects/data/${i}/id`);
+        return await database.transaction(async (trx) => {
+          await checkRelationships(trx, org.id, input);
           await store.insertPolicySet(trx, set);
           await store.attachProjects(trx, set.id, projectIds, at);
+          await store.attachWorkspaces(trx, set.id, workspaceIds, at);
+          // Read back, so the response lists attachments in the order every later read will.
+          const [view] = await views(trx, [set], org.name);
+          return view!;
         });
       } catch (e) {
-        translate(e, '/data/relationships/projects');
+        translate(e, vanishedFrom(input));
       }
-      return { set, projectIds, organizationName: org.name };
     },
 
     async show(caller: Caller, id: string): Promise<PolicySetView> {
       const { set, organizationName } = await visible(caller, id, 'read-policies');
-      const projects = await store.projectIdsOf(db, [set.id]);
-      return { set, projectIds: projects.get(set.id) ?? [], organizationName };
+      const [view] = await views(db, [set], organizationName);
+      return view!;
     },
 
     /** Read-modify-write under the set's row lock, so two updates never interleave. */
@@ -158,18 +233,20 @@ export function createPolicySetsService(deps: { database: Database; organization
           if (input.kind !== undefined && input.kind !== current.kind) {
             throw errors.invalidAttribute('/data/attributes/kind', 'Kind cannot be changed after the policy set is created');
           }
-          const existing = (await store.projectIdsOf(trx, [id])).get(id) ?? [];
-          const projectIds = input.projectIds === undefined ? existing : dedupe(input.projectIds);
-          const global = input.global ?? current.global;
-          if (global && projectIds.length) {
-            const pointer = input.projectIds?.length ? '/data/relationships/projects' : '/data/attributes/global';
-            throw errors.invalidAttribute(pointer, GLOBAL_WITH_PROJECTS);
-          }
+          const [before] = await views(trx, [current], organizationName);
+          const existing = { projects: before!.projectIds, workspaces: before!.workspaceIds };
+          const wanted = (relation: Relation) => {
+            const sent = sentIds(input, relation);
+            return sent === undefined ? existing[relation] : dedupe(sent);
+          };
+          const attached = { projects: wanted('projects'), workspaces: wanted('workspaces') };
+          if (input.global ?? current.global) checkGlobal(input, attached);
+          await checkRelationships(trx, current.organizationId, input);
           const at = now();
-          if (input.projectIds !== undefined) {
-            await checkProjects(trx, current.organizationId, input.projectIds, (i) => `/data/relationships/projects/data/${i}/id`);
-            await store.detachProjects(trx, id, existing.filter((p) => !projectIds.includes(p)));
-            await store.attachProjects(trx, id, projectIds.filter((p) => !existing.includes(p)), at);
+          for (const relation of RELATIONS) {
+            if (sentIds(input, relation) === undefined) continue;
+            await links[relation].detach(trx, id, existing[relation].filter((x) => !attached[relation].includes(x)));
+            await links[relation].attach(trx, id, attached[relation].filter((x) => !existing[relation].includes(x)), at);
           }
           const patch = {
             name: input.name,
@@ -181,21 +258,25 @@ export function createPolicySetsService(deps: { database: Database; organization
           };
           await store.updatePolicySet(trx, id, { ...patch, updatedAt: at });
           const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-          return { set: { ...current, ...defined, updatedAt: at }, projectIds, organizationName };
+          const updated = { ...current, ...defined, updatedAt: at };
+          if (RELATIONS.every((relation) => sentIds(input, relation) === undefined)) return { ...before!, set: updated };
+          // Read back, so the response lists attachments in the order every later read will.
+          const [view] = await views(trx, [updated], organizationName);
+          return view!;
         });
       } catch (e) {
-        translate(e, '/data/relationships/projects');
+        translate(e, vanishedFrom(input));
       }
     },
 
-    /** Its parameters and project attachments go with it (schema cascades). */
+    /** Its parameters and its project and workspace attachments go with it (schema cascades). */
     async destroy(caller: Caller, id: string): Promise<void> {
       const { set } = await visible(caller, id, 'manage-policies');
       if ((await store.deletePolicySet(db, set.id)) === 0) throw errors.notFound();
     },
 
-    attachProjects: (caller: Caller, id: string, projectIds: string[]) => changeProjects(caller, id, projectIds, 'attach'),
-    detachProjects: (caller: Caller, id: string, projectIds: string[]) => changeProjects(caller, id, projectIds, 'detach'),
+    attach: (caller: Caller, id: string, relation: Relation, ids: string[]) => changeRelation(caller, id, relation, ids, 'attach'),
+    detach: (caller: Caller, id: string, relation: Relation, ids: string[]) => changeRelation(caller, id, relation, ids, 'detach'),
   };
 }
 

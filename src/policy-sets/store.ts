@@ -146,3 +146,32 @@ export async function detachProjects(q: Queryable, policySetId: string, projectI
   }
   await query.execute();
 }
+
+/** policy set id → attached workspace ids, for a page of sets (one query). */
+export async function workspaceIdsOf(q: Queryable, policySetIds: readonly string[]): Promise<Map<string, string[]>> {
+  const result = new Map<string, string[]>(policySetIds.map((id) => [id, []]));
+  if (policySetIds.length === 0) return result;
+  const rows = await q
+    .selectFrom('policy_set_workspaces')
+    .select(['policy_set_id', 'workspace_id'])
+    .where('policy_set_id', 'in', policySetIds)
+    .orderBy('created_at')
+    .orderBy('workspace_id')
+    .execute();
+  for (const r of rows) result.get(r.policy_set_id)?.push(r.workspace_id);
+  return result;
+}
+
+export async function attachWorkspaces(q: Queryable, policySetId: string, workspaceIds: readonly string[], createdAt: string): Promise<void> {
+  if (workspaceIds.length === 0) return;
+  await q
+    .insertInto('policy_set_workspaces')
+    .values(workspaceIds.map((workspace_id) => ({ policy_set_id: policySetId, workspace_id, created_at: createdAt })))
+    .onConflict((oc) => oc.columns(['policy_set_id', 'workspace_id']).doNothing())
+    .execute();
+}
+
+export async function detachWorkspaces(q: Queryable, policySetId: string, workspaceIds: readonly string[]): Promise<void> {
+  if (workspaceIds.length === 0) return;
+  await q.deleteFrom('policy_set_workspaces').where('policy_set_id', '=', policySetId).where('workspace_id', 'in', workspaceIds).execute();
+}

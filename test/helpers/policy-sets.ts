@@ -1,7 +1,6 @@
 // Set-up helpers for the policy set and parameter suites.
-import { newId } from '../../src/jsonapi/ids.ts';
-import { now } from '../../src/jsonapi/time.ts';
 import { unique, type TestContext } from './harness.ts';
+import { createProject, createWorkspace } from './projects.ts';
 
 export interface Org {
   name: string;
@@ -14,6 +13,7 @@ export function policySetBody(name: string, attributes: Record<string, unknown> 
 }
 
 export const projectRefs = (...ids: string[]) => ({ data: ids.map((id) => ({ id, type: 'projects' })) });
+export const workspaceRefs = (...ids: string[]) => ({ data: ids.map((id) => ({ id, type: 'workspaces' })) });
 
 /** A new policy set in `org`, created by its owner; returns the JSON:API resource. */
 export async function createPolicySet(ctx: TestContext, org: Org, attributes: Record<string, unknown> = {}) {
@@ -36,28 +36,12 @@ export async function createParameter(ctx: TestContext, token: string, policySet
   return res.body.data;
 }
 
-/**
- * A project row straight into the database: the projects API is another issue's work, and
- * these suites only need projects to exist.
- */
-export async function insertProject(ctx: TestContext, org: Org): Promise<string> {
-  const { id: organizationId } = await ctx.database.db
-    .selectFrom('organizations')
-    .select('id')
-    .where('name', '=', org.name)
-    .executeTakeFirstOrThrow();
-  const id = newId('prj');
-  await ctx.database.db
-    .insertInto('projects')
-    .values({
-      id,
-      organization_id: organizationId,
-      name: unique('project'),
-      description: null,
-      auto_destroy_activity_duration: null,
-      is_default: false,
-      created_at: now(),
-    })
-    .execute();
-  return id;
+/** A new project of `org`, created by its owner through the projects API; returns its id. */
+export async function newProject(ctx: TestContext, org: Org): Promise<string> {
+  return (await createProject(ctx, org)).id;
+}
+
+/** A new workspace of `org` (in its default project unless told), created through the workspaces API. */
+export async function newWorkspace(ctx: TestContext, org: Org, projectId?: string): Promise<string> {
+  return (await createWorkspace(ctx, org, projectId)).id;
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import type { RouteEntry } from '../../src/app.ts';
 import { suite, type TestContext } from '../helpers/harness.ts';
 import { buildWorld, type World } from './world.ts';
@@ -11,7 +12,13 @@ const REQUESTS = Number(process.env.HANGAR_FUZZ_REQUESTS ?? 5000);
 
 /** Every row of every table, minus `last_used_at`, which valid tokens may legitimately touch. */
 async function snapshot(ctx: TestContext): Promise<string> {
-  const tables = (await ctx.database.db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_')).sort();
+  // Introspection lists every schema on a PostgreSQL server; only this suite's own counts.
+  const own = ctx.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(ctx.database.db)).rows[0]!.s : undefined;
+  const tables = (await ctx.database.db.introspection.getTables())
+    .filter((t) => own === undefined || t.schema === own)
+    .map((t) => t.name)
+    .filter((n) => !n.startsWith('kysely_'))
+    .sort();
   const out: Record<string, unknown[]> = {};
   for (const table of tables) {
     const rows = await (ctx.database.db as any).selectFrom(table).selectAll().execute();
