@@ -6,12 +6,14 @@ import * as foundation from './migrations/0001_foundation.ts';
 import * as projectsWorkspaces from './migrations/0002_projects_workspaces.ts';
 import * as policySets from './migrations/0003_policy_sets.ts';
 import * as agentPools from './migrations/0004_agent_pools.ts';
+import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_projects_workspaces': projectsWorkspaces,
   '0003_policy_sets': policySets,
   '0004_agent_pools': agentPools,
+  '0006_agent_pool_workspaces': agentPoolWorkspaces,
 };
 
 export async function migrateToLatest(database: Database): Promise<string[]> {

@@ -166,6 +166,10 @@ export function createWorkspacesService(deps: { database: Database; organization
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
+    /** For domains that refer to workspaces (agent pools): which ids are this organization's workspaces. */
+    idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = db) =>
+      store.workspaceIdsInOrganization(q, organizationId, ids),
+
     async create(caller: Caller, organizationName: string, input: WorkspaceInput & { name: string }): Promise<WorkspaceView> {
       const { org, standing } = await deps.organizations.resolve(caller, organizationName);
       const project = input.projectId === undefined ? await deps.projects.findDefault(db, org.id) : await deps.projects.find(db, input.projectId);

@@ -64,6 +64,13 @@ export async function findWorkspaceByName(q: Queryable, organizationId: string, 
   return r && toWorkspace(r);
 }
 
+/** Which of `ids` are workspaces of the organization (one query). */
+export async function workspaceIdsInOrganization(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await q.selectFrom('workspaces').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 /**
  * The listed workspaces, locked on PostgreSQL until the transaction ends so that a concurrent
  * move or delete of the same rows waits; locked in id order so two moves cannot deadlock.
