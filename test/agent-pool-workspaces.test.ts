@@ -4,6 +4,7 @@ import { suite, unique, type TestContext } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createPool } from './helpers/agents.ts';
 import { createWorkspace, type Org } from './helpers/projects.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../src/db/index.ts';
 
 const POINTER = '/data/relationships/allowed-workspaces';
 
@@ -202,6 +203,19 @@ suite('agent pool allowed-workspaces', (ctx) => {
 
     assertStatus(await ctx.delete(`/api/v2/organizations/${org.name}`, org.owner.token), 204);
     assert.deepEqual(await rowsOf(ctx, 'agent_pool_id', p2.id), []);
+  });
+
+  it('holds the invariants in the schema too: no row naming a missing pool or workspace, no pair twice', async () => {
+    const org = await ctx.organization();
+    const [a] = await workspaces(ctx, org, 1);
+    const pool = await createPool(ctx, org);
+    const insert = (agent_pool_id: string, workspace_id: string) =>
+      ctx.database.db.insertInto('agent_pool_allowed_workspaces').values({ agent_pool_id, workspace_id, created_at: new Date().toISOString() }).execute();
+    await assert.rejects(insert(pool.id, 'ws-0000000000000000'), (e) => isForeignKeyViolation(e));
+    await assert.rejects(insert('apool-0000000000000000', a!), (e) => isForeignKeyViolation(e));
+    await insert(pool.id, a!);
+    await assert.rejects(insert(pool.id, a!), (e) => isUniqueViolation(e));
+    assert.deepEqual(await show(pool.id, org.owner.token), [a]);
   });
 
   it('serialises concurrent replacements: the list ends as one request sent it, never a mix', async () => {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 export const AgentPoolParams = Type.Object({ agent_pool_id: Type.String() });
 
 /** How many workspaces one request may list: keeps each write to a few bounded statements. */
-export const MAX_ALLOWED_WORKSPACES = 1000;
+const MAX_ALLOWED_WORKSPACES = 1000;
 
 const WorkspaceRef = Type.Object({ type: Type.Literal('workspaces'), id: Type.String({ minLength: 1, maxLength: 64 }) });
 

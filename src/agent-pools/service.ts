@@ -134,9 +134,10 @@ export function createAgentPoolsService(deps: {
       };
       const allowed = input.allowedWorkspaceIds ?? [];
       try {
+        // One transaction: a refused workspace leaves no pool behind.
         await database.transaction(async (trx) => {
           await store.insertPool(trx, pool);
-          await setAllowedWorkspaces(trx, pool, allowed, pool.createdAt);
+          if (allowed.length) await setAllowedWorkspaces(trx, pool, allowed, pool.createdAt);
         });
       } catch (e) {
         if (isUniqueViolation(e)) throw nameTaken();
