@@ -57,7 +57,13 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   // Pools count their agents and agents check permissions through their pool: the counter is
   // a late-bound call so that neither service has to exist before the other.
-  const agentPools = createAgentPoolsService({ database, lookup, tokens, agentCounts: (ids) => agents.runningCounts(ids) });
+  const agentPools = createAgentPoolsService({
+    database,
+    lookup,
+    tokens,
+    workspaces,
+    agentCounts: (ids) => agents.runningCounts(ids),
+  });
   const agents = createAgentsService({ database, pools: agentPools });
   return { users, lookup, projects, teams, organizations, tokens, workspaces, teamProjects, policySets, policySetParameters, agentPools, agents };
 }

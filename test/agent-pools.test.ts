@@ -11,7 +11,11 @@ suite('agent pools', (ctx) => {
     const org = await ctx.organization();
     const name = unique('dc-east_1');
     const body = poolBody(name, { 'some-future-attribute': 1 }) as any;
-    body.data.relationships = { 'allowed-workspaces': { data: [{ id: 'ws-Aa11Bb22Cc33Dd44', type: 'workspaces' }] } };
+    // Relationships Hangar does not model are ignored (allowed-workspaces has its own suite).
+    body.data.relationships = {
+      'allowed-projects': { data: [{ id: 'prj-Aa11Bb22Cc33Dd44', type: 'projects' }] },
+      'excluded-workspaces': { data: [{ id: 'ws-Aa11Bb22Cc33Dd44', type: 'workspaces' }] },
+    };
     const res = await ctx.post(poolsUrl(org.name), org.owner.token, body);
     assertStatus(res, 201);
     const p = res.body.data;

@@ -14,18 +14,20 @@ export async function agentPoolsRoutes(app: Api): Promise<void> {
     const query = request.query as Query;
     const page = parsePage(query);
     const filter = { search: stringParam(query, 'q'), sort: sortParam(query, ['name', 'created-at'] as const) };
-    const { items, total } = await agentPools.list(request.caller, request.params.organization_name, filter, page);
-    return { data: items.map(agentPoolResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    const { items, total, matching } = await agentPools.list(request.caller, request.params.organization_name, filter, page);
+    const { links, meta } = envelope(absoluteUrl(request, app.config.baseUrl), page, matching);
+    return { data: items.map(agentPoolResource), links, meta: { ...meta, 'status-counts': { total, matching } } };
   });
 
   app.post(
     '/organizations/:organization_name/agent-pools',
     { schema: { params: OrganizationParams, body: CreateAgentPoolBody } },
     async (request, reply) => {
-      const a = request.body.data.attributes;
+      const { attributes: a, relationships } = request.body.data;
       const view = await agentPools.create(request.caller, request.params.organization_name, {
         name: a.name,
         organizationScoped: a['organization-scoped'],
+        allowedWorkspaceIds: relationships?.['allowed-workspaces']?.data.map((w) => w.id),
       });
       return reply.code(201).send({ data: agentPoolResource(view) });
     },
@@ -40,6 +42,7 @@ export async function agentPoolsRoutes(app: Api): Promise<void> {
     const view = await agentPools.update(request.caller, request.params.agent_pool_id, {
       name: a.name,
       organizationScoped: a['organization-scoped'],
+      allowedWorkspaceIds: request.body.data.relationships?.['allowed-workspaces']?.data.map((w) => w.id),
     });
     return { data: agentPoolResource(view) };
   });

@@ -2,8 +2,22 @@ import { Type } from 'typebox';
 
 export const AgentPoolParams = Type.Object({ agent_pool_id: Type.String() });
 
-// `relationships.allowed-workspaces` (and any other relationship) is accepted and, for now,
-// ignored: workspaces are not part of this build yet.
+/** How many workspaces one request may list: keeps each write to a few bounded statements. */
+const MAX_ALLOWED_WORKSPACES = 1000;
+
+const WorkspaceRef = Type.Object({ type: Type.Literal('workspaces'), id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/**
+ * `allowed-workspaces` replaces the pool's list (`[]` clears it). Per JSON:API a relationship
+ * sent in a write carries `data`. Other relationships real clients send (`allowed-projects`,
+ * `excluded-workspaces`, …) are not modelled and are ignored.
+ */
+const Relationships = Type.Optional(
+  Type.Object({
+    'allowed-workspaces': Type.Optional(Type.Object({ data: Type.Array(WorkspaceRef, { maxItems: MAX_ALLOWED_WORKSPACES }) })),
+  }),
+);
+
 export const CreateAgentPoolBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('agent-pools'),
@@ -11,6 +25,7 @@ export const CreateAgentPoolBody = Type.Object({
       name: Type.String({ minLength: 1, maxLength: 255 }),
       'organization-scoped': Type.Optional(Type.Boolean()),
     }),
+    relationships: Relationships,
   }),
 });
 
@@ -23,6 +38,7 @@ export const UpdateAgentPoolBody = Type.Object({
         'organization-scoped': Type.Optional(Type.Boolean()),
       }),
     ),
+    relationships: Relationships,
   }),
 });
 

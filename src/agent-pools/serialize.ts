@@ -1,6 +1,6 @@
 import type { AgentPoolView } from './service.ts';
 
-export function agentPoolResource({ pool, organizationName, agentCount }: AgentPoolView) {
+export function agentPoolResource({ pool, organizationName, agentCount, allowedWorkspaceIds }: AgentPoolView) {
   const self = `/api/v2/agent-pools/${pool.id}`;
   return {
     id: pool.id,
@@ -18,8 +18,7 @@ export function agentPoolResource({ pool, organizationName, agentCount }: AgentP
       },
       agents: { links: { related: `${self}/agents` } },
       'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
-      // Not stored yet (workspaces arrive with their own domain); always empty until then.
-      'allowed-workspaces': { data: [] },
+      'allowed-workspaces': { data: allowedWorkspaceIds.map((id) => ({ id, type: 'workspaces' })) },
     },
     links: { self },
   };

@@ -1,5 +1,5 @@
-import type { Database } from '../db/index.ts';
-import { isUniqueViolation } from '../db/index.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
 import { actingUserId } from '../auth/principal.ts';
 import { ApiError, errors } from '../jsonapi/errors.ts';
@@ -9,6 +9,7 @@ import type { Page } from '../jsonapi/pagination.ts';
 import type { Sort } from '../jsonapi/query.ts';
 import type { Deny, OrganizationLookup } from '../organizations/service.ts';
 import type { IssuedToken, Token, TokensService } from '../tokens/service.ts';
+import type { WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
 import type { AgentPool, PoolSortField } from './store.ts';
 
@@ -16,12 +17,21 @@ export type { AgentPool, PoolSortField };
 
 const POOL_NAME = /^[A-Za-z0-9_-]+$/;
 const nameTaken = () => errors.invalidAttribute('/data/attributes/name', 'Name has already been taken');
+const ALLOWED_WORKSPACES = '/data/relationships/allowed-workspaces';
+
+export interface AgentPoolInput {
+  name?: string;
+  organizationScoped?: boolean;
+  /** Replaces the allowed workspaces ([] clears them); undefined leaves them as they are. */
+  allowedWorkspaceIds?: readonly string[];
+}
 
 export interface AgentPoolView {
   pool: AgentPool;
   organizationName: string;
   /** Agents that are idle, busy or unknown (not exited or errored). */
   agentCount: number;
+  allowedWorkspaceIds: string[];
 }
 
 /** pool id → number of agents that count towards `agent-count`, for a page of pools at once. */
@@ -34,6 +44,7 @@ export function createAgentPoolsService(deps: {
   lookup: OrganizationLookup;
   tokens: TokensService;
   agentCounts: AgentCounter;
+  workspaces: Pick<WorkspacesService, 'idsInOrganization'>;
 }) {
   const { database, lookup, tokens } = deps;
   const db = database.db;
@@ -49,9 +60,38 @@ export function createAgentPoolsService(deps: {
     return { pool, organizationName: org.name };
   }
 
-  async function view(pool: AgentPool, organizationName: string): Promise<AgentPoolView> {
-    const counts = await deps.agentCounts([pool.id]);
-    return { pool, organizationName, agentCount: counts.get(pool.id) ?? 0 };
+  /** Views of a page of pools: two queries (agent counts, allowed workspaces) however many. */
+  async function views(pools: readonly AgentPool[], organizationName: string): Promise<AgentPoolView[]> {
+    const ids = pools.map((p) => p.id);
+    const counts = await deps.agentCounts(ids);
+    const allowed = await store.allowedWorkspaceIdsOf(db, ids);
+    return pools.map((pool) => ({
+      pool,
+      organizationName,
+      agentCount: counts.get(pool.id) ?? 0,
+      allowedWorkspaceIds: allowed.get(pool.id) ?? [],
+    }));
+  }
+
+  /**
+   * Inside the write's transaction: every id must be a workspace of the pool's organization (each
+   * one that is not gets its own 422), then the list becomes exactly these workspaces.
+   */
+  async function setAllowedWorkspaces(trx: Queryable, pool: AgentPool, ids: readonly string[], at: string): Promise<void> {
+    const unique = [...new Set(ids)];
+    const known = await deps.workspaces.idsInOrganization(pool.organizationId, unique, trx);
+    const problems = ids
+      .map((id, i) => ({ id, i }))
+      .filter(({ id }) => !known.has(id))
+      .map(({ id, i }) => ({ pointer: `${ALLOWED_WORKSPACES}/data/${i}/id`, detail: `Workspace ${id} not found` }));
+    if (problems.length) throw errors.invalid(problems);
+    try {
+      await store.replaceAllowedWorkspaces(trx, pool.id, unique, at);
+    } catch (e) {
+      // A workspace deleted between the check and the insert.
+      if (isForeignKeyViolation(e)) throw errors.invalidAttribute(ALLOWED_WORKSPACES, 'Workspace not found');
+      throw e;
+    }
   }
 
   function checkName(name: string) {
@@ -78,12 +118,11 @@ export function createAgentPoolsService(deps: {
 
     async list(caller: Caller, organizationName: string, filter: { search?: string; sort?: Sort<PoolSortField> }, page: Page) {
       const { org } = await lookup.resolve(caller, organizationName, 'read-agent-pools');
-      const { items, total } = await store.listPools(db, { organizationId: org.id, ...filter }, page);
-      const counts = await deps.agentCounts(items.map((p) => p.id));
-      return { items: items.map((pool) => ({ pool, organizationName: org.name, agentCount: counts.get(pool.id) ?? 0 })), total };
+      const { items, total, matching } = await store.listPools(db, { organizationId: org.id, ...filter }, page);
+      return { items: await views(items, org.name), total, matching };
     },
 
-    async create(caller: Caller, organizationName: string, input: { name: string; organizationScoped?: boolean }): Promise<AgentPoolView> {
+    async create(caller: Caller, organizationName: string, input: AgentPoolInput & { name: string }): Promise<AgentPoolView> {
       const { org } = await lookup.resolve(caller, organizationName, 'manage-agent-pools');
       checkName(input.name);
       const pool: AgentPool = {
@@ -93,35 +132,48 @@ export function createAgentPoolsService(deps: {
         organizationScoped: input.organizationScoped ?? true,
         createdAt: now(),
       };
+      const allowed = input.allowedWorkspaceIds ?? [];
       try {
-        await store.insertPool(db, pool);
+        // One transaction: a refused workspace leaves no pool behind.
+        await database.transaction(async (trx) => {
+          await store.insertPool(trx, pool);
+          if (allowed.length) await setAllowedWorkspaces(trx, pool, allowed, pool.createdAt);
+        });
       } catch (e) {
         if (isUniqueViolation(e)) throw nameTaken();
         throw e;
       }
-      return { pool, organizationName: org.name, agentCount: 0 };
+      const [created] = await views([pool], org.name);
+      return created!;
     },
 
     async show(caller: Caller, id: string): Promise<AgentPoolView> {
       const { pool, organizationName } = await visiblePool(caller, id);
-      return view(pool, organizationName);
+      const [shown] = await views([pool], organizationName);
+      return shown!;
     },
 
-    async update(caller: Caller, id: string, input: { name?: string; organizationScoped?: boolean }): Promise<AgentPoolView> {
+    /** One transaction under the pool's row lock: concurrent updates of one pool never interleave. */
+    async update(caller: Caller, id: string, input: AgentPoolInput): Promise<AgentPoolView> {
       const { pool, organizationName } = await visiblePool(caller, id, 'manage-agent-pools');
       if (input.name !== undefined) checkName(input.name);
       try {
-        await store.updatePool(db, pool.id, input);
+        await database.transaction(async (trx) => {
+          if (!(await store.lockPool(trx, pool.id))) throw errors.notFound();
+          await store.updatePool(trx, pool.id, input);
+          if (input.allowedWorkspaceIds !== undefined) await setAllowedWorkspaces(trx, pool, input.allowedWorkspaceIds, now());
+        });
       } catch (e) {
         if (isUniqueViolation(e)) throw nameTaken();
         throw e;
       }
       const updated = await store.findPoolById(db, pool.id);
       if (!updated) throw errors.notFound();
-      return view(updated, organizationName);
+      const [view] = await views([updated], organizationName);
+      return view!;
     },
 
-    /** Its agents and tokens go with it: the tokens stop authenticating at once. */
+    /** Its agents, tokens and allowed-workspace list go with it: the tokens stop authenticating at once. */
     async destroy(caller: Caller, id: string): Promise<void> {
       const { pool } = await visiblePool(caller, id, 'manage-agent-pools');
       await store.deletePool(db, pool.id);

@@ -1,6 +1,6 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
-import type { AgentPoolsTable } from '../db/schema.ts';
+import type { AgentPoolsTable, Schema } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
 
 export interface AgentPool {
@@ -52,19 +52,27 @@ export interface PoolFilter {
   sort?: { field: PoolSortField; descending: boolean };
 }
 
-/** One page of an organization's pools; oldest first unless sorted otherwise. */
+/**
+ * One page of an organization's pools (oldest first unless sorted otherwise), and in one more
+ * query both counts: `total` (every pool of the organization) and `matching` (after `search`).
+ */
 export async function listPools(q: Queryable, f: PoolFilter, page: { offset: number; size: number }) {
-  let base = q.selectFrom('agent_pools').where('organization_id', '=', f.organizationId);
-  if (f.search) base = base.where(containsInsensitive('name', f.search));
+  const base = q.selectFrom('agent_pools').where('organization_id', '=', f.organizationId);
+  const matching = (eb: ExpressionBuilder<Schema, 'agent_pools'>) => eb.and(f.search ? [containsInsensitive('name', f.search)] : []);
   const direction = f.sort?.descending ? 'desc' : 'asc';
-  let rows = base.selectAll();
+  let rows = base.selectAll().where(matching);
   // Names are unique case-insensitively, so lower(name) is a total order (and indexed).
   rows = f.sort?.field === 'name' ? rows.orderBy(sql`lower(name)`, direction) : rows.orderBy('created_at', direction);
-  const [items, count] = await Promise.all([
+  const [items, counts] = await Promise.all([
     rows.orderBy('id', direction).limit(page.size).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base
+      .select((eb) => [
+        eb.fn.countAll<number>().as('total'),
+        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(matching(eb)).then(1).else(0).end()), eb.lit(0)).as('matching'),
+      ])
+      .executeTakeFirstOrThrow(),
   ]);
-  return { items: items.map(toPool), total: Number(count.n) };
+  return { items: items.map(toPool), total: Number(counts.total), matching: Number(counts.matching) };
 }
 
 export async function updatePool(q: Queryable, id: string, patch: { name?: string; organizationScoped?: boolean }): Promise<void> {
@@ -78,4 +86,35 @@ export async function updatePool(q: Queryable, id: string, patch: { name?: strin
 /** The schema's cascades delete the pool's agents and agent tokens in the same statement. */
 export async function deletePool(q: Queryable, id: string): Promise<void> {
   await q.deleteFrom('agent_pools').where('id', '=', id).execute();
+}
+
+/** pool id → its allowed workspace ids (oldest grant first), for a page of pools in one query. */
+export async function allowedWorkspaceIdsOf(q: Queryable, poolIds: readonly string[]): Promise<Map<string, string[]>> {
+  const result = new Map<string, string[]>(poolIds.map((id) => [id, []]));
+  if (poolIds.length === 0) return result;
+  const rows = await q
+    .selectFrom('agent_pool_allowed_workspaces')
+    .select(['agent_pool_id', 'workspace_id'])
+    .where('agent_pool_id', 'in', [...poolIds])
+    .orderBy('created_at')
+    .orderBy('workspace_id')
+    .execute();
+  for (const r of rows) result.get(r.agent_pool_id)?.push(r.workspace_id);
+  return result;
+}
+
+/**
+ * Makes `workspaceIds` the pool's whole list in two statements: workspaces no longer listed are
+ * removed, new ones added; those that stay keep their row (and so their place in the order).
+ */
+export async function replaceAllowedWorkspaces(q: Queryable, poolId: string, workspaceIds: readonly string[], createdAt: string): Promise<void> {
+  let removal = q.deleteFrom('agent_pool_allowed_workspaces').where('agent_pool_id', '=', poolId);
+  if (workspaceIds.length) removal = removal.where('workspace_id', 'not in', [...workspaceIds]);
+  await removal.execute();
+  if (workspaceIds.length === 0) return;
+  await q
+    .insertInto('agent_pool_allowed_workspaces')
+    .values(workspaceIds.map((workspace_id) => ({ agent_pool_id: poolId, workspace_id, created_at: createdAt })))
+    .onConflict((oc) => oc.columns(['agent_pool_id', 'workspace_id']).doNothing())
+    .execute();
 }

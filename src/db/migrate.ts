@@ -7,6 +7,7 @@ import * as projectsWorkspaces from './migrations/0002_projects_workspaces.ts';
 import * as policySets from './migrations/0003_policy_sets.ts';
 import * as agentPools from './migrations/0004_agent_pools.ts';
 import * as policySetWorkspaces from './migrations/0005_policy_set_workspaces.ts';
+import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0003_policy_sets': policySets,
   '0004_agent_pools': agentPools,
   '0005_policy_set_workspaces': policySetWorkspaces,
+  '0006_agent_pool_workspaces': agentPoolWorkspaces,
 };
 
 export async function migrateToLatest(database: Database): Promise<string[]> {

@@ -151,6 +151,13 @@ export interface AgentPoolsTable {
   created_at: string;
 }
 
+/** A workspace an agent pool may serve (its `allowed-workspaces`). */
+export interface AgentPoolAllowedWorkspacesTable {
+  agent_pool_id: string;
+  workspace_id: string;
+  created_at: string;
+}
+
 /** What an agent last reported; `unknown` is never stored, it is derived from `last_ping_at`. */
 export type StoredAgentStatus = 'idle' | 'busy' | 'exited' | 'errored';
 
@@ -178,5 +185,6 @@ export interface Schema {
   workspaces: WorkspacesTable;
   team_projects: TeamProjectsTable;
   agent_pools: AgentPoolsTable;
+  agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;
   agents: AgentsTable;
 }

@@ -166,7 +166,7 @@ export function createWorkspacesService(deps: { database: Database; organization
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
-    /** For domains that attach workspaces (policy sets): which ids are this organization's workspaces. */
+    /** For domains that refer to workspaces (policy sets, agent pools): which ids are this organization's workspaces. */
     idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = db) =>
       store.workspaceIdsInOrganization(q, organizationId, ids),
 
