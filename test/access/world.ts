@@ -128,7 +128,8 @@ export class World {
   ownersTeam = () =>
     this.#once('owners', async () => {
       const org = await this.org();
-      const list = await must(this.ctx.get(`/api/v2/organizations/${org.name}/teams?filter[names]=owners`, org.owner.token), 200, 'owners team');
+      const url = `/api/v2/organizations/${org.name}/teams?filter[names]=owners`;
+      const list = await must(this.ctx.get(url, org.owner.token), 200, 'owners team');
       return list[0].id as string;
     });
 
@@ -164,7 +165,8 @@ export class World {
   orgToken = () =>
     this.#once('orgToken', async () => {
       const org = await this.org();
-      const token = await this.#post(`/api/v2/organizations/${org.name}/authentication-token`, { data: { type: 'authentication-token', attributes: {} } }, 201, 'organization token');
+      const body = { data: { type: 'authentication-token', attributes: {} } };
+      const token = await this.#post(`/api/v2/organizations/${org.name}/authentication-token`, body, 201, 'organization token');
       return { id: token.id as string, secret: token.attributes.token as string };
     });
 
