@@ -76,6 +76,23 @@ suite('teams', (ctx) => {
     assertStatus(await ctx.get(`/api/v2/organizations/${org.name}`, org.owner.token), 200);
   });
 
+  it('lets only owners change who is on the owners team, so team managers cannot make themselves owners', async () => {
+    const org = await ctx.organization();
+    const manager = await ctx.member(org, { 'manage-teams': true, 'manage-membership': true });
+    const owners = (await ctx.get(`/api/v2/organizations/${org.name}/teams?filter[names]=owners`, manager.token)).body.data[0];
+    assert.equal(owners.attributes.name, 'owners', 'team managers see the owners team');
+    const add = assertError(await ctx.post(`/api/v2/teams/${owners.id}/relationships/users`, manager.token, members(manager.username)), 403);
+    assert.match(add.detail!, /owners/);
+    assertError(await ctx.delete(`/api/v2/teams/${owners.id}/relationships/users`, manager.token, members(org.owner.username)), 403);
+    // Nothing changed: the manager is still no owner, the owner still is.
+    assertError(await ctx.delete(`/api/v2/organizations/${org.name}`, manager.token), 403);
+    const after = (await ctx.get(`/api/v2/teams/${owners.id}`, org.owner.token)).body.data;
+    assert.deepEqual(after.relationships.users.data.map((u: { id: string }) => u.id), [org.owner.id]);
+    // Owners still manage it.
+    assertStatus(await ctx.post(`/api/v2/teams/${owners.id}/relationships/users`, org.owner.token, members(manager.username)), 204);
+    assertStatus(await ctx.delete(`/api/v2/teams/${owners.id}/relationships/users`, org.owner.token, members(manager.username)), 204);
+  });
+
   it('validates bodies and names, and keeps names unique per organization', async () => {
     const org = await ctx.organization();
     const url = `/api/v2/organizations/${org.name}/teams`;

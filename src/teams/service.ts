@@ -49,6 +49,18 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
     return { team, standing };
   }
 
+  /**
+   * A team whose members the caller may change. Being on the owners team is being an owner, so
+   * only owners decide who is on it: `manage-membership` and `manage-teams` stop short of it, or
+   * they would be a way to become owner (and to remove the real owners).
+   */
+  async function mayChangeMembers(caller: Caller, id: string): Promise<{ team: Team; standing: Standing }> {
+    const found = await visibleTeam(caller, id);
+    if (!can(found.standing, 'manage-membership')) throw errors.forbidden('You are not allowed to manage team membership');
+    if (found.team.isOwners && !found.standing.owner) throw errors.forbidden('Only owners may change who is on the owners team');
+    return found;
+  }
+
   async function view(team: Team, standing: Standing): Promise<TeamView> {
     const members = await store.membersOfTeams(db, [team.id]);
     return { team, memberIds: members.get(team.id) ?? [], standing };
@@ -184,15 +196,13 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
     },
 
     async addUsers(caller: Caller, id: string, usernames: string[]): Promise<void> {
-      const { team, standing } = await visibleTeam(caller, id);
-      if (!can(standing, 'manage-membership')) throw errors.forbidden('You are not allowed to manage team membership');
+      const { team } = await mayChangeMembers(caller, id);
       const ids = await usersByName(usernames);
       await store.addMembers(db, team.id, ids, now());
     },
 
     async removeUsers(caller: Caller, id: string, usernames: string[]): Promise<void> {
-      const { team, standing } = await visibleTeam(caller, id);
-      if (!can(standing, 'manage-membership')) throw errors.forbidden('You are not allowed to manage team membership');
+      const { team } = await mayChangeMembers(caller, id);
       const ids = await usersByName(usernames);
       await deps.database.transaction(async (trx) => {
         await store.lockTeam(trx, team.id);

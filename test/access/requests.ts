@@ -1,0 +1,254 @@
+// What each row of matrix.ts sends: the ids for its path parameters and a valid body, so that
+// the status a cell gets is about permission and nothing else. `make` runs once per cell, so a
+// row that destroys or changes its target makes a fresh one each time.
+import { unique } from '../helpers/harness.ts';
+import { projectRefs } from '../helpers/policy-sets.ts';
+import { poolBody } from '../helpers/agents.ts';
+import { membersBody, tokenBody, type World } from './world.ts';
+
+export interface CellRequest {
+  params?: Record<string, string>;
+  query?: string;
+  body?: unknown;
+  /** The agent endpoints take plain JSON. */
+  contentType?: string;
+}
+
+export interface RowRequest {
+  /**
+   * Every cell runs in a world of its own: for rows that would change the world for every
+   * later caller (deleting the organization, replacing its token).
+   */
+  isolate?: boolean;
+  make: (w: World) => Promise<CellRequest>;
+}
+
+const org = async (w: World) => ({ organization_name: (await w.org()).name });
+const owner = async (w: World) => ({ user_id: (await w.org()).owner.id });
+const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+  data: { type, attributes, ...extra },
+});
+const projectRelationship = (id: string) => ({ relationships: { project: { data: { type: 'projects', id } } } });
+
+async function workspaceByName(w: World, workspace: { name: string }) {
+  return { ...(await org(w)), workspace_name: workspace.name };
+}
+
+export const REQUESTS: Record<string, RowRequest> = {
+  // ---- discovery and account
+  'GET /api/v2/ping': { make: async () => ({}) },
+  'GET /api/v2/account/details': { make: async () => ({}) },
+  'GET /api/v2/users/:user_id': { make: async (w) => ({ params: await owner(w) }) },
+
+  // ---- user tokens and /authentication-tokens/:id
+  'GET /api/v2/users/:user_id/authentication-tokens': { make: async (w) => ({ params: await owner(w) }) },
+  'POST /api/v2/users/:user_id/authentication-tokens': { make: async (w) => ({ params: await owner(w), body: tokenBody('matrix') }) },
+  "GET /api/v2/authentication-tokens/:token_id [the owner's user token]": { make: async (w) => ({ params: { token_id: await w.userToken() } }) },
+  "DELETE /api/v2/authentication-tokens/:token_id [the owner's user token]": {
+    make: async (w) => ({ params: { token_id: await w.freshUserToken() } }),
+  },
+  'GET /api/v2/authentication-tokens/:token_id [an agent token]': { make: async (w) => ({ params: { token_id: (await w.agentToken()).id } }) },
+  'DELETE /api/v2/authentication-tokens/:token_id [an agent token]': {
+    make: async (w) => ({ params: { token_id: (await w.freshAgentToken()).id } }),
+  },
+  'GET /api/v2/authentication-tokens/:token_id [the organization token]': { make: async (w) => ({ params: { token_id: (await w.orgToken()).id } }) },
+
+  // ---- organizations and the organization token
+  'GET /api/v2/organizations': { make: async () => ({}) },
+  'POST /api/v2/organizations': {
+    make: async () => {
+      const name = unique('org');
+      return { body: doc('organizations', { name, email: `${name}@example.test` }) };
+    },
+  },
+  'GET /api/v2/organizations/:organization_name': { make: async (w) => ({ params: await org(w) }) },
+  'GET /api/v2/organizations/:organization_name/entitlement-set': { make: async (w) => ({ params: await org(w) }) },
+  // Renaming would move the organization away from every later cell; the e-mail address will do.
+  'PATCH /api/v2/organizations/:organization_name': {
+    make: async (w) => ({ params: await org(w), body: doc('organizations', { email: `${unique('ops')}@example.test` }) }),
+  },
+  'DELETE /api/v2/organizations/:organization_name': { isolate: true, make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/authentication-token': {
+    isolate: true,
+    make: async (w) => ({ params: await org(w), body: doc('authentication-token') }),
+  },
+  'GET /api/v2/organizations/:organization_name/authentication-token': {
+    make: async (w) => {
+      await w.orgToken();
+      return { params: await org(w) };
+    },
+  },
+  'DELETE /api/v2/organizations/:organization_name/authentication-token': {
+    isolate: true,
+    make: async (w) => {
+      await w.orgToken();
+      return { params: await org(w) };
+    },
+  },
+
+  // ---- teams
+  'GET /api/v2/organizations/:organization_name/teams': { make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/teams': {
+    make: async (w) => ({ params: await org(w), body: doc('teams', { name: unique('team'), visibility: 'organization' }) }),
+  },
+  'GET /api/v2/teams/:team_id [a visible team]': { make: async (w) => ({ params: { team_id: await w.team('organization') } }) },
+  'GET /api/v2/teams/:team_id [a secret team]': { make: async (w) => ({ params: { team_id: await w.team('secret') } }) },
+  'PATCH /api/v2/teams/:team_id [a visible team]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('teams', { name: unique('renamed') }) }),
+  },
+  'DELETE /api/v2/teams/:team_id [a visible team]': { make: async (w) => ({ params: { team_id: await w.freshTeam() } }) },
+  'POST /api/v2/teams/:team_id/relationships/users [a visible team]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: membersBody(await w.outsideUser()) }),
+  },
+  'DELETE /api/v2/teams/:team_id/relationships/users [a visible team]': {
+    make: async (w) => {
+      const team = await w.freshTeam();
+      return { params: { team_id: team }, body: membersBody(await w.userOnTeam(team)) };
+    },
+  },
+  'POST /api/v2/teams/:team_id/relationships/users [the owners team]': {
+    make: async (w) => ({ params: { team_id: await w.ownersTeam() }, body: membersBody(await w.outsideUser()) }),
+  },
+  // A second owner to remove, so that the team never empties (which is a 409 of its own).
+  'DELETE /api/v2/teams/:team_id/relationships/users [the owners team]': {
+    make: async (w) => {
+      const team = await w.ownersTeam();
+      return { params: { team_id: team }, body: membersBody(await w.userOnTeam(team)) };
+    },
+  },
+
+  // ---- projects
+  'GET /api/v2/organizations/:organization_name/projects': { make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/projects': {
+    make: async (w) => ({ params: await org(w), body: doc('projects', { name: unique('prj').slice(0, 40) }) }),
+  },
+  'GET /api/v2/projects/:project_id': { make: async (w) => ({ params: { project_id: await w.project() } }) },
+  // The description only: the project keeps its name for every later cell.
+  'PATCH /api/v2/projects/:project_id': {
+    make: async (w) => ({ params: { project_id: await w.project() }, body: doc('projects', { description: unique('described') }) }),
+  },
+  'DELETE /api/v2/projects/:project_id': { make: async (w) => ({ params: { project_id: await w.freshProject() } }) },
+  'POST /api/v2/projects/:project_id/relationships/workspaces [a workspace the caller may move]': {
+    make: async (w) => {
+      const { main, source } = await w.projects();
+      const workspace = await w.freshWorkspace(source);
+      return { params: { project_id: main }, body: { data: [{ type: 'workspaces', id: workspace.id }] } };
+    },
+  },
+  'POST /api/v2/projects/:project_id/relationships/workspaces [a workspace of the default project]': {
+    make: async (w) => {
+      const workspace = await w.freshWorkspace(null);
+      return { params: { project_id: await w.project() }, body: { data: [{ type: 'workspaces', id: workspace.id }] } };
+    },
+  },
+
+  // ---- workspaces
+  'GET /api/v2/organizations/:organization_name/workspaces': { make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/workspaces [in the project]': {
+    make: async (w) => ({ params: await org(w), body: doc('workspaces', { name: unique('ws') }, projectRelationship(await w.project())) }),
+  },
+  'POST /api/v2/organizations/:organization_name/workspaces [in the default project]': {
+    make: async (w) => ({ params: await org(w), body: doc('workspaces', { name: unique('ws') }) }),
+  },
+  'GET /api/v2/workspaces/:workspace_id': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'PATCH /api/v2/workspaces/:workspace_id': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: doc('workspaces', { description: unique('described') }) }),
+  },
+  'DELETE /api/v2/workspaces/:workspace_id': { make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id } }) },
+  'GET /api/v2/organizations/:organization_name/workspaces/:workspace_name': { make: async (w) => ({ params: await workspaceByName(w, await w.workspace()) }) },
+  'PATCH /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
+    make: async (w) => ({ params: await workspaceByName(w, await w.workspace()), body: doc('workspaces', { description: unique('described') }) }),
+  },
+  'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
+    make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
+  },
+
+  // ---- project team access
+  'GET /api/v2/team-projects': {
+    make: async (w) => {
+      await w.teamAccess();
+      return { query: `filter[project][id]=${await w.project()}` };
+    },
+  },
+  'POST /api/v2/team-projects': {
+    make: async (w) => ({
+      body: doc('team-projects', { access: 'write' }, {
+        relationships: { project: { data: { type: 'projects', id: await w.project() } }, team: { data: { type: 'teams', id: await w.freshTeam() } } },
+      }),
+    }),
+  },
+  'GET /api/v2/team-projects/:team_project_id': { make: async (w) => ({ params: { team_project_id: await w.teamAccess() } }) },
+  'PATCH /api/v2/team-projects/:team_project_id': {
+    make: async (w) => ({ params: { team_project_id: await w.freshTeamAccess() }, body: doc('team-projects', { access: 'maintain' }) }),
+  },
+  'DELETE /api/v2/team-projects/:team_project_id': { make: async (w) => ({ params: { team_project_id: await w.freshTeamAccess() } }) },
+
+  // ---- policy sets and parameters
+  'GET /api/v2/organizations/:organization_name/policy-sets': { make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/policy-sets': {
+    make: async (w) => ({ params: await org(w), body: doc('policy-sets', { name: unique('ps') }) }),
+  },
+  'GET /api/v2/policy-sets/:policy_set_id': { make: async (w) => ({ params: { policy_set_id: await w.policySet() } }) },
+  'PATCH /api/v2/policy-sets/:policy_set_id': {
+    make: async (w) => ({ params: { policy_set_id: await w.policySet() }, body: doc('policy-sets', { description: unique('described') }) }),
+  },
+  'DELETE /api/v2/policy-sets/:policy_set_id': { make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() } }) },
+  'POST /api/v2/policy-sets/:policy_set_id/relationships/projects': {
+    make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, body: projectRefs(await w.project()) }),
+  },
+  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/projects': {
+    make: async (w) => {
+      const project = await w.project();
+      return { params: { policy_set_id: await w.freshPolicySet([project]) }, body: projectRefs(project) };
+    },
+  },
+  'GET /api/v2/policy-sets/:policy_set_id/parameters': { make: async (w) => ({ params: { policy_set_id: await w.policySet() } }) },
+  'POST /api/v2/policy-sets/:policy_set_id/parameters': {
+    make: async (w) => ({
+      params: { policy_set_id: await w.policySet() },
+      body: doc('vars', { key: unique('key'), value: 'v', category: 'policy-set' }),
+    }),
+  },
+  'GET /api/v2/policy-sets/:policy_set_id/parameters/:parameter_id': {
+    make: async (w) => ({ params: { policy_set_id: await w.policySet(), parameter_id: await w.parameter() } }),
+  },
+  'PATCH /api/v2/policy-sets/:policy_set_id/parameters/:parameter_id': {
+    make: async (w) => {
+      const parameter = await w.parameter();
+      return {
+        params: { policy_set_id: await w.policySet(), parameter_id: parameter },
+        body: { data: { type: 'vars', id: parameter, attributes: { value: unique('value') } } },
+      };
+    },
+  },
+  'DELETE /api/v2/policy-sets/:policy_set_id/parameters/:parameter_id': {
+    make: async (w) => ({ params: { policy_set_id: await w.policySet(), parameter_id: await w.freshParameter() } }),
+  },
+
+  // ---- agent pools, agent tokens, agents
+  'GET /api/v2/organizations/:organization_name/agent-pools': { make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/agent-pools': { make: async (w) => ({ params: await org(w), body: poolBody(unique('pool')) }) },
+  'GET /api/v2/agent-pools/:agent_pool_id': { make: async (w) => ({ params: { agent_pool_id: await w.pool() } }) },
+  'PATCH /api/v2/agent-pools/:agent_pool_id': {
+    make: async (w) => ({ params: { agent_pool_id: await w.pool() }, body: doc('agent-pools', { 'organization-scoped': true }) }),
+  },
+  'DELETE /api/v2/agent-pools/:agent_pool_id': { make: async (w) => ({ params: { agent_pool_id: await w.freshPool() } }) },
+  'GET /api/v2/agent-pools/:agent_pool_id/authentication-tokens': { make: async (w) => ({ params: { agent_pool_id: await w.pool() } }) },
+  'POST /api/v2/agent-pools/:agent_pool_id/authentication-tokens': {
+    make: async (w) => ({ params: { agent_pool_id: await w.pool() }, body: tokenBody('runner') }),
+  },
+  'GET /api/v2/agent-pools/:agent_pool_id/agents': {
+    make: async (w) => {
+      await w.agent();
+      return { params: { agent_pool_id: await w.pool() } };
+    },
+  },
+  'GET /api/v2/agents/:agent_id': { make: async (w) => ({ params: { agent_id: await w.agent() } }) },
+  'DELETE /api/v2/agents/:agent_id': { make: async (w) => ({ params: { agent_id: await w.freshExitedAgent() } }) },
+
+  // ---- the agent endpoints
+  'POST /api/agent/register': { make: async () => ({ body: { name: unique('agent') }, contentType: 'application/json' }) },
+  'POST /api/agent/status': {
+    make: async (w) => ({ body: { id: await w.agent(), status: 'idle' }, contentType: 'application/json' }),
+  },
+};

@@ -1,0 +1,217 @@
+// The world an access-matrix row runs in: one organization with a caller of every kind of
+// matrix.ts and one of every resource. Everything is made on first use, so a row pays only for
+// what it touches; rows that destroy or change something take a `fresh…` copy of their target,
+// so later cells and rows still find the shared resources as they were.
+import type { Response, TestContext } from '../helpers/harness.ts';
+import { unique } from '../helpers/harness.ts';
+import { createAgentToken, createPool, registerAgent, agentCall } from '../helpers/agents.ts';
+import { createPolicySet, createParameter, projectRefs } from '../helpers/policy-sets.ts';
+import { createProject, createWorkspace, grant, type Org } from '../helpers/projects.ts';
+import type { CallerKind } from './matrix.ts';
+
+async function must(res: Promise<Response>, status: number, what: string): Promise<any> {
+  const r = await res;
+  if (r.status !== status) throw new Error(`world set-up: ${what} answered ${r.status}: ${r.raw}`);
+  return r.body?.data;
+}
+
+type Member = Awaited<ReturnType<TestContext['member']>>;
+
+export class World {
+  readonly ctx: TestContext;
+  readonly #memo = new Map<string, Promise<unknown>>();
+
+  constructor(ctx: TestContext) {
+    this.ctx = ctx;
+  }
+
+  #once<T>(key: string, make: () => Promise<T>): Promise<T> {
+    if (!this.#memo.has(key)) this.#memo.set(key, make());
+    return this.#memo.get(key) as Promise<T>;
+  }
+
+  org = (): Promise<Org> => this.#once('org', () => this.ctx.organization());
+
+  async #owner() {
+    return (await this.org()).owner;
+  }
+
+  async #post(url: string, body: unknown, status: number, what: string) {
+    return must(this.ctx.post(url, (await this.#owner()).token, body), status, what);
+  }
+
+  /** A member on a team of its own holding `access` (organization permissions). */
+  #teamMember(key: string, access: Record<string, boolean> = {}): Promise<Member> {
+    return this.#once(`member:${key}`, async () => this.ctx.member(await this.org(), access));
+  }
+
+  /** The bearer token of a caller of `kind` (null: send none). */
+  async token(kind: CallerKind): Promise<string | null> {
+    switch (kind) {
+      case 'owner':
+        return (await this.#owner()).token;
+      case 'manageProjects':
+        return (await this.#teamMember(kind, { 'manage-projects': true })).token;
+      case 'projectRead':
+      case 'projectAdmin':
+        // Their access exists before they act, whatever the row addresses.
+        await this.projects();
+        return (await this.#teamMember(kind)).token;
+      case 'member':
+        return (await this.#teamMember(kind)).token;
+      case 'outsider':
+        return this.#once('outsider', async () => (await this.ctx.organization()).owner.token);
+      case 'orgToken':
+        return (await this.orgToken()).secret;
+      case 'agentToken':
+        return (await this.agentToken()).secret;
+      case 'revoked':
+        return this.#once('revoked', async () => {
+          const owner = await this.#owner();
+          const token = await this.#post(`/api/v2/users/${owner.id}/authentication-tokens`, tokenBody('soon revoked'), 201, 'user token');
+          await must(this.ctx.delete(`/api/v2/authentication-tokens/${token.id}`, owner.token), 204, 'token revocation');
+          return token.attributes.token as string;
+        });
+      case 'anonymous':
+        return null;
+      case 'managePolicies':
+        return (await this.#teamMember(kind, { 'manage-policies': true })).token;
+      case 'manageAgentPools':
+        return (await this.#teamMember(kind, { 'manage-agent-pools': true })).token;
+      case 'manageTeams':
+        return (await this.#teamMember(kind, { 'manage-teams': true })).token;
+      case 'manageWorkspaces':
+        return (await this.#teamMember(kind, { 'manage-workspaces': true })).token;
+      case 'siteAdmin':
+        return this.#once('siteAdmin', async () => (await this.ctx.user({ siteAdmin: true })).token);
+    }
+  }
+
+  // ---- projects and workspaces -------------------------------------------------------------
+
+  /** A new project on which the projectRead team holds `read` and the projectAdmin team `admin`. */
+  async freshProject(): Promise<string> {
+    const org = await this.org();
+    const project = await createProject(this.ctx, org);
+    await grant(this.ctx, org, (await this.#teamMember('projectRead')).teamId, project.id, 'read');
+    await grant(this.ctx, org, (await this.#teamMember('projectAdmin')).teamId, project.id, 'admin');
+    return project.id;
+  }
+
+  /** The project rows work on, and a second one with the same access to move workspaces from. */
+  projects = (): Promise<{ main: string; source: string }> =>
+    this.#once('projects', async () => ({ main: await this.freshProject(), source: await this.freshProject() }));
+
+  project = async (): Promise<string> => (await this.projects()).main;
+
+  /** A new workspace in `projectId` (the main project unless given; null: the default project). */
+  async freshWorkspace(projectId?: string | null): Promise<{ id: string; name: string }> {
+    const org = await this.org();
+    const project = projectId === undefined ? await this.project() : (projectId ?? undefined);
+    const w = await createWorkspace(this.ctx, org, project);
+    return { id: w.id, name: w.attributes.name as string };
+  }
+
+  workspace = () => this.#once('workspace', () => this.freshWorkspace());
+
+  // ---- teams --------------------------------------------------------------------------------
+
+  /** A new team with no members (and so no caller on it). */
+  async freshTeam(visibility: 'secret' | 'organization' = 'organization'): Promise<string> {
+    const org = await this.org();
+    const body = { data: { type: 'teams', attributes: { name: unique('team'), visibility } } };
+    return (await this.#post(`/api/v2/organizations/${org.name}/teams`, body, 200, 'team')).id;
+  }
+
+  team = (visibility: 'secret' | 'organization') => this.#once(`team:${visibility}`, () => this.freshTeam(visibility));
+
+  ownersTeam = () =>
+    this.#once('owners', async () => {
+      const org = await this.org();
+      const url = `/api/v2/organizations/${org.name}/teams?filter[names]=owners`;
+      const list = await must(this.ctx.get(url, org.owner.token), 200, 'owners team');
+      return list[0].id as string;
+    });
+
+  /** A user on no team of the organization, to add to one. */
+  async outsideUser(): Promise<string> {
+    return (await this.ctx.user()).username;
+  }
+
+  /** A new user already on team `teamId`, to remove from it. */
+  async userOnTeam(teamId: string): Promise<string> {
+    const username = await this.outsideUser();
+    await this.#post(`/api/v2/teams/${teamId}/relationships/users`, membersBody(username), 204, 'team membership');
+    return username;
+  }
+
+  /** A grant on the main project to a team nobody of the matrix is on. */
+  async freshTeamAccess(): Promise<string> {
+    const org = await this.org();
+    return (await grant(this.ctx, org, await this.freshTeam(), await this.project(), 'write')).id;
+  }
+
+  teamAccess = () => this.#once('teamAccess', () => this.freshTeamAccess());
+
+  // ---- tokens -------------------------------------------------------------------------------
+
+  async freshUserToken(): Promise<string> {
+    const owner = await this.#owner();
+    return (await this.#post(`/api/v2/users/${owner.id}/authentication-tokens`, tokenBody('matrix'), 201, 'user token')).id;
+  }
+
+  userToken = () => this.#once('userToken', () => this.freshUserToken());
+
+  orgToken = () =>
+    this.#once('orgToken', async () => {
+      const org = await this.org();
+      const body = { data: { type: 'authentication-token', attributes: {} } };
+      const token = await this.#post(`/api/v2/organizations/${org.name}/authentication-token`, body, 201, 'organization token');
+      return { id: token.id as string, secret: token.attributes.token as string };
+    });
+
+  // ---- agent pools, agent tokens, agents ----------------------------------------------------
+
+  async freshPool(): Promise<string> {
+    return (await createPool(this.ctx, await this.org())).id;
+  }
+
+  pool = () => this.#once('pool', () => this.freshPool());
+
+  async freshAgentToken(): Promise<{ id: string; secret: string }> {
+    return createAgentToken(this.ctx, await this.pool(), (await this.#owner()).token);
+  }
+
+  agentToken = () => this.#once('agentToken', () => this.freshAgentToken());
+
+  agent = () => this.#once('agent', async () => registerAgent(this.ctx, (await this.agentToken()).secret));
+
+  /** A new agent that has reported `exited`, so that it may be deleted. */
+  async freshExitedAgent(): Promise<string> {
+    const secret = (await this.agentToken()).secret;
+    const id = await registerAgent(this.ctx, secret);
+    const res = await agentCall(this.ctx, 'status', secret, { id, status: 'exited' });
+    if (res.status !== 200) throw new Error(`world set-up: agent exit answered ${res.status}: ${res.raw}`);
+    return id;
+  }
+
+  // ---- policy sets and parameters -----------------------------------------------------------
+
+  async freshPolicySet(projectIds: string[] = []): Promise<string> {
+    const set = await createPolicySet(this.ctx, await this.org());
+    if (projectIds.length) await this.#post(`/api/v2/policy-sets/${set.id}/relationships/projects`, projectRefs(...projectIds), 204, 'attach projects');
+    return set.id;
+  }
+
+  policySet = () => this.#once('policySet', () => this.freshPolicySet());
+
+  async freshParameter(): Promise<string> {
+    return (await createParameter(this.ctx, (await this.#owner()).token, await this.policySet(), { key: unique('key'), value: 'v' })).id;
+  }
+
+  parameter = () => this.#once('parameter', () => this.freshParameter());
+}
+
+export const tokenBody = (description: string) => ({ data: { type: 'authentication-tokens', attributes: { description } } });
+
+export const membersBody = (...usernames: string[]) => ({ data: usernames.map((id) => ({ type: 'users', id })) });
