@@ -78,9 +78,12 @@ suite('teams', (ctx) => {
 
   it('lets only owners change who is on the owners team, so team managers cannot make themselves owners', async () => {
     const org = await ctx.organization();
-    const manager = await ctx.member(org, { 'manage-teams': true, 'manage-membership': true });
+    // With access to secret teams a manager sees the owners team, and still may not change it.
+    const manager = await ctx.member(org, { 'manage-teams': true, 'manage-membership': true, 'access-secret-teams': true });
     const owners = (await ctx.get(`/api/v2/organizations/${org.name}/teams?filter[names]=owners`, manager.token)).body.data[0];
-    assert.equal(owners.attributes.name, 'owners', 'team managers see the owners team');
+    assert.equal(owners.attributes.name, 'owners', 'this manager sees the owners team');
+    const blind = await ctx.member(org, { 'manage-teams': true, 'manage-membership': true });
+    assertError(await ctx.post(`/api/v2/teams/${owners.id}/relationships/users`, blind.token, members(blind.username)), 404);
     const add = assertError(await ctx.post(`/api/v2/teams/${owners.id}/relationships/users`, manager.token, members(manager.username)), 403);
     assert.match(add.detail!, /owners/);
     assertError(await ctx.delete(`/api/v2/teams/${owners.id}/relationships/users`, manager.token, members(org.owner.username)), 403);
@@ -91,6 +94,38 @@ suite('teams', (ctx) => {
     // Owners still manage it.
     assertStatus(await ctx.post(`/api/v2/teams/${owners.id}/relationships/users`, org.owner.token, members(manager.username)), 204);
     assertStatus(await ctx.delete(`/api/v2/teams/${owners.id}/relationships/users`, org.owner.token, members(manager.username)), 204);
+  });
+
+  it('lets team managers hand out organization access only with manage-organization-access', async () => {
+    const org = await ctx.organization();
+    const url = `/api/v2/organizations/${org.name}/teams`;
+    const manager = await ctx.member(org, { 'manage-teams': true });
+    const grant = { 'organization-access': { 'manage-projects': true } };
+    const refused = assertError(await ctx.post(url, manager.token, teamBody(unique('t'), grant)), 403);
+    assert.match(refused.detail!, /manage-organization-access/);
+    // Not even to its own team: that would be a way to any permission.
+    assertError(await ctx.patch(`/api/v2/teams/${manager.teamId}`, manager.token, { data: { type: 'teams', attributes: grant } }), 403);
+    const own = await ctx.get(`/api/v2/organizations/${org.name}`, manager.token);
+    assert.equal(own.body.data.attributes.permissions['can-create-project'], false);
+    // Plain team management still works, and sending the flags a team already has is no change.
+    const made = await ctx.post(url, manager.token, teamBody(unique('t'), { visibility: 'organization', 'organization-access': { 'manage-projects': false } }));
+    assertStatus(made, 200);
+    const granter = await ctx.member(org, { 'manage-teams': true, 'manage-organization-access': true });
+    const granted = await ctx.patch(`/api/v2/teams/${made.body.data.id}`, granter.token, { data: { type: 'teams', attributes: grant } });
+    assertStatus(granted, 200);
+    assert.equal(granted.body.data.attributes['organization-access']['manage-projects'], true);
+  });
+
+  it('shows secret teams to their members, owners and access-secret-teams, not to team managers', async () => {
+    const org = await ctx.organization();
+    const secret = (await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, teamBody(unique('secret')))).body.data;
+    const manager = await ctx.member(org, { 'manage-teams': true });
+    const seer = await ctx.member(org, { 'access-secret-teams': true });
+    assertError(await ctx.get(`/api/v2/teams/${secret.id}`, manager.token), 404);
+    assertError(await ctx.delete(`/api/v2/teams/${secret.id}`, manager.token), 404);
+    assertStatus(await ctx.get(`/api/v2/teams/${secret.id}`, seer.token), 200);
+    const listed = await ctx.get(`/api/v2/organizations/${org.name}/teams?page[size]=100`, seer.token);
+    assert.ok(listed.body.data.some((t: any) => t.id === secret.id));
   });
 
   it('validates bodies and names, and keeps names unique per organization', async () => {

@@ -73,6 +73,8 @@ export type OrganizationAction =
   | 'read-teams'
   | 'manage-teams'
   | 'manage-membership'
+  | 'manage-organization-access'
+  | 'see-secret-teams'
   | 'create-project'
   | 'read-all-projects'
   | 'manage-all-projects'
@@ -101,6 +103,12 @@ export function can(s: Standing, action: OrganizationAction): boolean {
       return a['manage-teams'];
     case 'manage-membership':
       return a['manage-membership'] || a['manage-teams'];
+    // Handing out organization permissions is its own permission, as in TFE: otherwise a team
+    // manager could grant its own team everything.
+    case 'manage-organization-access':
+      return a['manage-organization-access'];
+    case 'see-secret-teams':
+      return a['access-secret-teams'];
     case 'create-project':
     case 'manage-all-projects':
       return a['manage-projects'];

@@ -35,9 +35,19 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
     return can(s, 'manage-teams');
   }
 
-  /** Secret teams are visible to their members and to those who manage teams. */
+  /** Secret teams are visible to their members, owners and `access-secret-teams` only (as in TFE). */
   function canSee(s: Standing, team: Team) {
-    return team.visibility === 'organization' || mayManageTeams(s) || s.access['access-secret-teams'] || s.teamIds.includes(team.id);
+    return team.visibility === 'organization' || can(s, 'see-secret-teams') || s.teamIds.includes(team.id);
+  }
+
+  /** Granting organization permissions needs `manage-organization-access`, not just `manage-teams`. */
+  function checkGrant(s: Standing, current: OrganizationAccess, requested: Partial<OrganizationAccess> | undefined) {
+    if (!requested) return;
+    const next = withAccess(current, requested);
+    const changes = Object.keys(next).some((k) => next[k as keyof OrganizationAccess] !== current[k as keyof OrganizationAccess]);
+    if (changes && !can(s, 'manage-organization-access')) {
+      throw errors.forbidden('Changing organization access needs the manage-organization-access permission');
+    }
   }
 
   /** A team the caller may see, with the caller's standing in its organization; 404 otherwise. */
@@ -126,7 +136,7 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
 
     async list(caller: Caller, organizationName: string, filter: { names?: string[]; search?: string }, page: Page) {
       const { org, standing } = await deps.organizations.resolve(caller, organizationName, 'read-teams');
-      const all = mayManageTeams(standing) || standing.access['access-secret-teams'];
+      const all = can(standing, 'see-secret-teams');
       const { items, total } = await store.listTeams(
         db,
         { organizationId: org.id, ...filter, visibleTeamIds: all ? null : standing.teamIds },
@@ -139,6 +149,7 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
     async create(caller: Caller, organizationName: string, input: TeamInput & { name: string }): Promise<TeamView> {
       const { org, standing } = await deps.organizations.resolve(caller, organizationName, 'manage-teams');
       checkName(input.name);
+      checkGrant(standing, emptyAccess(), input.organizationAccess);
       const team: Team = {
         id: newId('team'),
         organizationId: org.id,
@@ -174,6 +185,7 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
         }
       }
       if (input.name !== undefined) checkName(input.name);
+      if (!team.isOwners) checkGrant(standing, team.organizationAccess, input.organizationAccess);
       const organizationAccess = input.organizationAccess && !team.isOwners
         ? withAccess(team.organizationAccess, input.organizationAccess)
         : undefined;

@@ -172,9 +172,10 @@ export const MATRIX: Section[] = [
         [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200]),
       row('GET /api/v2/teams/:team_id', 'show a team',
         [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200], 'a visible team'),
-      // A secret team exists only for its members and for those who manage teams.
+      // A secret team exists only for its members, owners and `access-secret-teams` (as in TFE):
+      // managing teams is not enough to see it.
       row('GET /api/v2/teams/:team_id', 'show a team',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 200, 404, 200], 'a secret team'),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'a secret team'),
       row('PATCH /api/v2/teams/:team_id', 'rename a team or change its settings',
         [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200], 'a visible team'),
       row('DELETE /api/v2/teams/:team_id', 'delete a team',
@@ -183,12 +184,12 @@ export const MATRIX: Section[] = [
         [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204], 'a visible team'),
       row('DELETE /api/v2/teams/:team_id/relationships/users', 'remove users from a team',
         [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204], 'a visible team'),
-      // Being on the owners team is being an owner, so only owners decide who is on it: a team
-      // manager sees the (secret) owners team but gets 403; to other members it does not exist.
+      // Being on the owners team is being an owner, so only owners decide who is on it. The
+      // owners team is secret: to everyone else, team managers included, it does not exist.
       row('POST /api/v2/teams/:team_id/relationships/users', 'add users to a team',
-        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 403, 404, 204], 'the owners team'),
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'the owners team'),
       row('DELETE /api/v2/teams/:team_id/relationships/users', 'remove users from a team',
-        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 403, 404, 204], 'the owners team'),
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'the owners team'),
     ],
   },
   {
@@ -292,6 +293,11 @@ export const MATRIX: Section[] = [
       row('POST /api/v2/policy-sets/:policy_set_id/relationships/projects', 'attach projects to a policy set',
         [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
       row('DELETE /api/v2/policy-sets/:policy_set_id/relationships/projects', 'detach projects from a policy set',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
+      // Likewise for workspaces: `manage-policies` is enough, whatever access the caller has to them.
+      row('POST /api/v2/policy-sets/:policy_set_id/relationships/workspaces', 'attach workspaces to a policy set',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
+      row('DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspaces', 'detach workspaces from a policy set',
         [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
       row('GET /api/v2/policy-sets/:policy_set_id/parameters', 'list the parameters of a policy set',
         [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),

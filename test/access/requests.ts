@@ -2,7 +2,7 @@
 // the status a cell gets is about permission and nothing else. `make` runs once per cell, so a
 // row that destroys or changes its target makes a fresh one each time.
 import { unique } from '../helpers/harness.ts';
-import { projectRefs } from '../helpers/policy-sets.ts';
+import { projectRefs, workspaceRefs } from '../helpers/policy-sets.ts';
 import { poolBody } from '../helpers/agents.ts';
 import { membersBody, tokenBody, type World } from './world.ts';
 
@@ -200,6 +200,17 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => {
       const project = await w.project();
       return { params: { policy_set_id: await w.freshPolicySet([project]) }, body: projectRefs(project) };
+    },
+  },
+  'POST /api/v2/policy-sets/:policy_set_id/relationships/workspaces': {
+    make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, body: workspaceRefs((await w.workspace()).id) }),
+  },
+  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspaces': {
+    make: async (w) => {
+      const policySetId = await w.freshPolicySet();
+      const workspace = (await w.workspace()).id;
+      await w.attachWorkspaces(policySetId, [workspace]);
+      return { params: { policy_set_id: policySetId }, body: workspaceRefs(workspace) };
     },
   },
   'GET /api/v2/policy-sets/:policy_set_id/parameters': { make: async (w) => ({ params: { policy_set_id: await w.policySet() } }) },

@@ -5,7 +5,7 @@
 import type { Response, TestContext } from '../helpers/harness.ts';
 import { unique } from '../helpers/harness.ts';
 import { createAgentToken, createPool, registerAgent, agentCall } from '../helpers/agents.ts';
-import { createPolicySet, createParameter, projectRefs } from '../helpers/policy-sets.ts';
+import { createPolicySet, createParameter, projectRefs, workspaceRefs } from '../helpers/policy-sets.ts';
 import { createProject, createWorkspace, grant, type Org } from '../helpers/projects.ts';
 import type { CallerKind } from './matrix.ts';
 
@@ -201,6 +201,10 @@ export class World {
     const set = await createPolicySet(this.ctx, await this.org());
     if (projectIds.length) await this.#post(`/api/v2/policy-sets/${set.id}/relationships/projects`, projectRefs(...projectIds), 204, 'attach projects');
     return set.id;
+  }
+
+  async attachWorkspaces(policySetId: string, workspaceIds: string[]): Promise<void> {
+    await this.#post(`/api/v2/policy-sets/${policySetId}/relationships/workspaces`, workspaceRefs(...workspaceIds), 204, 'attach workspaces');
   }
 
   policySet = () => this.#once('policySet', () => this.freshPolicySet());
