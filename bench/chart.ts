@@ -1,6 +1,6 @@
 // A small dependency-free SVG line chart: list latency against the number of projects (log x).
 export function scaleChart(points: Array<{ projects: number; p50: number; p99: number }>): string {
-  const W = 560, H = 320, L = 60, R = 20, T = 30, B = 50;
+  const W = 580, H = 320, L = 60, R = 45, T = 30, B = 50;
   if (points.length === 0) return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"/>`;
   const xs = points.map((p) => Math.log10(p.projects));
   const xMin = Math.min(...xs), xMax = Math.max(...xs);
