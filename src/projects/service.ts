@@ -2,6 +2,7 @@ import type { Database, Queryable } from '../db/index.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
 import {
+  can,
   projectAuthority,
   projectScope,
   type ProjectAuthority,
@@ -80,9 +81,10 @@ export interface VisibleProject {
 export function createProjectLookup(deps: { database: Database; organizations: OrganizationLookup; grants: ProjectGrantLoader }) {
   const db = deps.database.db;
 
-  /** One grants query for all the projects, whatever their number. */
+  /** One grants query for all the projects, whatever their number; none when grants cannot matter. */
   async function authorities(q: Queryable, standing: Standing, projects: readonly Project[]): Promise<Map<string, ProjectAuthority>> {
-    const grants = await deps.grants(q, standing.teamIds, projects.map((p) => p.id));
+    // Whoever may manage every project holds everything already: no grant can add to it.
+    const grants = can(standing, 'manage-all-projects') ? new Map<string, ProjectGrant[]>() : await deps.grants(q, standing.teamIds, projects.map((p) => p.id));
     return new Map(projects.map((p) => [p.id, projectAuthority(standing, p, grants.get(p.id) ?? [])]));
   }
 
@@ -133,11 +135,14 @@ export function createProjectsService(deps: {
   const { database, lookup } = deps;
   const db = database.db;
 
-  /** Views of a page of projects: three queries (authorities, workspace and team counts). */
-  async function views(standing: Standing, projects: readonly Project[]): Promise<ProjectView[]> {
+  /**
+   * Views of a page of projects: three queries (authorities, workspace and team counts), two
+   * when the caller's authority is already known (a single project found through the lookup).
+   */
+  async function views(standing: Standing, projects: readonly Project[], known?: Map<string, ProjectAuthority>): Promise<ProjectView[]> {
     const ids = projects.map((p) => p.id);
     const [authority, workspaces, teams] = await Promise.all([
-      lookup.authorities(db, standing, projects),
+      known ?? lookup.authorities(db, standing, projects),
       deps.workspaces.countByProject(db, ids),
       deps.teamProjects.countByProject(db, ids),
     ]);
@@ -192,8 +197,8 @@ export function createProjectsService(deps: {
     },
 
     async show(caller: Caller, id: string): Promise<ProjectView> {
-      const { project, standing } = await lookup.visible(caller, id);
-      return (await views(standing, [project]))[0]!;
+      const { project, standing, authority } = await lookup.visible(caller, id);
+      return (await views(standing, [project], new Map([[project.id, authority]])))[0]!;
     },
 
     async list(caller: Caller, organizationName: string, query: ProjectListQuery, page: Page) {
