@@ -120,4 +120,23 @@ suite('projects list', (ctx) => {
     assert.equal(large, small, `page of 30 ran ${large} queries, page of 2 ran ${small}`);
     assert.ok(large <= 10, `${large} queries`);
   });
+
+  it('shows one project in a fixed handful of queries, and owners need no grants query', async () => {
+    const org = await ctx.organization();
+    const made = await ctx.post(`/api/v2/organizations/${org.name}/projects`, org.owner.token, {
+      data: { type: 'projects', attributes: { name: 'counted' } },
+    });
+    const member = await ctx.member(org, { 'read-projects': true });
+    const show = async (token: string) => {
+      await ctx.get(`/api/v2/projects/${made.body.data.id}`, token); // warms the token's last-used-at
+      const { result, queries } = await ctx.countQueries(() => ctx.get(`/api/v2/projects/${made.body.data.id}`, token));
+      assert.equal(result.status, 200);
+      return queries;
+    };
+    const asMember = await show(member.token);
+    const asOwner = await show(org.owner.token);
+    // token, project, organization, standing, grants, workspace count, team count.
+    assert.ok(asMember <= 7, `a member's show ran ${asMember} queries`);
+    assert.equal(asOwner, asMember - 1, 'an owner skips the grants query');
+  });
 });
