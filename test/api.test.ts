@@ -75,6 +75,20 @@ suite('discovery, ping and account', (ctx) => {
     assertError(res, 422, '/data/attributes/name');
     const teams = await ctx.get(`/api/v2/organizations/${org.name}/teams`, org.owner.token);
     assert.equal(teams.body.data.length, 1, 'nothing was written');
+    // The plain-JSON agent protocol is guarded the same way.
+    const pool = await ctx.post(`/api/v2/organizations/${org.name}/agent-pools`, org.owner.token, { data: { type: 'agent-pools', attributes: { name: 'nul-pool' } } });
+    const token = await ctx.post(`/api/v2/agent-pools/${pool.body.data.id}/authentication-tokens`, org.owner.token, {
+      data: { type: 'authentication-tokens', attributes: { description: 'nul' } },
+    });
+    const agent = await ctx.request('POST', '/api/agent/register', {
+      token: token.body.data.attributes.token,
+      body: { name: 'a\u0000b' },
+      contentType: 'application/json',
+    });
+    assert.equal(agent.status, 422, agent.raw);
+    assert.equal(agent.body.errors[0].source.pointer, '/name');
+    const agents = await ctx.get(`/api/v2/agent-pools/${pool.body.data.id}/agents`, org.owner.token);
+    assert.equal(agents.body.data.length, 0, 'no agent was registered');
   });
 
   it('keeps the Authorization header out of every log line', async () => {

@@ -18,10 +18,8 @@ function hasBody(request: FastifyRequest): boolean {
 
 /** Registered on the /api/v2 scope: every answer there is a JSON:API document. */
 export function jsonApiResponses(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (_request, reply) => {
     reply.header('content-type', MEDIA_TYPE);
-    // PostgreSQL text cannot hold NUL; no id, name or search term legitimately contains one.
-    if (/%00|\u0000/i.test(request.url)) throw errors.badRequest('The request URL contains a NUL character');
   });
 }
 
@@ -63,18 +61,28 @@ export function plainJsonScope(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound(), PLAIN_JSON));
 }
 
-/** Registered once on the root instance. */
+/**
+ * Registered once on the root instance. PostgreSQL text cannot hold NUL and no id, name or value
+ * legitimately contains one, so every URL and every JSON body (JSON:API or plain) is checked here.
+ */
 export function registerJsonApi(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (/%00|\u0000/i.test(request.url)) throw errors.badRequest('The request URL contains a NUL character');
+  });
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser(MEDIA_TYPE, { parseAs: 'string' }, (request, body, done) => {
-    // An empty body is a missing document (422 from the schema), not a JSON syntax error.
-    if (body === '' || body.length === 0) return done(null, undefined);
-    parseJson(request, body as string, (error, parsed) => {
+  const parseChecked: typeof parseJson = (request, body, done) =>
+    parseJson(request, body, (error, parsed) => {
       if (error) return done(error);
       const pointer = nulPointer(parsed, '');
       if (pointer !== null) return done(errors.invalidAttribute(pointer || '/', 'must not contain NUL characters'));
       done(null, parsed);
     });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(PLAIN_JSON, { parseAs: 'string' }, (request, body, done) => parseChecked(request, body as string, done));
+  app.addContentTypeParser(MEDIA_TYPE, { parseAs: 'string' }, (request, body, done) => {
+    // An empty body is a missing document (422 from the schema), not a JSON syntax error.
+    if (body === '' || body.length === 0) return done(null, undefined);
+    parseChecked(request, body as string, done);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply));
   app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound()));
