@@ -29,14 +29,6 @@ export function flagParam(query: Query, key: string): boolean {
   throw errors.badRequest(`${key} must be true or false`, key);
 }
 
-/** A parameter limited to a few values; absent → undefined, anything else → 400. */
-export function oneOfParam<T extends string>(query: Query, key: string, allowed: readonly T[]): T | undefined {
-  const value = stringParam(query, key);
-  if (value === undefined) return undefined;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw errors.badRequest(`${key} must be one of ${allowed.join(', ')}`, key);
-}
-
 /** `include`: every listed value must be one the endpoint supports (else 400, as in TFE). */
 export function includeParam(query: Query, allowed: readonly string[]): string[] {
   const values = commaList(query, 'include') ?? [];

@@ -1,7 +1,7 @@
 import type { Api } from '../app.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { commaList, flagParam, includeParam, oneOfParam, stringParam, type Query } from '../jsonapi/query.ts';
+import { commaList, flagParam, includeParam, sortParam, stringParam, type Query } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { CreateProjectBody, MoveWorkspacesBody, ProjectParams, UpdateProjectBody } from './schemas.ts';
 import { projectResource } from './serialize.ts';
@@ -35,7 +35,7 @@ export async function projectsRoutes(app: Api): Promise<void> {
       search: stringParam(query, 'q'),
       canCreateWorkspace: flagParam(query, 'filter[permissions][create-workspace]'),
       canUpdate: flagParam(query, 'filter[permissions][update]'),
-      sort: oneOfParam(query, 'sort', ['name', '-name'] as const) ?? null,
+      sort: sortParam(query, ['name'] as const) ?? null,
     };
     const { items, total, matching } = await projects.list(request.caller, request.params.organization_name, filter, page);
     const { links, meta } = envelope(absoluteUrl(request, app.config.baseUrl), page, matching);

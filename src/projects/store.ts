@@ -146,7 +146,8 @@ export function projectIdsInScope(q: Queryable, organizationId: string, scope: P
     .where((eb) => inScope(q, eb, scope));
 }
 
-export type ProjectSort = 'name' | '-name' | null;
+/** By name (case-insensitive), or null for the default order: creation, oldest first. */
+export type ProjectSort = { descending: boolean } | null;
 
 export interface ProjectListFilter {
   organizationId: string;
@@ -176,7 +177,7 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: { o
   let pageQuery = base.selectAll('p').where(matching);
   if (f.sort === null) pageQuery = pageQuery.orderBy('p.created_at').orderBy('p.id');
   else {
-    const direction = f.sort === 'name' ? 'asc' : 'desc';
+    const direction = f.sort.descending ? 'desc' : 'asc';
     pageQuery = pageQuery.orderBy(sql`lower(p.name)`, direction).orderBy('p.id', direction);
   }
   const filtered = f.required.length > 0 || Boolean(f.names?.length) || Boolean(f.search);

@@ -1,7 +1,7 @@
 import type { Api } from '../app.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { oneOfParam, stringParam, type Query } from '../jsonapi/query.ts';
+import { sortParam, stringParam, type Query } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { CreateWorkspaceBody, OrganizationWorkspaceParams, UpdateWorkspaceBody, WorkspaceParams } from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
@@ -41,7 +41,7 @@ export async function workspacesRoutes(app: Api): Promise<void> {
     const filter = {
       search: stringParam(query, 'search[name]'),
       projectId: stringParam(query, 'filter[project][id]'),
-      descending: oneOfParam(query, 'sort', ['name', '-name'] as const) === '-name',
+      descending: sortParam(query, ['name'] as const)?.descending ?? false,
     };
     const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
     return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
