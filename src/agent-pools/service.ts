@@ -2,7 +2,7 @@ import type { Database, Queryable } from '../db/index.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
 import { actingUserId } from '../auth/principal.ts';
-import { ApiError, errors } from '../jsonapi/errors.ts';
+import { ApiError, errors, unknownIds } from '../jsonapi/errors.ts';
 import { newId } from '../jsonapi/ids.ts';
 import { now } from '../jsonapi/time.ts';
 import type { Page } from '../jsonapi/pagination.ts';
@@ -80,10 +80,7 @@ export function createAgentPoolsService(deps: {
   async function setAllowedWorkspaces(trx: Queryable, pool: AgentPool, ids: readonly string[], at: string): Promise<void> {
     const unique = [...new Set(ids)];
     const known = await deps.workspaces.idsInOrganization(pool.organizationId, unique, trx);
-    const problems = ids
-      .map((id, i) => ({ id, i }))
-      .filter(({ id }) => !known.has(id))
-      .map(({ id, i }) => ({ pointer: `${ALLOWED_WORKSPACES}/data/${i}/id`, detail: `Workspace ${id} not found` }));
+    const problems = unknownIds(ids, (id) => known.has(id), 'Workspace', (i) => `${ALLOWED_WORKSPACES}/data/${i}/id`);
     if (problems.length) throw errors.invalid(problems);
     try {
       await store.replaceAllowedWorkspaces(trx, pool.id, unique, at);

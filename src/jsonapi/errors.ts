@@ -42,6 +42,16 @@ export const errors = {
   internal: () => one(500, 'internal server error'),
 };
 
+export type Problem = { pointer: string; detail: string };
+
+/**
+ * One 422 problem per listed id that `isKnown` rejects, pointing at its own place in the body:
+ * how a relationship naming absent (or another organization's) things is answered everywhere.
+ */
+export function unknownIds(ids: readonly string[], isKnown: (id: string) => boolean, noun: string, pointer: (i: number) => string): Problem[] {
+  return ids.flatMap((id, i) => (isKnown(id) ? [] : [{ pointer: pointer(i), detail: `${noun} ${id} not found` }]));
+}
+
 /** `auto-destroy-activity-duration` → `Auto destroy activity duration`: how real TFE words details. */
 export function humanize(attribute: string): string {
   const words = attribute.replace(/[-_]/g, ' ');

@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
-import { errors } from '../jsonapi/errors.ts';
+import { errors, unknownIds, type Problem } from '../jsonapi/errors.ts';
 import { newId } from '../jsonapi/ids.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../jsonapi/time.ts';
@@ -43,8 +43,6 @@ export type Relation = 'projects' | 'workspaces';
 const RELATIONS: readonly Relation[] = ['projects', 'workspaces'];
 const NOUN: Record<Relation, string> = { projects: 'Project', workspaces: 'Workspace' };
 const sentIds = (input: PolicySetInput, relation: Relation) => (relation === 'projects' ? input.projectIds : input.workspaceIds);
-
-type Problem = { pointer: string; detail: string };
 
 export type PolicyAction = 'read-policies' | 'manage-policies';
 
@@ -102,10 +100,7 @@ export function createPolicySetsService(deps: {
   /** Every id must be a `relation` of the organization; each one that is not is a problem of its own. */
   async function unknown(q: Queryable, relation: Relation, organizationId: string, ids: readonly string[], pointer: (i: number) => string) {
     const known = await links[relation].known(q, organizationId, dedupe(ids));
-    return ids
-      .map((id, i) => ({ id, i }))
-      .filter(({ id }) => !known.has(id))
-      .map(({ id, i }): Problem => ({ pointer: pointer(i), detail: `${NOUN[relation]} ${id} not found` }));
+    return unknownIds(ids, (id) => known.has(id), NOUN[relation], pointer);
   }
 
   /** The relationships a create or update body sent, checked together so one 422 lists every bad id. */

@@ -9,7 +9,7 @@ import {
   type ProjectGrant,
   type Standing,
 } from '../auth/permissions.ts';
-import { errors } from '../jsonapi/errors.ts';
+import { errors, type Problem } from '../jsonapi/errors.ts';
 import { hasPrefix, newId } from '../jsonapi/ids.ts';
 import { now } from '../jsonapi/time.ts';
 import type { Page } from '../jsonapi/pagination.ts';
@@ -26,8 +26,6 @@ export type ProjectGrantLoader = (q: Queryable, teamIds: readonly string[], proj
 
 const PROJECT_NAME = /^[A-Za-z0-9 _-]+$/;
 const AUTO_DESTROY_DURATION = /^(\d{1,4})[dh]$/;
-
-type Problem = { pointer: string; detail: string };
 
 /** `14d`, `36h`: one to four digits, greater than zero, then `d` or `h`. Shared with workspaces. */
 export function autoDestroyDurationProblem(value: string | null | undefined): Problem | null {

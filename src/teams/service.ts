@@ -2,7 +2,7 @@ import type { Database, Queryable } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import type { Caller, TeamGrant } from '../auth/caller.ts';
 import { can, emptyAccess, fullAccess, withAccess, type OrganizationAccess, type Standing } from '../auth/permissions.ts';
-import { errors } from '../jsonapi/errors.ts';
+import { errors, unknownIds } from '../jsonapi/errors.ts';
 import { newId } from '../jsonapi/ids.ts';
 import { now } from '../jsonapi/time.ts';
 import type { Page } from '../jsonapi/pagination.ts';
@@ -85,10 +85,7 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
   async function usersByName(usernames: readonly string[]): Promise<string[]> {
     const found = await deps.users.findByUsernames(usernames);
     const known = new Set(found.filter((u) => !u.isServiceAccount).map((u) => u.username.toLowerCase()));
-    const problems = usernames
-      .map((name, i) => ({ name, i }))
-      .filter(({ name }) => !known.has(name.toLowerCase()))
-      .map(({ name, i }) => ({ pointer: `/data/${i}/id`, detail: `User ${name} not found` }));
+    const problems = unknownIds(usernames, (name) => known.has(name.toLowerCase()), 'User', (i) => `/data/${i}/id`);
     if (problems.length) throw errors.invalid(problems);
     return found.map((u) => u.id);
   }
