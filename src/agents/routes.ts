@@ -48,7 +48,7 @@ export async function agentEndpointRoutes(app: Api): Promise<void> {
   );
 
   app.post('/status', { schema: { body: AgentStatusBody } }, async (request) => {
-    const view = await agents.heartbeat(request.agent, { ...request.body, ipAddress: request.ip });
+    const view = await agents.heartbeat(request.agent, { id: request.body.id, status: request.body.status, ipAddress: request.ip });
     return agentStatusDocument(view);
   });
 }

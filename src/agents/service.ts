@@ -73,7 +73,7 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
 
     /** `POST /api/agent/status`: an agent of the token's pool reports; any other agent id is 404. */
     async heartbeat(principal: AgentPrincipal, input: { id: string; status: StoredAgentStatus; ipAddress: string | null }): Promise<AgentView> {
-      const agent = await store.recordHeartbeat(db, { ...input, agentPoolId: principal.agentPoolId, at: now() });
+      const agent = await store.recordHeartbeat(db, { id: input.id, status: input.status, ipAddress: input.ipAddress, agentPoolId: principal.agentPoolId, at: now() });
       if (!agent) throw errors.notFound();
       return viewOf(agent);
     },

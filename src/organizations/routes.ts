@@ -14,7 +14,8 @@ export async function organizationsRoutes(app: Api): Promise<void> {
   });
 
   app.post('/organizations', { schema: { body: CreateOrganizationBody } }, async (request, reply) => {
-    const view = await organizations.create(request.caller, request.body.data.attributes);
+    const a = request.body.data.attributes;
+    const view = await organizations.create(request.caller, { name: a.name, email: a.email });
     return reply.code(201).send({ data: organizationResource(view) });
   });
 
@@ -30,7 +31,8 @@ export async function organizationsRoutes(app: Api): Promise<void> {
     '/organizations/:organization_name',
     { schema: { params: OrganizationParams, body: UpdateOrganizationBody } },
     async (request) => {
-      const view = await organizations.update(request.caller, request.params.organization_name, request.body.data.attributes ?? {});
+      const a = request.body.data.attributes ?? {};
+      const view = await organizations.update(request.caller, request.params.organization_name, { name: a.name, email: a.email });
       return { data: organizationResource(view) };
     },
   );

@@ -129,7 +129,7 @@ export function createOrganizationsService(deps: {
         if (isUniqueViolation(e)) throw nameTaken();
         throw e;
       }
-      const updated = { ...org, ...input };
+      const updated = { ...org, name: input.name ?? org.name, email: input.email ?? org.email };
       return withDefaultProject({ org: updated, standing: await caller.standing(updated) });
     },
 

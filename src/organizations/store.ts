@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { OrganizationsTable } from '../db/schema.ts';
 
 export interface Organization {
@@ -51,9 +51,13 @@ export async function listOrganizations(
   return { items: rows.map(toOrganization), total: Number(count.n) };
 }
 
+/** Only the columns named here can change; whatever else a caller's object holds is ignored. */
 export async function updateOrganization(q: Queryable, id: string, patch: { name?: string; email?: string }): Promise<void> {
-  if (Object.keys(patch).length === 0) return;
-  await q.updateTable('organizations').set(patch).where('id', '=', id).execute();
+  const set: Updateable<OrganizationsTable> = {};
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.email !== undefined) set.email = patch.email;
+  if (Object.keys(set).length === 0) return;
+  await q.updateTable('organizations').set(set).where('id', '=', id).execute();
 }
 
 export async function deleteOrganization(q: Queryable, id: string): Promise<void> {

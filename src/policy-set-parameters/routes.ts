@@ -22,7 +22,13 @@ export async function policySetParametersRoutes(app: Api): Promise<void> {
     '/policy-sets/:policy_set_id/parameters',
     { schema: { params: PolicySetParams, body: CreateParameterBody } },
     async (request, reply) => {
-      const parameter = await parameters.create(request.caller, request.params.policy_set_id, request.body.data.attributes);
+      const a = request.body.data.attributes;
+      const parameter = await parameters.create(request.caller, request.params.policy_set_id, {
+        key: a.key,
+        value: a.value,
+        category: a.category,
+        sensitive: a.sensitive,
+      });
       return reply.code(201).send({ data: parameterResource(parameter) });
     },
   );
@@ -37,8 +43,9 @@ export async function policySetParametersRoutes(app: Api): Promise<void> {
     { schema: { params: ParameterParams, body: UpdateParameterBody } },
     async (request) => {
       const { policy_set_id, parameter_id } = request.params;
-      const { id, attributes } = request.body.data;
-      return { data: parameterResource(await parameters.update(request.caller, policy_set_id, parameter_id, id, attributes)) };
+      const { id, attributes: a } = request.body.data;
+      const input = { key: a.key, value: a.value, category: a.category, sensitive: a.sensitive };
+      return { data: parameterResource(await parameters.update(request.caller, policy_set_id, parameter_id, id, input)) };
     },
   );
 

@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type { Api } from '../app.ts';
 import { errors } from '../jsonapi/errors.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
@@ -17,19 +18,10 @@ function kindFilter(query: Query): PolicyKind | undefined {
   return kind as PolicyKind;
 }
 
-type Attributes = {
-  name?: string;
-  description?: string | null;
-  kind?: PolicyKind;
-  global?: boolean;
-  overridable?: boolean | null;
-  'agent-enabled'?: boolean;
-  'policy-tool-version'?: string | null;
-};
+type Data = Static<typeof UpdatePolicySetBody>['data'];
 
-type Refs = { data: Array<{ id: string }> };
-
-function input(attributes: Attributes, relationships?: { projects?: Refs; workspaces?: Refs }): PolicySetInput {
+/** The modelled members of a create or update body, field by field; everything else is ignored. */
+function input(attributes: NonNullable<Data['attributes']>, relationships: Data['relationships']): PolicySetInput {
   return {
     name: attributes.name,
     description: attributes.description,

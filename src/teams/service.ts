@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import type { Caller, TeamGrant } from '../auth/caller.ts';
-import { can, emptyAccess, fullAccess, withAccess, type OrganizationAccess, type Standing } from '../auth/permissions.ts';
+import { can, emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess, type Standing } from '../auth/permissions.ts';
 import { errors, unknownIds } from '../jsonapi/errors.ts';
 import { newId } from '../jsonapi/ids.ts';
 import { now } from '../jsonapi/time.ts';
@@ -177,7 +177,8 @@ export function createTeamsService(deps: { database: Database; users: UsersServi
         if (input.name !== undefined && input.name !== team.name) {
           throw errors.invalidAttribute('/data/attributes/name', 'The owners team cannot be renamed');
         }
-        if (input.organizationAccess && Object.values(input.organizationAccess).some((v) => v === false)) {
+        const requested = input.organizationAccess;
+        if (requested && ORGANIZATION_ACCESS_KEYS.some((k) => requested[k] === false)) {
           throw errors.invalidAttribute('/data/attributes/organization-access', 'The owners team always holds every permission');
         }
       }

@@ -3,19 +3,19 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { sortParam, stringParam, type Query } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
+import type { Static } from 'typebox';
 import { CreateWorkspaceBody, OrganizationWorkspaceParams, UpdateWorkspaceBody, WorkspaceParams } from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
 import type { WorkspaceInput, WorkspaceRef } from './service.ts';
 
-type Body = { data: { attributes?: Record<string, unknown>; relationships?: { project?: { data: { id: string } | null } } } };
-
-function input(body: Body): WorkspaceInput {
+/** The modelled members of a create or update body, field by field; everything else is ignored. */
+function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
   const a = body.data.attributes ?? {};
   return {
-    name: a.name as string | undefined,
-    description: a.description as string | null | undefined,
-    autoDestroyActivityDuration: a['auto-destroy-activity-duration'] as string | null | undefined,
-    inheritsProjectAutoDestroy: a['inherits-project-auto-destroy'] as boolean | undefined,
+    name: a.name,
+    description: a.description,
+    autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
+    inheritsProjectAutoDestroy: a['inherits-project-auto-destroy'],
     projectId: body.data.relationships?.project?.data?.id,
   };
 }
