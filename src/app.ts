@@ -83,6 +83,8 @@ export interface RouteEntry {
   url: string;
   /** The route validates a request body. */
   hasBody: boolean;
+  /** That body's schema, for suites that need to know which members a route models. */
+  body?: unknown;
 }
 
 declare module 'fastify' {
@@ -127,8 +129,8 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
   // new endpoint cannot escape them.
   const routeTable: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
-    const hasBody = Boolean((route.schema as { body?: unknown } | undefined)?.body);
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, hasBody });
+    const body = (route.schema as { body?: unknown } | undefined)?.body;
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, hasBody: Boolean(body), body });
   });
   app.decorate('routeTable', routeTable);
 
