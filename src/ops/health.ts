@@ -37,7 +37,7 @@ export function healthRoutes(app: FastifyInstance, database: Database): void {
     const result = await readiness(database);
     if (result.ready) return reply.type('application/json').send({ status: 'ready' });
     const cause = result.error instanceof Error ? { err: { message: result.error.message, code: (result.error as { code?: unknown }).code } } : {};
-    warn({ reason: result.reason, ...cause }, 'not ready');
+    warn({ reason: result.reason, ...cause }, 'not ready', result.reason);
     return reply.code(503).type('application/json').send({ status: 'unavailable', reason: result.reason });
   });
 }

@@ -75,19 +75,22 @@ export class RequestLog extends LogController {
 
 /**
  * A warning logged at most once per interval, with the number held back since the last one: a
- * dependency that fails on every request (Redis, the database behind /readyz) cannot flood the log.
+ * dependency that fails on every request (Redis, the database behind /readyz) cannot flood the
+ * log. A warning with another `key` than the last one (a new reason) is logged at once.
  */
 export function throttledWarning(log: FastifyBaseLogger, intervalMs = 30_000) {
   let last = -Infinity;
+  let lastKey: string | undefined;
   let heldBack = 0;
-  return (details: Record<string, unknown>, message: string) => {
+  return (details: Record<string, unknown>, message: string, key?: string) => {
     const now = Date.now();
-    if (now - last < intervalMs) {
+    if (now - last < intervalMs && key === lastKey) {
       heldBack += 1;
       return;
     }
     log.warn({ ...details, ...(heldBack ? { heldBack } : {}) }, message);
     last = now;
+    lastKey = key;
     heldBack = 0;
   };
 }
