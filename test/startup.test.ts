@@ -7,6 +7,8 @@ import { connect, createServer, type Server as NetServer, type Socket } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.ts';
+import { explainStartupError } from '../src/ops/startup.ts';
 import { hangar } from './helpers/process.ts';
 import { freePort } from './helpers/redis.ts';
 
@@ -118,6 +120,34 @@ describe('start-up failures', () => {
     url.pathname = '/hangar_no_such_database';
     const r = serve({ HANGAR_DATABASE_URL: url.toString(), HANGAR_ENCRYPTION_KEY: KEY });
     assertOneLine(r, /^error: the PostgreSQL database "hangar_no_such_database" does not exist on .*; create it \(createdb hangar_no_such_database\) or correct HANGAR_DATABASE_URL$/);
+  });
+});
+
+describe('start-up failures the process tests cannot provoke cheaply', () => {
+  const config = loadConfig({ HANGAR_DATABASE_URL: 'postgres://hangar:s3cret@db.internal:6432/hangar', HANGAR_ENCRYPTION_KEY: KEY });
+  const explain = (error: unknown) => explainStartupError(error, config);
+  const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+  it('tells a database that does not answer in time (the driver\'s connect timeout)', () => {
+    for (const message of ['Connection terminated due to connection timeout', 'timeout exceeded when trying to connect']) {
+      assert.equal(explain(new Error(message)), 'PostgreSQL at db.internal:6432 did not answer in time; check that it is running and reachable, or correct HANGAR_DATABASE_URL');
+    }
+  });
+
+  it('tells refusals reported for every address of a host at once', () => {
+    const error = Object.assign(new AggregateError([pgError('ECONNREFUSED', 'connect ECONNREFUSED ::1:6432'), pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:6432')]), { code: 'ECONNREFUSED' });
+    assert.match(explain(error)!, /^cannot connect to PostgreSQL at db\.internal:6432 \(connection refused\)/);
+  });
+
+  it('tells a wrong or missing password without printing it', () => {
+    assert.equal(explain(pgError('28P01', 'password authentication failed for user "hangar"')), 'PostgreSQL at db.internal:6432 refused the password of user "hangar"; correct the password in HANGAR_DATABASE_URL');
+    assert.match(explain(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string'))!, /asks user "hangar" for a password; add it to HANGAR_DATABASE_URL$/);
+    assert.ok(!JSON.stringify([explain(pgError('28P01', 'x')), explain(pgError('3D000', 'x'))]).includes('s3cret'));
+  });
+
+  it('leaves anything else to be printed in full, as the bug it is', () => {
+    assert.equal(explain(new TypeError('undefined is not a function')), null);
+    assert.equal(explain(pgError('42P01', 'relation "x" does not exist')), null);
   });
 });
 
