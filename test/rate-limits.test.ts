@@ -92,6 +92,13 @@ suite('rate limits', (ctx) => {
     assert.equal(await metric(ctx, 'hangar_rate_limit_refusals_total{budget="address"}'), 2);
   });
 
+  it('counts requests that arrive together one by one: exactly the limit passes', async () => {
+    const anonymous = () => ctx.app.inject({ method: 'GET', url: '/api/v2/organizations', remoteAddress: '10.3.3.3' });
+    const responses = await Promise.all(Array.from({ length: LIMIT + 3 }, anonymous));
+    assert.deepEqual(responses.map((r) => r.statusCode).sort(), [401, 401, 401, 401, 429, 429, 429]);
+    assert.deepEqual(responses.filter((r) => r.statusCode === 401).map((r) => r.headers['x-ratelimit-remaining']).sort(), ['0', '1', '2', '3']);
+  });
+
   it('advertises the limit on ping, where go-tfe reads it, and charges ping to the address', async () => {
     const ping = () => ctx.app.inject({ method: 'GET', url: '/api/v2/ping', remoteAddress: '10.2.2.2' });
     const first = await ping();
@@ -221,3 +228,18 @@ describe('rate limits when Redis goes away', { skip: !HAS_REDIS_SERVER && 'redis
     });
   }, { HANGAR_RATE_LIMIT: String(LIMIT), HANGAR_METRICS_TOKEN: METRICS_TOKEN, HANGAR_REDIS_KEY_PREFIX: uniquePrefix(), HANGAR_REDIS_URL: `redis://127.0.0.1:${port}` });
 });
+
+suite('rate limits behind a trusted proxy (HANGAR_TRUST_PROXY)', (ctx) => {
+  it('counts anonymous requests by the client address the proxy reports, and only a trusted proxy\'s', async () => {
+    const via = (remoteAddress: string, forwardedFor: string) => async (): Promise<Response> => {
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/v2/account/details', remoteAddress, headers: { 'x-forwarded-for': forwardedFor } });
+      return { status: res.statusCode, headers: res.headers, body: JSON.parse(res.body), raw: res.body };
+    };
+    assert.deepEqual(statuses(await burst(LIMIT + 1, via('10.9.9.9', '203.0.113.7'))), [401, 401, 401, 401, 429]);
+    // Another client behind the same proxy has a budget of its own.
+    assert.equal((await via('10.9.9.9', '203.0.113.8')()).status, 401);
+    // An untrusted peer cannot pick its address by sending the header.
+    assert.deepEqual(statuses(await burst(LIMIT + 1, via('10.8.8.8', '203.0.113.9'))), [401, 401, 401, 401, 429]);
+    assert.equal((await via('10.8.8.8', '203.0.113.10')()).status, 429);
+  });
+}, { HANGAR_RATE_LIMIT: String(LIMIT), HANGAR_TRUST_PROXY: '10.9.9.0/24' });

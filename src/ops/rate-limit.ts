@@ -7,8 +7,9 @@
 // limit may be spent at once (a burst of up to the whole limit), after which requests get 429
 // until the window closes. go-tfe paces itself below the limit it reads from
 // X-RateLimit-Limit and waits X-RateLimit-Reset seconds after a 429.
-import rateLimitPlugin, { normalizeIP } from '@fastify/rate-limit';
+import rateLimitPlugin, { normalizeIP, type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createRequire } from 'node:module';
 import { Redis } from 'ioredis';
 import type { Admission } from '../auth/plugin.ts';
 import type { AgentPrincipal, Principal } from '../auth/principal.ts';
@@ -22,6 +23,30 @@ const WINDOW_MS = 1000;
 const REDIS_COMMAND_TIMEOUT_MS = 250;
 /** How long start-up waits for Redis before serving without it. */
 const REDIS_STARTUP_WAIT_MS = 2000;
+
+type Incr = FastifyRateLimitStore['incr'];
+const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  cache: number,
+) => { incr: Incr };
+
+/**
+ * The plugin's in-memory store, answering each caller with a copy of its count: the store hands
+ * out the very object it keeps counting in, and the plugin reads it only after an await, so
+ * requests arriving together all read the last one's count and were all refused.
+ */
+class InMemoryStore implements FastifyRateLimitStore {
+  readonly #store = new LocalStore(false, false, 10_000);
+
+  incr(key: string, callback: Parameters<Incr>[1], timeWindow: number, max: number): void {
+    this.#store.incr(key, (error, result) => callback(error, result && { current: result.current, ttl: result.ttl }), timeWindow, max);
+  }
+
+  child(): FastifyRateLimitStore {
+    return new InMemoryStore();
+  }
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -65,9 +90,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config, m
     timeWindow: WINDOW_MS,
     // Errors reach `charge` below, which serves the request and reports the failure.
     skipOnError: false,
-    cache: 10_000,
-    redis,
-    nameSpace: config.redisKeyPrefix,
+    ...(redis ? { redis, nameSpace: config.redisKeyPrefix } : { store: InMemoryStore }),
     keyGenerator: (request) => request.rateLimitKey,
   });
   app.decorateRequest('rateLimitKey', '');
