@@ -1,6 +1,6 @@
-// A small dependency-free SVG chart: the project list's server CPU per request (solid, left axis)
-// and p50 latency (dashed, right axis) against the number of projects (log x), one line per
-// caller, one panel per database engine.
+// A small dependency-free SVG chart: the project list's CPU per request (solid, left axis; server
+// plus database on PostgreSQL) and p50 latency (dashed, right axis) against the number of
+// projects (log x), one line per caller, one panel per database engine.
 export interface ScalePoint {
   projects: number;
   cpuUs: number;
@@ -8,6 +8,7 @@ export interface ScalePoint {
 }
 export interface ScalePanel {
   title: string;
+  cpuLabel: string;
   series: Array<{ caller: string; points: ScalePoint[] }>;
 }
 
@@ -62,7 +63,7 @@ function panel(p: ScalePanel): string {
 <line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/><line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/><line x1="${W - R}" y1="${T}" x2="${W - R}" y2="${H - B}" stroke="black"/>
 ${yTicks}${xTicks}${lines}
 <text x="${W / 2}" y="${H - B + 36}" text-anchor="middle">projects in the organization (log scale)</text>
-<text x="14" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(T + H - B) / 2})">server CPU µs / request (solid)</text>
+<text x="14" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(T + H - B) / 2})">${p.cpuLabel}</text>
 <text x="${W - 12}" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(90 ${W - 12} ${(T + H - B) / 2})">p50 latency, ms (dashed)</text>
 ${legend}`;
 }

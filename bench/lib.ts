@@ -61,6 +61,11 @@ export async function startProcess(script: string, args: string[], env: Record<s
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  // Whatever ends the bench, its servers end with it.
+  const orphaned = () => child.kill('SIGTERM');
+  process.on('exit', orphaned);
+  void exited.then(() => process.off('exit', orphaned));
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 30_000);
@@ -76,8 +81,10 @@ export async function startProcess(script: string, args: string[], env: Record<s
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
+  }).catch((e: unknown) => {
+    child.kill('SIGTERM');
+    throw e;
   });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return {
     child,
     pid: child.pid!,
@@ -125,15 +132,29 @@ export interface LoadRequest {
   makeBody?: () => string;
 }
 
-/** One load run against one server, with that server's CPU time over the run. */
-export interface Sample {
+/** One load run against one server: what it sent, and what the server spent on it. */
+export interface Run {
   /** Requests sent, all answered. */
   requests: number;
+  /** From the first request to the last answer. */
+  seconds: number;
+  /** Server CPU time (user + system, all threads), in microseconds. */
+  cpuUs: number;
+  /** PostgreSQL backends' CPU time, in microseconds (PostgreSQL runs only). */
+  dbCpuUs?: number;
+  /** Milliseconds, at microsecond precision. */
+  latencies: number[];
+  errors: number;
+  non2xx: number;
+}
+
+/** Several runs of one scenario as one figure: totals divided by the requests. */
+export interface Sample {
+  requests: number;
   rps: number;
-  /** Latency percentiles in milliseconds, at microsecond precision. */
   p50: number;
   p99: number;
-  /** Server CPU time (user + system, all threads) per request, in microseconds. */
+  /** Server CPU time per request, in microseconds. */
   cpuUs: number;
   /** PostgreSQL backends' CPU time per request, in microseconds (PostgreSQL runs only). */
   dbCpuUs?: number;
@@ -141,21 +162,38 @@ export interface Sample {
   non2xx: number;
 }
 
+export function summarize(runs: Run[]): Sample {
+  const sum = (f: (r: Run) => number) => runs.reduce((t, r) => t + f(r), 0);
+  const requests = Math.max(1, sum((r) => r.requests));
+  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const sample: Sample = {
+    requests,
+    rps: Math.round(requests / sum((r) => r.seconds)),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    cpuUs: sum((r) => r.cpuUs) / requests,
+    errors: sum((r) => r.errors),
+    non2xx: sum((r) => r.non2xx),
+  };
+  if (runs[0]?.dbCpuUs !== undefined) sample.dbCpuUs = sum((r) => r.dbCpuUs ?? 0) / requests;
+  return sample;
+}
+
 /** CPU time of helper processes outside the server (PostgreSQL backends), by process id, in µs. */
 export interface CpuProbe {
   read(): Promise<Map<number, number>>;
 }
 
-export const CONNECTIONS = 10;
+const CONNECTIONS = 10;
 
 /**
  * Sends `requests` requests with autocannon over 10 connections (each sends its next request
  * when the last is answered) and charges the server (process `pid`, and the `db` processes if
- * given) with the CPU time it used from the first request until it is idle after the last,
- * divided by the requests: every request is answered, none is cut off half-served. Each run
- * leaves its server idle, so the next run (on either server) starts from quiet.
+ * given) with the CPU time it used from the first request until it is idle after the last:
+ * every request is answered, none is cut off half-served. Each run leaves its server idle, so
+ * the next run (on either server) starts from quiet.
  */
-export async function measure(pid: number, r: LoadRequest, requests: number, db?: CpuProbe): Promise<Sample> {
+export async function measure(pid: number, r: LoadRequest, requests: number, db?: CpuProbe): Promise<Run> {
   const latencies: number[] = [];
   let non2xx = 0;
   const dbBefore = await db?.read();
@@ -189,43 +227,27 @@ export async function measure(pid: number, r: LoadRequest, requests: number, db?
     });
   });
   const elapsed = (lastResponse - started) / 1000;
-  await idle(pid, db);
+  await idle(pid);
   const cpuAfter = cpuMicros(pid);
   const dbAfter = await db?.read();
   if (cpuBefore === null || cpuAfter === null) throw new Error(`process ${pid} is gone`);
-  const count = Math.max(1, latencies.length);
-  latencies.sort((a, b) => a - b);
-  const sample: Sample = {
-    requests: count,
-    rps: Math.round(count / elapsed),
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    cpuUs: (cpuAfter - cpuBefore) / count,
-    errors: result.errors + result.timeouts,
-    non2xx,
-  };
+  const run: Run = { requests: latencies.length, seconds: elapsed, cpuUs: cpuAfter - cpuBefore, latencies, errors: result.errors + result.timeouts, non2xx };
   if (dbBefore && dbAfter) {
-    let used = 0;
-    for (const [p, after] of dbAfter) used += after - (dbBefore.get(p) ?? 0);
-    sample.dbCpuUs = used / count;
+    run.dbCpuUs = 0;
+    for (const [p, after] of dbAfter) run.dbCpuUs += after - (dbBefore.get(p) ?? 0);
   }
-  return sample;
+  return run;
 }
 
 /**
- * Waits until the process (and the `db` processes) use next to no CPU: under 2% of a core over
- * 10 ms, at most 5 s.
+ * Waits until the process uses next to no CPU: under 2% of a core over 10 ms, at most 5 s. Every
+ * request of the run has been answered by then, so the database has finished its part too.
  */
-async function idle(pid: number, db?: CpuProbe): Promise<void> {
-  const total = async () => {
-    let used = cpuMicros(pid) ?? 0;
-    if (db) for (const v of (await db.read()).values()) used += v;
-    return used;
-  };
-  let last = await total();
+async function idle(pid: number): Promise<void> {
+  let last = cpuMicros(pid) ?? 0;
   for (let i = 0; i < 500; i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const now = await total();
+    const now = cpuMicros(pid) ?? 0;
     if (now - last < 200) return;
     last = now;
   }
@@ -243,10 +265,7 @@ export function median(values: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-/**
- * Median wall time (ms) of `fn` over `runs`, and the server's CPU time per run (µs): the mean,
- * since one call is often shorter than the 10 ms the kernel counts CPU time in.
- */
+/** Median wall time (ms) of `fn` over `runs`, and the server's mean CPU time per run (µs). */
 export async function timeRuns(runs: number, pid: number, fn: () => Promise<void>): Promise<{ ms: number; cpuUs: number }> {
   const times: number[] = [];
   const before = cpuMicros(pid)!;

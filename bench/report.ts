@@ -43,7 +43,7 @@ export interface Row {
 }
 
 export interface EngineResult {
-  machine: { cpus: number; node: string; quick: boolean; seconds: number; rounds: number; date: string; minutes: number };
+  machine: { cpus: number; node: string; quick: boolean; seconds: number; rounds: number; passes: number; date: string; minutes: number };
   rows: Row[];
   scale: ScalePanel['series'];
 }
@@ -65,10 +65,24 @@ export function writeResults(engine: Engine, result: EngineResult): string {
   all[engine] = result;
   const engines = (['sqlite', 'postgres'] as const).filter((e) => all[e]);
   const markdown = renderMarkdown(engines.map((e) => [e, all[e]!]));
-  writeFileSync(file, JSON.stringify({ engines: all }, null, 2) + '\n');
+  writeFileSync(file, toJson(all));
   writeFileSync(path.join(RESULTS, 'latest.md'), markdown);
-  writeFileSync(path.join(RESULTS, 'scale.svg'), scaleChart(engines.map((e) => ({ title: ENGINE_LABEL[e], series: all[e]!.scale }))));
+  const cpuLabel = (e: Engine) => (e === 'postgres' ? 'server + PostgreSQL CPU µs / request (solid)' : 'server CPU µs / request (solid)');
+  writeFileSync(path.join(RESULTS, 'scale.svg'), scaleChart(engines.map((e) => ({ title: ENGINE_LABEL[e], cpuLabel: cpuLabel(e), series: all[e]!.scale }))));
   return markdown;
+}
+
+/** One line per row, so that a new run's diff reads row by row. */
+function toJson(all: Partial<Record<Engine, EngineResult>>): string {
+  // Two decimals are more than any figure here can claim.
+  const compact = (v: unknown) => JSON.stringify(v, (_key, x) => (typeof x === 'number' ? Math.round(x * 100) / 100 : x));
+  const engines = Object.entries(all).map(
+    ([e, r]) =>
+      `    ${JSON.stringify(e)}: {\n      "machine": ${compact(r.machine)},\n      "scale": ${compact(r.scale)},\n      "rows": [\n` +
+      r.rows.map((row) => `        ${compact(row)}`).join(',\n') +
+      '\n      ]\n    }',
+  );
+  return `{\n  "engines": {\n${engines.join(',\n')}\n  }\n}\n`;
 }
 
 const num = (v: number | undefined, digits = 0) => (v === undefined || !Number.isFinite(v) ? '' : v.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
@@ -95,7 +109,8 @@ function renderMarkdown(engines: Array<[Engine, EngineResult]>): string {
       '',
       `## ${ENGINE_LABEL[engine]}`,
       '',
-      `${m.cpus} CPUs, Node ${m.node}, ${m.quick ? 'quick run, ' : ''}${m.rounds} interleaved rounds of ${m.seconds} s per scenario, ${m.date}, ${m.minutes} min in all.`,
+      `${m.cpus} CPUs, Node ${m.node}, ${m.quick ? 'quick run, ' : ''}${m.rounds} rounds of about ${m.seconds} s per scenario` +
+        `${m.passes > 1 ? ` (in ${m.passes} interleaved passes)` : ''}, ${m.date}, ${m.minutes} min in all.`,
     );
     const db = engine === 'postgres';
     // [heading, right-aligned]
@@ -137,19 +152,25 @@ function renderMarkdown(engines: Array<[Engine, EngineResult]>): string {
     '',
     '## How to read this',
     '',
-    '- **CPU µs/req** is the primary figure: the server process\'s user + system CPU time (all threads, from',
-    '  `/proc/<pid>/stat`) over a run, divided by the requests it received. It holds steady on a shared',
-    '  machine where req/s does not. The bare Fastify baseline is measured the same way.',
-    '- Every scenario runs interleaved with its reference (the `vs` column) in each of three rounds;',
-    '  each figure is the median of the three rounds, and each ratio the median of the three per-round',
-    '  ratios (so a ratio need not equal the quotient of the two medians shown).',
-    '- `CPU ×` is CPU µs/req ÷ the reference\'s; `req/s ×` is req/s ÷ the reference\'s; `p50 ×` likewise.',
-    '- Goals: "≤ N×" on a list compares **CPU per request** with the reference (p50 shown beside it);',
-    '  the heartbeat\'s "≥ 0.8× a same-shape POST" is requests per CPU-second, i.e. its CPU ≤ 1.25× the',
-    '  bare POST\'s; a show\'s goals compare CPU and req/s with a bare route answering the same body.',
-    '  A row with errors or non-2xx answers fails its goals.',
-    '- PostgreSQL CPU µs/req is the database backends\' CPU time serving the server\'s connections; the',
-    '  server\'s own figure does not include it.',
+    "- **CPU µs/req** is the primary figure: the server process's user + system CPU time (all threads,",
+    '  from `/proc/<pid>/task/*/schedstat`) from the first request of a run until the server is idle after',
+    '  the last, divided by the requests, all of which are answered. It holds steady on a shared machine',
+    '  where req/s does not. The bare Fastify baseline is measured the same way.',
+    "- **PostgreSQL CPU µs/req** is the database backends' CPU time serving the server's connections. On",
+    '  PostgreSQL every `CPU ×` ratio (and the chart) uses server + database CPU, so work moved into a query',
+    '  does not look free.',
+    '- Every scenario runs in the same round as its reference (the `vs` column), alternating with it in',
+    '  short runs (five passes a round in a full run), three rounds; each figure is the median of the rounds,',
+    '  and each ratio the median of the per-round ratios (so a ratio need not equal the quotient of the two',
+    '  medians shown). Each round\'s figures are in latest.json.',
+    "- `CPU ×`, `req/s ×` and `p50 ×` divide the row's figure by its reference's.",
+    '- Goals: "≤ N×" on a list compares **CPU per request** with the same caller\'s list at 100 projects',
+    '  (p50 shown beside it); the heartbeat\'s "≥ 0.8× a same-shape POST" is requests per CPU-second, i.e.',
+    "  its CPU ≤ 1.25× the bare POST's; a show's goals compare CPU and req/s with a bare route answering the",
+    '  same body (SQLite), req/s (PostgreSQL). A row with errors or non-2xx answers fails its goals.',
+    '- Callers: the owner created the organizations (owners team); "member, team grant" is on a team with no',
+    '  organization access and `read` on the shown project and on 25 projects of each large organization;',
+    '  "member, read-projects" is on a team with that organization permission.',
   );
   return lines.join('\n') + '\n';
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { cpuMicros, hangarCli, measure, peakRssMiB, startBaseline, startHangar, timeRuns, type CpuProbe, type Proc, type Sample } from './lib.ts';
+import { cpuMicros, hangarCli, measure, peakRssMiB, startBaseline, startHangar, summarize, timeRuns, type CpuProbe, type Proc, type Run, type Sample } from './lib.ts';
 import { countRoundTrips } from './pgprobe.ts';
 import { goal, writeResults, type Engine, type Row } from './report.ts';
 import { baselineRoutes, defineScenarios, listPath, tabulate, type Scenario } from './scenarios.ts';
@@ -24,11 +24,17 @@ const SECONDS = quick ? 0.2 : 3;
 const MIN_REQUESTS = quick ? 10 : 40;
 const ROUNDS = 3;
 /**
+ * Each round runs its groups this many times over, each scenario for SECONDS / PASSES at a time,
+ * and adds up what each scenario's runs sent and cost: the load on the rest of the machine changes
+ * from second to second, and short alternations let a scenario and its reference share it.
+ */
+const PASSES = quick ? 1 : 5;
+/**
  * Warm-up before the rounds: the bare server's routes need the most requests, since their
  * JIT-compiled code is nearly all it runs; each Hangar scenario gets 10 requests (a quick run
  * skips those slower than 20 ms) or, in a full run, half a second's worth.
  */
-const WARMUP = { baseline: quick ? 5_000 : 50_000, hangarSeconds: quick ? 0 : 0.5 };
+const WARMUP = { baseline: quick ? 5_000 : 20_000, hangarSeconds: quick ? 0 : 0.5 };
 
 async function main() {
   const began = performance.now();
@@ -37,6 +43,21 @@ async function main() {
   const env: Record<string, string> = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: database.url, ...database.env };
   let server: Proc | undefined;
   let baseline: Proc | undefined;
+  // Once, whether the run ends, fails or is interrupted: no server left running, no database left.
+  let cleaning: Promise<void> | undefined;
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      await server?.stop();
+      await baseline?.stop();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    })());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: cleaning up`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
   try {
     log(`${engine}: users, and the server`);
     // bootstrap migrates the fresh database: before anything else touches it.
@@ -50,21 +71,21 @@ async function main() {
       server = await starting;
     }
     log('organizations, projects, parameters, agents, workspaces');
-    const world = await buildWorld(server.url, database.url, tokens, database.settle);
+    const world = await buildWorld(server.url, database.url, tokens, database.settle, log);
     const bodiesFile = path.join(dataDir, 'baseline.json');
     writeFileSync(bodiesFile, JSON.stringify(await baselineRoutes(world, server.url)));
     baseline = await startBaseline(bodiesFile);
 
     const { scenarios, groups } = defineScenarios(world, server.url, baseline.url);
     const pids = { hangar: server.pid, baseline: baseline.pid };
-    /** Requests per second each scenario answered last: its next run sends SECONDS' worth. */
+    /** Requests per second each scenario answered last: its next run is sized by it. */
     const pace = new Map<string, number>();
-    const worth = (id: string, seconds: number) => Math.max(MIN_REQUESTS, pace.get(id)! * seconds);
+    const worth = (id: string, seconds: number) => Math.max(MIN_REQUESTS / PASSES, pace.get(id)! * seconds);
     const run = async (id: string, requests: number) => {
       const s = scenarios.get(id)!;
-      const sample = await measure(pids[s.target], s.request, requests, s.target === 'hangar' ? database.cpuProbe : undefined);
-      pace.set(id, sample.rps);
-      return sample;
+      const r = await measure(pids[s.target], s.request, requests, s.target === 'hangar' ? database.cpuProbe : undefined);
+      pace.set(id, r.requests / r.seconds);
+      return r;
     };
 
     log(`warm-up: ${scenarios.size} scenarios`);
@@ -72,7 +93,11 @@ async function main() {
     const samples = new Map<string, Sample[]>();
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round} of ${ROUNDS}`);
-      for (const g of groups) for (const id of g) samples.set(id, [...(samples.get(id) ?? []), await run(id, worth(id, SECONDS))]);
+      const runs = new Map<string, Run[]>();
+      for (let pass = 0; pass < PASSES; pass++) {
+        for (const g of groups) for (const id of g) runs.set(id, [...(runs.get(id) ?? []), await run(id, worth(id, SECONDS / PASSES))]);
+      }
+      for (const [id, r] of runs) samples.set(id, [...(samples.get(id) ?? []), summarize(r)]);
     }
     const peakRss = peakRssMiB(server.pid);
     const { rows, scale } = tabulate(samples, engine);
@@ -107,13 +132,10 @@ async function main() {
     }
 
     const minutes = Math.round((performance.now() - began) / 6000) / 10;
-    const machine = { cpus: cpus().length, node: process.version, quick, seconds: SECONDS, rounds: ROUNDS, date: new Date().toISOString(), minutes };
+    const machine = { cpus: cpus().length, node: process.version, quick, seconds: SECONDS, rounds: ROUNDS, passes: PASSES, date: new Date().toISOString(), minutes };
     console.log(writeResults(engine, { machine, rows, scale }));
   } finally {
-    await server?.stop();
-    await baseline?.stop();
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await cleanUp();
   }
 }
 
@@ -121,7 +143,7 @@ async function main() {
  * One request first, which must succeed (figures of failing requests would lie) and gives the
  * first pace; then the warm-up load: JIT, caches, connections.
  */
-async function warmUp(id: string, s: Scenario, pace: Map<string, number>, run: (id: string, requests: number) => Promise<Sample>) {
+async function warmUp(id: string, s: Scenario, pace: Map<string, number>, run: (id: string, requests: number) => Promise<Run>) {
   const { url, method = 'GET', headers, body, makeBody } = s.request;
   const started = performance.now();
   const res = await fetch(url, { method, headers, body: body ?? makeBody?.() });

@@ -92,7 +92,13 @@ export interface World {
  * holding the member (with `read` on `bench-show` and on GRANTS projects of each scale) and an
  * `all-readers` team (`read-projects`) holding the reader. `settle` runs once the rows are in.
  */
-export async function buildWorld(baseUrl: string, databaseUrl: string, tokens: Record<CallerKey, string>, settle: () => Promise<void>): Promise<World> {
+export async function buildWorld(
+  baseUrl: string,
+  databaseUrl: string,
+  tokens: Record<CallerKey, string>,
+  settle: () => Promise<void>,
+  log: (message: string) => void,
+): Promise<World> {
   const keys = Object.keys(CALLER_LABELS) as CallerKey[];
   const api = Object.fromEntries(keys.map((k) => [k, client(baseUrl, tokens[k])])) as Record<CallerKey, Api>;
   const callers = Object.fromEntries(keys.map((k): [CallerKey, Caller] => [k, { key: k, label: CALLER_LABELS[k], headers: api[k].headers }])) as Record<
@@ -112,6 +118,7 @@ export async function buildWorld(baseUrl: string, databaseUrl: string, tokens: R
       await verifySeed(api, org.name, size, [Q_LONG, Q_SHORT]);
     }
     await settle();
+    log('projects seeded');
   })();
   const parameters = (async () => {
     const set = await owner.post('/organizations/bench/policy-sets', { data: { type: 'policy-sets', attributes: { name: 'bench-set' } } });
@@ -124,6 +131,7 @@ export async function buildWorld(baseUrl: string, databaseUrl: string, tokens: R
         ),
       );
     }
+    log('parameters made');
     return set.id as string;
   })();
   const agent = (async () => {
@@ -137,7 +145,8 @@ export async function buildWorld(baseUrl: string, databaseUrl: string, tokens: R
     const heartbeatBody = JSON.stringify({ id: ((await res.json()) as { id: string }).id, status: 'idle' });
     return { agentPoolId: pool.id as string, agentHeaders, heartbeatBody };
   })();
-  const [, policySetId, agentSide, move] = await Promise.all([seeding, parameters, agent, prepareMove(owner)]);
+  const workspaces = prepareMove(owner).then((m) => (log('workspaces made'), m));
+  const [, policySetId, agentSide, move] = await Promise.all([seeding, parameters, agent, workspaces]);
   return { api, callers, showId: show.id, policySetId, ...agentSide, move };
 }
 
@@ -190,8 +199,9 @@ async function prepareMove(owner: Api) {
 const projectName = (i: number) => `project ${String(i).padStart(6, '0')}`;
 
 /**
- * `count` projects straight into the table, 1,000 rows a statement; returns the ids of `pick`
- * of them spread evenly through the default order (creation time, then id).
+ * `count` projects straight into the table (SQLite: 1,000 rows a statement; PostgreSQL: one
+ * statement); returns the ids of `pick` of them spread evenly through the default order
+ * (creation time, then id).
  */
 async function seedProjects(databaseUrl: string, orgName: string, count: number, pick: number): Promise<string[]> {
   const database = openDatabase(databaseUrl);
@@ -201,15 +211,22 @@ async function seedProjects(databaseUrl: string, orgName: string, count: number,
   const every = Math.floor(count / pick);
   const picked = ids.filter((_, i) => i % every === every >> 1).slice(0, pick);
   try {
-    // The bench's own connection only: 64 MiB of page cache while it writes.
-    if (database.dialect === 'sqlite') await sql`PRAGMA cache_size = -65536`.execute(database.db);
     const org = await database.db.selectFrom('organizations').select('id').where('name', '=', orgName).executeTakeFirstOrThrow();
     const createdAt = new Date().toISOString();
+    const names = ids.map((_, i) => projectName(i));
+    if (database.dialect === 'postgres') {
+      // One statement, two arrays: a round trip per 1,000 rows would be most of the wait.
+      await sql`INSERT INTO projects (id, organization_id, name, description, auto_destroy_activity_duration, is_default, created_at)
+        SELECT t.id, ${org.id}, t.name, NULL, NULL, false, ${createdAt} FROM unnest(${ids}::text[], ${names}::text[]) AS t(id, name)`.execute(database.db);
+      return picked;
+    }
+    // The bench's own connection only: 64 MiB of page cache while it writes.
+    await sql`PRAGMA cache_size = -65536`.execute(database.db);
     for (let i = 0; i < count; i += 1000) {
       const rows = ids.slice(i, i + 1000).map((id, j) => ({
         id,
         organization_id: org.id,
-        name: projectName(i + j),
+        name: names[i + j]!,
         description: null,
         auto_destroy_activity_duration: null,
         is_default: false,
