@@ -20,7 +20,7 @@ const engine: Engine = process.argv.includes('--postgres') ? 'postgres' : 'sqlit
  * About how many seconds of load per scenario per round (as many requests as the scenario
  * answered in that time last), and the fewest requests that make a figure.
  */
-const SECONDS = quick ? 0.2 : 3;
+const SECONDS = quick ? 0.15 : 3;
 const MIN_REQUESTS = quick ? 10 : 40;
 const ROUNDS = 3;
 /**
@@ -34,7 +34,7 @@ const PASSES = quick ? 1 : 5;
  * JIT-compiled code is nearly all it runs; each Hangar scenario gets 10 requests (a quick run
  * skips those slower than 20 ms) or, in a full run, half a second's worth.
  */
-const WARMUP = { baseline: quick ? 5_000 : 20_000, hangarSeconds: quick ? 0 : 0.5 };
+const WARMUP = { baseline: quick ? 3_000 : 20_000, hangarSeconds: quick ? 0 : 0.5 };
 
 async function main() {
   const began = performance.now();
