@@ -1,10 +1,31 @@
-// The baseline every figure is divided by: a bare Fastify server on the same machine answering
-// with the same response body from memory (no database, no authentication, no validation).
+// The baseline every figure is divided by: a bare Fastify server answering each scenario's
+// response body from memory (no database, no authentication). Its POST routes parse the same
+// JSON body as the Hangar route they stand for, validated by the same shape of schema, so that
+// what is left between the two is Hangar's own work. Routes come from the file BASELINE_BODIES:
+// { "<name>": { "method": "GET" | "POST", "status"?, "contentType", "body", "schema"? } }.
+import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
-const body = process.env.BASELINE_BODY ?? '{}';
+interface Route {
+  method: 'GET' | 'POST';
+  status?: number;
+  contentType: string;
+  body: string;
+  schema?: object;
+}
+
+const routes = JSON.parse(readFileSync(process.env.BASELINE_BODIES!, 'utf8')) as Record<string, Route>;
 const app = Fastify({ logger: false });
-app.get('/baseline', async (_request, reply) => reply.type('application/vnd.api+json').send(body));
+// JSON:API bodies arrive as application/vnd.api+json: parse them as Fastify parses JSON.
+app.addContentTypeParser('application/vnd.api+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+for (const [name, r] of Object.entries(routes)) {
+  app.route({
+    method: r.method,
+    url: `/${name}`,
+    ...(r.schema ? { schema: { body: r.schema } } : {}),
+    handler: async (_request, reply) => reply.code(r.status ?? 200).type(r.contentType).send(r.body),
+  });
+}
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`listening ${address}\n`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -1,258 +1,233 @@
-// `npm run bench [-- --quick]`: runs the real server, seeds it, drives load with autocannon and
-// prints every figure next to a baseline measured in the same run. Results: bench/results/.
+// `npm run bench [-- --quick] [-- --postgres]`: runs the real server on a fresh database, sets it
+// up as users would (a site admin, an owner, members through team grants and read-projects),
+// and measures each scenario interleaved with its reference, three rounds, medians; server CPU
+// per request is the primary figure. Results land in bench/results/ beside the other engine's
+// last run. The method is described in the README's Performance section.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openDatabase } from '../src/db/index.ts';
-import { newId } from '../src/jsonapi/ids.ts';
-import { hangarCli, load, medianMs, ratio, startBaseline, startHangar, type Load, type Proc } from './lib.ts';
-import { scaleChart } from './chart.ts';
+import { cpuMicros, hangarCli, measure, peakRssMiB, startBaseline, startHangar, summarize, timeRuns, type CpuProbe, type Proc, type Run, type Sample } from './lib.ts';
+import { countRoundTrips } from './pgprobe.ts';
+import { goal, writeResults, type Engine, type Row } from './report.ts';
+import { baselineRoutes, defineScenarios, listPath, tabulate, type Scenario } from './scenarios.ts';
+import { CALLER_LABELS, LARGE, buildWorld, createUsers, type CallerKey, type World } from './setup.ts';
 
 const quick = process.argv.includes('--quick');
-const SECONDS = quick ? 1.5 : 5;
-const SCALE = [100, 1_000, 10_000, 100_000];
-const RESULTS = path.resolve(import.meta.dirname, 'results');
-
-interface Row {
-  scenario: string;
-  rps?: number;
-  p50?: number;
-  p99?: number;
-  /** Against the baseline's requests/s (or the named reference, for time ratios). */
-  ratio: number;
-  note?: string;
-}
+const engine: Engine = process.argv.includes('--postgres') ? 'postgres' : 'sqlite';
+/**
+ * About how many seconds of load per scenario per round (as many requests as the scenario
+ * answered in that time last), and the fewest requests that make a figure.
+ */
+const SECONDS = quick ? 0.15 : 3;
+const MIN_REQUESTS = quick ? 10 : 40;
+const ROUNDS = 3;
+/**
+ * Each round runs its groups this many times over, each scenario for SECONDS / PASSES at a time,
+ * and adds up what each scenario's runs sent and cost: the load on the rest of the machine changes
+ * from second to second, and short alternations let a scenario and its reference share it.
+ */
+const PASSES = quick ? 1 : 5;
+/**
+ * Warm-up before the rounds: the bare server's routes need the most requests, since their
+ * JIT-compiled code is nearly all it runs; each Hangar scenario gets 10 requests (a quick run
+ * skips those slower than 20 ms) or, in a full run, half a second's worth.
+ */
+const WARMUP = { baseline: quick ? 3_000 : 20_000, hangarSeconds: quick ? 0 : 0.5 };
 
 async function main() {
+  const began = performance.now();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-bench-'));
-  const { databaseUrl, dropDatabase } = await benchDatabase(dataDir);
-  const env = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: databaseUrl };
-  hangarCli(['migrate'], env);
-  const token = hangarCli(['bootstrap'], env);
+  const database = await benchDatabase(dataDir);
+  const env: Record<string, string> = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: database.url, ...database.env };
   let server: Proc | undefined;
   let baseline: Proc | undefined;
-  const rows: Row[] = [];
-  const scale: Array<{ projects: number; p50: number; p99: number; rps: number }> = [];
-  let peakRss: number | null = null;
+  // Once, whether the run ends, fails or is interrupted: no server left running, no database left.
+  let cleaning: Promise<void> | undefined;
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      await server?.stop();
+      await baseline?.stop();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    })());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: cleaning up`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
   try {
-    server = await startHangar(env);
-    const api = client(server.url, token);
+    log(`${engine}: users, and the server`);
+    // bootstrap migrates the fresh database: before anything else touches it.
+    const admin = await hangarCli(['bootstrap'], env);
+    const starting = startHangar(env);
+    let tokens: Record<CallerKey, string>;
+    try {
+      tokens = { admin, ...(await createUsers(env)) };
+    } finally {
+      // Kept even when the users failed, so that the server is stopped below.
+      server = await starting;
+    }
+    log('organizations, projects, parameters, agents, workspaces');
+    const world = await buildWorld(server.url, database.url, tokens, database.settle, log);
+    const bodiesFile = path.join(dataDir, 'baseline.json');
+    writeFileSync(bodiesFile, JSON.stringify(await baselineRoutes(world, server.url)));
+    baseline = await startBaseline(bodiesFile);
 
-    const org = await api.createOrganization('bench');
-    const project = await api.post(`/organizations/${org}/projects`, { data: { type: 'projects', attributes: { name: 'bench-show' } } });
-    const projectBody = await api.raw(`/projects/${project.id}`);
-    baseline = await startBaseline(projectBody);
-    const base = await load({ url: `${baseline.url}/baseline`, seconds: SECONDS });
-    rows.push({ scenario: 'baseline: bare Fastify, same body from memory', ...base, ratio: 1 });
-    const vs = (scenario: string, r: Load, note?: string) => rows.push({ scenario, ...r, ratio: ratio(r.rps, base.rps), note: note ?? errorsNote(r) });
+    const { scenarios, groups } = defineScenarios(world, server.url, baseline.url);
+    const pids = { hangar: server.pid, baseline: baseline.pid };
+    /** Requests per second each scenario answered last: its next run is sized by it. */
+    const pace = new Map<string, number>();
+    const worth = (id: string, seconds: number) => Math.max(MIN_REQUESTS / PASSES, pace.get(id)! * seconds);
+    const run = async (id: string, requests: number) => {
+      const s = scenarios.get(id)!;
+      const r = await measure(pids[s.target], s.request, requests, s.target === 'hangar' ? database.cpuProbe : undefined);
+      pace.set(id, r.requests / r.seconds);
+      return r;
+    };
 
-    // 1. One project, authenticated.
-    vs('GET /projects/:id', await load({ url: `${server.url}/api/v2/projects/${project.id}`, headers: api.headers, seconds: SECONDS }));
-
-    // 2. A page of 20 from organizations of growing size; 7. peak memory while at it.
-    for (const size of SCALE) {
-      const name = `scale-${size}`;
-      await api.createOrganization(name);
-      await seedProjects(databaseUrl, name, size);
-      const url = `${server.url}/api/v2/organizations/${name}/projects?page%5Bsize%5D=20`;
-      const plain = await load({ url, headers: api.headers, seconds: SECONDS });
-      scale.push({ projects: size, p50: plain.p50, p99: plain.p99, rps: plain.rps });
-      vs(`GET projects list, page of 20, ${size.toLocaleString('en')} projects`, plain);
-      if (size === 100 || size === 100_000) {
-        vs(`  … with q=7, ${size.toLocaleString('en')} projects`, await load({ url: `${url}&q=7`, headers: api.headers, seconds: SECONDS }));
-        vs(`  … with sort=-name, ${size.toLocaleString('en')} projects`, await load({ url: `${url}&sort=-name`, headers: api.headers, seconds: SECONDS }));
+    log(`warm-up: ${scenarios.size} scenarios`);
+    for (const [id, s] of scenarios) await warmUp(id, s, pace, run);
+    const samples = new Map<string, Sample[]>();
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round} of ${ROUNDS}`);
+      const runs = new Map<string, Run[]>();
+      for (let pass = 0; pass < PASSES; pass++) {
+        for (const g of groups) for (const id of g) runs.set(id, [...(runs.get(id) ?? []), await run(id, worth(id, SECONDS / PASSES))]);
       }
+      for (const [id, r] of runs) samples.set(id, [...(samples.get(id) ?? []), summarize(r)]);
     }
-    peakRss = server.peakRssMiB();
-    const small = scale[0]!;
-    const large = scale[scale.length - 1]!;
-    rows.push({ scenario: 'scale figure: p50 at 100,000 projects / p50 at 100', ratio: ratio(large.p50 || 1, small.p50 || 1) });
+    const peakRss = peakRssMiB(server.pid);
+    const { rows, scale } = tabulate(samples, engine);
 
-    // 3. Creating projects.
-    let n = 0;
-    vs(
-      'POST /organizations/:org/projects',
-      await load({
-        url: `${server.url}/api/v2/organizations/${org}/projects`,
-        method: 'POST',
-        headers: api.headers,
-        body: () => JSON.stringify({ data: { type: 'projects', attributes: { name: `p-${process.pid}-${++n}` } } }),
-        seconds: SECONDS,
-      }),
-    );
-
-    // 4. Moving 1 workspace vs 1,000 in one request.
-    const [a, b] = await Promise.all([
-      api.post(`/organizations/${org}/projects`, { data: { type: 'projects', attributes: { name: 'move-a' } } }),
-      api.post(`/organizations/${org}/projects`, { data: { type: 'projects', attributes: { name: 'move-b' } } }),
-    ]);
-    const workspaces: string[] = [];
-    for (let i = 0; i < 1000; i += 50) {
-      const batch = await Promise.all(
-        Array.from({ length: 50 }, (_, j) =>
-          api.post(`/organizations/${org}/workspaces`, {
-            data: { type: 'workspaces', attributes: { name: `ws-${i + j}` }, relationships: { project: { data: { type: 'projects', id: a.id } } } },
-          }),
-        ),
-      );
-      workspaces.push(...batch.map((w) => w.id));
-    }
+    log('moves');
+    const OTHER = 'Other figures';
+    const owner = CALLER_LABELS.owner;
+    const { projects, workspaceIds } = world.move;
     let flip = false;
     const move = (ids: string[]) => async () => {
       flip = !flip;
-      await api.post(`/projects/${flip ? b.id : a.id}/relationships/workspaces`, { data: ids.map((id) => ({ type: 'workspaces', id })) }, 204);
+      await world.api.owner.post(`/projects/${projects[flip ? 1 : 0]}/relationships/workspaces`, { data: ids.map((id) => ({ type: 'workspaces', id })) }, 204);
     };
-    const runs = quick ? 5 : 15;
-    const one = await medianMs(runs, move(workspaces.slice(0, 1)));
-    if (flip) await move(workspaces.slice(0, 1))();
-    const thousand = await medianMs(runs, move(workspaces));
-    rows.push({ scenario: 'move 1 workspace (median ms)', p50: one, ratio: 1 });
-    rows.push({ scenario: 'move 1,000 workspaces in one request (median ms; ratio vs 1)', p50: thousand, ratio: ratio(thousand, one) });
-
-    // 5. Policy set parameters: 200, 20 of them sensitive.
-    const set = await api.post(`/organizations/${org}/policy-sets`, { data: { type: 'policy-sets', attributes: { name: 'bench-set' } } });
-    for (let i = 0; i < 200; i += 20) {
-      await Promise.all(
-        Array.from({ length: 20 }, (_, j) =>
-          api.post(`/policy-sets/${set.id}/parameters`, {
-            data: { type: 'vars', attributes: { key: `k${i + j}`, value: `v${i + j}`, category: 'policy-set', sensitive: (i + j) % 10 === 0 } },
-          }),
-        ),
-      );
-    }
-    vs('GET /policy-sets/:id/parameters (200, 20 sensitive)', await load({ url: `${server.url}/api/v2/policy-sets/${set.id}/parameters`, headers: api.headers, seconds: SECONDS }));
-
-    // 6. Agent tokens: creating them, and agents authenticating with them.
-    const pool = await api.post(`/organizations/${org}/agent-pools`, { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } });
-    vs(
-      'POST /agent-pools/:id/authentication-tokens',
-      await load({
-        url: `${server.url}/api/v2/agent-pools/${pool.id}/authentication-tokens`,
-        method: 'POST',
-        headers: api.headers,
-        body: () => JSON.stringify({ data: { type: 'authentication-tokens', attributes: { description: 'bench' } } }),
-        seconds: SECONDS,
-      }),
+    // Enough single moves that their CPU time is well above what one reading can resolve.
+    const one = await timeRuns(quick ? 30 : 100, server.pid, move(workspaceIds.slice(0, 1)));
+    if (flip) await move(workspaceIds.slice(0, 1))();
+    const thousand = await timeRuns(quick ? 5 : 15, server.pid, move(workspaceIds));
+    const timed = (t: { ms: number; cpuUs: number }) => `${t.ms.toFixed(2)} ms, ${Math.round(t.cpuUs).toLocaleString('en')} µs CPU`;
+    rows.push(
+      { section: OTHER, label: 'move 1 workspace (median time, mean CPU)', caller: owner, value: timed(one), goals: [] },
+      { section: OTHER, label: 'move 1,000 workspaces in one request', caller: owner, value: timed(thousand), vs: 'move 1 workspace', p50X: thousand.ms / one.ms, cpuX: thousand.cpuUs / one.cpuUs, goals: [] },
+      {
+        section: OTHER,
+        label: `peak RSS of the server after the ${LARGE.toLocaleString('en')}-project scenarios`,
+        value: `${peakRss ?? '?'} MiB`,
+        goals: [goal('rss', `peak RSS after the ${LARGE.toLocaleString('en')}-project scenarios ≤ 200 MiB`, peakRss ?? undefined, '<=', 200, '≤ 200 MiB')],
+      },
     );
-    const agentToken = (
-      await api.post(`/agent-pools/${pool.id}/authentication-tokens`, { data: { type: 'authentication-tokens', attributes: { description: 'agent' } } })
-    ).attributes.token as string;
-    const agentHeaders = { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json' };
-    const reg = await fetch(`${server.url}/api/agent/register`, { method: 'POST', headers: agentHeaders, body: JSON.stringify({ name: 'bench-agent' }) });
-    if (!reg.ok) throw new Error(`agent register failed: ${reg.status} ${await reg.text()}`);
-    const agentId = ((await reg.json()) as { id: string }).id;
-    const unauth = await load({ url: `${server.url}/api/v2/ping`, seconds: SECONDS });
-    vs('GET /api/v2/ping (unauthenticated)', unauth);
-    const beats = await load({
-      url: `${server.url}/api/agent/status`,
-      method: 'POST',
-      headers: agentHeaders,
-      body: () => JSON.stringify({ id: agentId, status: 'idle' }),
-      seconds: SECONDS,
-    });
-    vs('POST /api/agent/status with an agent token', beats);
-    rows.push({ scenario: 'auth overhead: heartbeat rps / unauthenticated rps', ratio: ratio(beats.rps, unauth.rps) });
-  } finally {
-    await server?.stop();
-    await baseline?.stop();
-    await dropDatabase();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-  report(rows, scale, peakRss, databaseUrl.startsWith('sqlite') ? 'sqlite' : 'postgres');
-}
-
-function errorsNote(r: Load): string | undefined {
-  return r.errors || r.non2xx ? `${r.errors} errors, ${r.non2xx} non-2xx` : undefined;
-}
-
-function client(url: string, token: string) {
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' };
-  async function request(method: string, p: string, body?: unknown, expect = method === 'POST' ? 201 : 200) {
-    const res = await fetch(`${url}/api/v2${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status !== expect && !(expect === 201 && res.status === 200)) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-    return text;
-  }
-  return {
-    headers,
-    raw: (p: string) => request('GET', p),
-    async post(p: string, body: unknown, expect?: number) {
-      const text = await request('POST', p, body, expect);
-      return text ? JSON.parse(text).data : null;
-    },
-    async createOrganization(name: string) {
-      await request('POST', '/organizations', { data: { type: 'organizations', attributes: { name, email: `${name}@bench.test` } } });
-      return name;
-    },
-  };
-}
-
-/** Bulk rows straight into the projects table: the API would take minutes for 100,000. */
-async function seedProjects(databaseUrl: string, orgName: string, count: number) {
-  const database = openDatabase(databaseUrl);
-  try {
-    const org = await database.db.selectFrom('organizations').select('id').where('name', '=', orgName).executeTakeFirstOrThrow();
-    const createdAt = new Date().toISOString();
-    for (let i = 0; i < count; i += 1000) {
-      const rows = Array.from({ length: Math.min(1000, count - i) }, (_, j) => ({
-        id: newId('prj'),
-        organization_id: org.id,
-        name: `project ${String(i + j).padStart(6, '0')}`,
-        description: null,
-        auto_destroy_activity_duration: null,
-        is_default: false,
-        created_at: createdAt,
-      }));
-      await database.transaction((trx) => trx.insertInto('projects').values(rows).execute());
+    if (engine === 'postgres') {
+      log('round trips');
+      rows.push(...(await roundTripRows(database.url, env, world, OTHER)));
     }
+
+    const minutes = Math.round((performance.now() - began) / 6000) / 10;
+    const machine = { cpus: cpus().length, node: process.version, quick, seconds: SECONDS, rounds: ROUNDS, passes: PASSES, date: new Date().toISOString(), minutes };
+    console.log(writeResults(engine, { machine, rows, scale }));
   } finally {
-    await database.close();
+    await cleanUp();
   }
 }
 
-async function benchDatabase(dataDir: string): Promise<{ databaseUrl: string; dropDatabase: () => Promise<void> }> {
-  const pgUrl = process.env.HANGAR_BENCH_POSTGRES_URL;
-  if (!pgUrl) return { databaseUrl: `sqlite:${path.join(dataDir, 'hangar.db')}`, dropDatabase: async () => {} };
-  const schema = `hangar_bench_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
+/**
+ * One request first, which must succeed (figures of failing requests would lie) and gives the
+ * first pace; then the warm-up load: JIT, caches, connections.
+ */
+async function warmUp(id: string, s: Scenario, pace: Map<string, number>, run: (id: string, requests: number) => Promise<Run>) {
+  const { url, method = 'GET', headers, body, makeBody } = s.request;
+  const started = performance.now();
+  const res = await fetch(url, { method, headers, body: body ?? makeBody?.() });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${id}: ${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
+  pace.set(id, 1000 / (performance.now() - started));
+  // A slow scenario spends its time in queries, not in code still to be compiled.
+  if (s.target === 'hangar' && quick && pace.get(id)! < 50) return;
+  const requests = s.target === 'baseline' ? WARMUP.baseline : Math.max(10, pace.get(id)! * WARMUP.hangarSeconds);
+  const w = await run(id, requests);
+  if (w.errors || w.non2xx) throw new Error(`${id}: ${w.errors} errors, ${w.non2xx} non-2xx during warm-up`);
+}
+
+/** PostgreSQL round trips per request; the goal is one for a show by an owner or a member. */
+async function roundTripRows(databaseUrl: string, env: Record<string, string>, world: World, section: string): Promise<Row[]> {
+  const get = (k: CallerKey, p: string, label: string) => ({ label, caller: k, path: p, init: { headers: world.callers[k].headers } });
+  const counted = await countRoundTrips(databaseUrl, env, [
+    ...(Object.keys(CALLER_LABELS) as CallerKey[]).map((k) => get(k, `/api/v2/projects/${world.showId}`, 'GET /projects/:id')),
+    get('owner', listPath(LARGE), `list, ${LARGE.toLocaleString('en')} projects`),
+    get('member', listPath(LARGE), `list, ${LARGE.toLocaleString('en')} projects`),
+    { label: 'POST /api/agent/status', path: '/api/agent/status', init: { method: 'POST', headers: world.agentHeaders, body: world.heartbeatBody } },
+  ]);
+  return counted.map((t) => {
+    const k = t.caller as CallerKey | undefined;
+    const show = t.label === 'GET /projects/:id' && (k === 'owner' || k === 'member');
+    return {
+      section,
+      label: `PostgreSQL round trips per request: ${t.label}`,
+      caller: k && CALLER_LABELS[k],
+      value: `${t.roundTrips} round trips, ${t.statements} statements`,
+      goals: show ? [goal(`show.${k}.trips`, `PostgreSQL: GET /projects/:id as ${CALLER_LABELS[k!]} in 1 round trip`, t.roundTrips, '<=', 1, '1 round trip')] : [],
+    };
+  });
+}
+
+const t0 = performance.now();
+function log(message: string) {
+  process.stderr.write(`bench [${((performance.now() - t0) / 1000).toFixed(1)} s]: ${message}\n`);
+}
+
+/**
+ * SQLite: a file in the run's directory. PostgreSQL: a fresh database on the server named by
+ * HANGAR_BENCH_POSTGRES_URL (default: the local one), dropped afterwards, with a generated key.
+ */
+async function benchDatabase(
+  dataDir: string,
+): Promise<{ url: string; env: Record<string, string>; cpuProbe?: CpuProbe; settle: () => Promise<void>; drop: () => Promise<void> }> {
+  // SQLite: no ANALYZE, as a production file has none unless someone runs it.
+  if (engine === 'sqlite') return { url: `sqlite:${path.join(dataDir, 'hangar.db')}`, env: {}, settle: async () => {}, drop: async () => {} };
+  const adminUrl = process.env.HANGAR_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `hangar_bench_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const url = new URL(pgUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  process.env.HANGAR_ENCRYPTION_KEY ??= Buffer.alloc(32, 7).toString('base64');
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
   return {
-    databaseUrl: url.toString(),
-    dropDatabase: async () => {
-      const c = new pg.Client({ connectionString: pgUrl });
+    url: url.toString(),
+    env: { HANGAR_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+    cpuProbe: {
+      // The CPU time of every backend serving this database (the server's pool), by process id.
+      async read() {
+        const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", [name]);
+        const cpu = new Map<number, number>();
+        for (const r of rows) {
+          const used = cpuMicros(r.pid);
+          if (used !== null) cpu.set(r.pid, used);
+        }
+        return cpu;
+      },
+    },
+    // What autovacuum would have done by the time a real organization had grown this large:
+    // planner statistics and visibility maps, so that no plan changes halfway through the rounds.
+    async settle() {
+      const c = new pg.Client({ connectionString: url.toString() });
       await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.query('VACUUM ANALYZE');
       await c.end();
     },
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
   };
-}
-
-function report(rows: Row[], scale: Array<{ projects: number; p50: number; p99: number; rps: number }>, peakRss: number | null, database: string) {
-  const machine = { cpus: cpus().length, node: process.version, database, quick, date: new Date().toISOString() };
-  const fmt = (v: number | undefined) => (v === undefined ? '' : String(v));
-  const lines = [
-    `Hangar benchmark: ${machine.cpus} CPUs, Node ${machine.node}, ${database}${quick ? ', quick run' : ''}, ${machine.date}`,
-    '',
-    '| scenario | req/s | p50 ms | p99 ms | ratio | note |',
-    '|---|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.ratio} | ${r.note ?? ''} |`),
-    '',
-    `Peak resident memory of the server after the 100,000-project scenarios: ${peakRss ?? 'unknown'} MiB.`,
-    '',
-    'Ratios: requests/s against the baseline (a bare Fastify server answering the same body from memory,',
-    'measured in the same run), except where the scenario names another reference.',
-  ];
-  const markdown = lines.join('\n') + '\n';
-  console.log(markdown);
-  writeFileSync(path.join(RESULTS, 'latest.md'), markdown);
-  writeFileSync(path.join(RESULTS, 'latest.json'), JSON.stringify({ machine, rows, scale, peakRssMiB: peakRss }, null, 2) + '\n');
-  writeFileSync(path.join(RESULTS, 'scale.svg'), scaleChart(scale));
 }
 
 await main();

@@ -1,0 +1,267 @@
+// Everything the scenarios need, made the way users make it: the callers with the `hangar`
+// command, the organizations and their contents through the API, and only the bulk of the
+// large organizations' projects straight into the table (the API would take minutes for 100,000).
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/index.ts';
+import { newId } from '../src/jsonapi/ids.ts';
+import { hangarCli } from './lib.ts';
+
+export const JSONAPI = 'application/vnd.api+json';
+
+/** Organization sizes of the list scenarios, smallest (the reference) first. */
+export const SCALE = [100, 1_000, 10_000, 100_000] as const;
+export const SMALL = SCALE[0];
+export const LARGE = SCALE[SCALE.length - 1]!;
+/** `q=` searches: 3+ characters (a few hundred names at 100,000) and 1 character (about 40%). */
+export const Q_LONG = '123';
+export const Q_SHORT = '7';
+/** How many projects of each organization the member's team holds `read` on. */
+export const GRANTS = 25;
+
+export type CallerKey = 'admin' | 'owner' | 'member' | 'reader';
+/** Who calls. Each is a user with its own API token; `headers` authenticate as it. */
+export interface Caller {
+  key: CallerKey;
+  label: string;
+  headers: Record<string, string>;
+}
+export const CALLER_LABELS: Record<CallerKey, string> = {
+  admin: 'site admin',
+  owner: 'owner',
+  member: 'member, team grant',
+  reader: 'member, read-projects',
+};
+
+export type Api = ReturnType<typeof client>;
+
+export function client(baseUrl: string, token: string) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': JSONAPI };
+  async function request(method: string, p: string, body?: unknown, expect?: number): Promise<string> {
+    const res = await fetch(`${baseUrl}/api/v2${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (expect === undefined ? !res.ok : res.status !== expect) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+    return text;
+  }
+  return {
+    headers,
+    raw: (p: string) => request('GET', p),
+    async get(p: string): Promise<any> {
+      return JSON.parse(await request('GET', p));
+    },
+    async post(p: string, body: unknown, expect?: number): Promise<any> {
+      const text = await request('POST', p, body, expect);
+      return text ? JSON.parse(text).data : null;
+    },
+  };
+}
+
+/**
+ * The callers besides the site admin (whose token `hangar bootstrap` prints), each a real user
+ * with an API token of its own, made with the `hangar` command side by side.
+ */
+export async function createUsers(env: Record<string, string>): Promise<Record<Exclude<CallerKey, 'admin'>, string>> {
+  const [owner, member, reader] = await Promise.all(
+    (['owner', 'member', 'reader'] as const).map(async (name) => {
+      await hangarCli(['user', 'create', USERNAMES[name], '--email', `${name}@bench.test`], env);
+      return hangarCli(['token', 'create', USERNAMES[name]], env);
+    }),
+  );
+  return { owner: owner!, member: member!, reader: reader! };
+}
+
+const USERNAMES = { owner: 'bench-owner', member: 'bench-member', reader: 'bench-reader' };
+
+/** What the scenarios run against. */
+export interface World {
+  api: Record<CallerKey, Api>;
+  callers: Record<CallerKey, Caller>;
+  /** `bench-show` in `bench`: every caller may read it (the member through a team grant). */
+  showId: string;
+  /** `bench-set` in `bench`, with 200 parameters, 20 of them sensitive. */
+  policySetId: string;
+  agentPoolId: string;
+  agentHeaders: Record<string, string>;
+  heartbeatBody: string;
+  /** Two projects in `bench`, and 1,000 workspaces in the first, to move back and forth. */
+  move: { projects: readonly [string, string]; workspaceIds: string[] };
+}
+
+/**
+ * Builds the world: organizations `bench` (one project, parameters, an agent), `bench-writes`
+ * (for creates) and `scale-<n>` for each size, all made by the owner, each with a `readers` team
+ * holding the member (with `read` on `bench-show` and on GRANTS projects of each scale) and an
+ * `all-readers` team (`read-projects`) holding the reader. `settle` runs once the rows are in.
+ */
+export async function buildWorld(
+  baseUrl: string,
+  databaseUrl: string,
+  tokens: Record<CallerKey, string>,
+  settle: () => Promise<void>,
+  log: (message: string) => void,
+): Promise<World> {
+  const keys = Object.keys(CALLER_LABELS) as CallerKey[];
+  const api = Object.fromEntries(keys.map((k) => [k, client(baseUrl, tokens[k])])) as Record<CallerKey, Api>;
+  const callers = Object.fromEntries(keys.map((k): [CallerKey, Caller] => [k, { key: k, label: CALLER_LABELS[k], headers: api[k].headers }])) as Record<
+    CallerKey,
+    Caller
+  >;
+  const owner = api.owner;
+  const [bench, , ...scaleOrgs] = await Promise.all(['bench', 'bench-writes', ...SCALE.map((size) => `scale-${size}`)].map((name) => createOrganization(owner, name)));
+  const show = await owner.post('/organizations/bench/projects', { data: { type: 'projects', attributes: { name: 'bench-show' } } });
+  await grantRead(owner, bench!.readersTeamId, [show.id]);
+
+  // The seeding works on the database directly and the rest through the API: side by side.
+  const seeding = (async () => {
+    for (const [i, size] of SCALE.entries()) {
+      const org = scaleOrgs[i]!;
+      await grantRead(owner, org.readersTeamId, await seedProjects(databaseUrl, org.name, size, GRANTS));
+      await verifySeed(api, org.name, size, [Q_LONG, Q_SHORT]);
+    }
+    await settle();
+    log('projects seeded');
+  })();
+  const parameters = (async () => {
+    const set = await owner.post('/organizations/bench/policy-sets', { data: { type: 'policy-sets', attributes: { name: 'bench-set' } } });
+    for (let i = 0; i < 200; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          owner.post(`/policy-sets/${set.id}/parameters`, {
+            data: { type: 'vars', attributes: { key: `k${i + j}`, value: `v${i + j}`, category: 'policy-set', sensitive: (i + j) % 10 === 0 } },
+          }),
+        ),
+      );
+    }
+    log('parameters made');
+    return set.id as string;
+  })();
+  const agent = (async () => {
+    const pool = await owner.post('/organizations/bench/agent-pools', { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } });
+    const token = await owner.post(`/agent-pools/${pool.id}/authentication-tokens`, {
+      data: { type: 'authentication-tokens', attributes: { description: 'agent' } },
+    });
+    const agentHeaders = { authorization: `Bearer ${token.attributes.token}`, 'content-type': 'application/json' };
+    const res = await fetch(`${baseUrl}/api/agent/register`, { method: 'POST', headers: agentHeaders, body: JSON.stringify({ name: 'bench-agent' }) });
+    if (!res.ok) throw new Error(`agent register failed: ${res.status} ${await res.text()}`);
+    const heartbeatBody = JSON.stringify({ id: ((await res.json()) as { id: string }).id, status: 'idle' });
+    return { agentPoolId: pool.id as string, agentHeaders, heartbeatBody };
+  })();
+  const workspaces = prepareMove(owner).then((m) => (log('workspaces made'), m));
+  const [, policySetId, agentSide, move] = await Promise.all([seeding, parameters, agent, workspaces]);
+  return { api, callers, showId: show.id, policySetId, ...agentSide, move };
+}
+
+async function createOrganization(owner: Api, name: string) {
+  await owner.post('/organizations', { data: { type: 'organizations', attributes: { name, email: `${name}@bench.test` } } });
+  const team = (teamName: string, access: Record<string, boolean>) =>
+    owner.post(`/organizations/${name}/teams`, { data: { type: 'teams', attributes: { name: teamName, 'organization-access': access } } });
+  const [readers, allReaders] = await Promise.all([team('readers', {}), team('all-readers', { 'read-projects': true })]);
+  // Team membership names users by username, as in TFE.
+  await Promise.all([
+    owner.post(`/teams/${readers.id}/relationships/users`, { data: [{ type: 'users', id: USERNAMES.member }] }, 204),
+    owner.post(`/teams/${allReaders.id}/relationships/users`, { data: [{ type: 'users', id: USERNAMES.reader }] }, 204),
+  ]);
+  return { name, readersTeamId: readers.id as string };
+}
+
+/** `read` on each project for the team, through the API. */
+async function grantRead(owner: Api, teamId: string, projectIds: readonly string[]) {
+  for (let i = 0; i < projectIds.length; i += 25) {
+    await Promise.all(
+      projectIds.slice(i, i + 25).map((id) =>
+        owner.post('/team-projects', {
+          data: {
+            type: 'team-projects',
+            attributes: { access: 'read' },
+            relationships: { project: { data: { type: 'projects', id } }, team: { data: { type: 'teams', id: teamId } } },
+          },
+        }),
+      ),
+    );
+  }
+}
+
+async function prepareMove(owner: Api) {
+  const [a, b] = await Promise.all(['move-a', 'move-b'].map((name) => owner.post('/organizations/bench/projects', { data: { type: 'projects', attributes: { name } } })));
+  const workspaceIds: string[] = [];
+  for (let i = 0; i < 1000; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: 50 }, (_, j) =>
+        owner.post('/organizations/bench/workspaces', {
+          data: { type: 'workspaces', attributes: { name: `ws-${i + j}` }, relationships: { project: { data: { type: 'projects', id: a.id } } } },
+        }),
+      ),
+    );
+    workspaceIds.push(...batch.map((w) => w.id as string));
+  }
+  return { projects: [a.id as string, b.id as string] as const, workspaceIds };
+}
+
+const projectName = (i: number) => `project ${String(i).padStart(6, '0')}`;
+
+/**
+ * `count` projects straight into the table (SQLite: 1,000 rows a statement; PostgreSQL: one
+ * statement); returns the ids of `pick` of them spread evenly through the default order
+ * (creation time, then id).
+ */
+async function seedProjects(databaseUrl: string, orgName: string, count: number, pick: number): Promise<string[]> {
+  const database = openDatabase(databaseUrl);
+  // Ids in ascending order: each primary-key insert lands at the end of the index, so 100,000
+  // rows take a second, not the minute random inserts into a B-tree outgrowing the cache take.
+  const ids = Array.from({ length: count }, () => newId('prj')).sort();
+  const every = Math.floor(count / pick);
+  const picked = ids.filter((_, i) => i % every === every >> 1).slice(0, pick);
+  try {
+    const org = await database.db.selectFrom('organizations').select('id').where('name', '=', orgName).executeTakeFirstOrThrow();
+    const createdAt = new Date().toISOString();
+    const names = ids.map((_, i) => projectName(i));
+    if (database.dialect === 'postgres') {
+      // One statement, two arrays: a round trip per 1,000 rows would be most of the wait.
+      await sql`INSERT INTO projects (id, organization_id, name, description, auto_destroy_activity_duration, is_default, created_at)
+        SELECT t.id, ${org.id}, t.name, NULL, NULL, false, ${createdAt} FROM unnest(${ids}::text[], ${names}::text[]) AS t(id, name)`.execute(database.db);
+      return picked;
+    }
+    // The bench's own connection only: 64 MiB of page cache while it writes.
+    await sql`PRAGMA cache_size = -65536`.execute(database.db);
+    for (let i = 0; i < count; i += 1000) {
+      const rows = ids.slice(i, i + 1000).map((id, j) => ({
+        id,
+        organization_id: org.id,
+        name: names[i + j]!,
+        description: null,
+        auto_destroy_activity_duration: null,
+        is_default: false,
+        created_at: createdAt,
+      }));
+      await database.transaction((trx) => trx.insertInto('projects').values(rows).execute());
+    }
+  } finally {
+    await database.close();
+  }
+  return picked;
+}
+
+/**
+ * Checks through the API that the seeded organization looks to each caller as it must: rows put
+ * straight into the table skip whatever the server keeps beside them (a counter, a search
+ * index), and a bench that measured an organization the server does not see would lie.
+ */
+async function verifySeed(api: Record<CallerKey, Api>, orgName: string, count: number, search: string[]) {
+  const total = async (who: Api, query = '') =>
+    (await who.get(`/organizations/${orgName}/projects?page%5Bsize%5D=1${query}`)).meta.pagination['total-count'] as number;
+  const expect = async (what: string, actual: Promise<number>, wanted: number) => {
+    const got = await actual;
+    if (got !== wanted) throw new Error(`seed check: ${orgName} ${what}: total-count ${got}, expected ${wanted} (does the seed miss something the server keeps?)`);
+  };
+  // The organization's default project is there too.
+  const checks = [
+    expect('as owner', total(api.owner), count + 1),
+    expect('as member', total(api.member), GRANTS),
+    expect('as reader', total(api.reader), count + 1),
+  ];
+  for (const q of search) {
+    let matches = 0;
+    for (let i = 0; i < count; i++) if (projectName(i).includes(q)) matches++;
+    checks.push(expect(`q=${q} as owner`, total(api.owner, `&q=${q}`), matches));
+  }
+  await Promise.all(checks);
+}
