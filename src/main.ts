@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { buildApp, createServices } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase, type Database } from './db/index.ts';
+import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './crypto/keyring.ts';
@@ -146,6 +146,12 @@ run(process.argv.slice(2)).then(
     if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
     else if (error instanceof ApiError) console.error(`error: ${error.message}`);
     else if (error instanceof DecryptionError) console.error(`cannot decrypt: ${error.message}`);
+    else if (isDatabaseUnavailable(error)) {
+      // Down, unreachable or silent: one line naming the setting, not a stack trace.
+      const e = error as { message?: string; errors?: Array<{ message?: string }> };
+      const reason = e.message || e.errors?.[0]?.message || 'no answer';
+      console.error(`error: cannot reach the database (${reason}); check that it is running and reachable, or correct HANGAR_DATABASE_URL`);
+    }
     else console.error(error);
     process.exitCode = 1;
   },

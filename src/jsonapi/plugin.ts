@@ -1,6 +1,7 @@
 // HTTP plumbing shared by every JSON:API route: media types, body parsing and the single error
 // handler that turns every failure into a JSON:API error document.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/index.ts';
 import { ApiError, errors, humanize, type ErrorObject } from './errors.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
@@ -92,6 +93,9 @@ function sendErrors(reply: FastifyReply, e: ApiError, mediaType = MEDIA_TYPE): F
   return reply.code(e.status).header('content-type', mediaType).send({ errors: e.errors });
 }
 
+/** Seconds a client is asked to wait before retrying a request the database could not serve. */
+export const RETRY_AFTER_SECONDS = 1;
+
 /** Also Fastify's `frameworkErrors` hook: router failures (bad URL, over-long parameter) too. */
 export function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, mediaType = MEDIA_TYPE): FastifyReply {
   const send = (e: ApiError) => sendErrors(reply, e, mediaType);
@@ -100,6 +104,13 @@ export function renderError(error: FastifyError, request: FastifyRequest, reply:
     if (error.validationContext === 'body') return send(new ApiError(422, bodyErrors(error.validation)));
     const detail = error.validation.map((v) => `${v.instancePath.replace(/^\//, '') || 'parameter'} ${v.message}`).join('; ');
     return send(errors.badRequest(detail));
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Not Hangar's fault nor the client's: a dropped connection is replaced by the next
+    // request, and a database that is down answers quickly thanks to the connect timeout.
+    request.log.warn({ err: error }, 'database unavailable');
+    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    return send(errors.unavailable());
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -10,6 +10,18 @@ export function hangar(args: string[], env: Record<string, string>) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** Runs `hangar <args>` to completion without blocking this process (which may be serving the other end). */
+export function hangarAsync(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export interface Server {
   child: ChildProcess;
   url: string;
