@@ -199,6 +199,13 @@ describe('PostgreSQL terminating Hangar\'s connections', { skip: !POSTGRES_URL &
     }
   }
 
+  it('names its sessions and bounds their statements and idle transactions', async () => {
+    const { rows } = await sql<Record<string, string>>`
+      select current_setting('application_name') as app, current_setting('statement_timeout') as statement,
+             current_setting('idle_in_transaction_session_timeout') as idle`.execute(ctx.database.db);
+    assert.deepEqual(rows[0], { app: 'hangar', statement: '30s', idle: '1min' });
+  });
+
   it('answers 503 with Retry-After to the request whose connection was terminated, then serves the next', async () => {
     const org = await ctx.organization();
     const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(ctx.database.db)).rows[0]!.s;
