@@ -7,7 +7,7 @@ import type { Database } from './db/index.ts';
 import { requireAgentToken, requireBearerToken } from './auth/plugin.ts';
 import type { Caller } from './auth/caller.ts';
 import type { AgentPrincipal } from './auth/principal.ts';
-import { jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
+import { clientErrorHandler, jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
 import { createAgentPoolsService } from './agent-pools/service.ts';
 import { agentPoolsRoutes } from './agent-pools/routes.ts';
 import { createAgentsService } from './agents/service.ts';
@@ -120,6 +120,10 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
     return503OnClosing: true,
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
+    clientErrorHandler,
+    // Node's own refusal of an HTTP/1.1 request without Host has an empty body; registerJsonApi
+    // refuses it with an error document instead.
+    http: { requireHostHeader: false },
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 

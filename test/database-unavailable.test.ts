@@ -45,8 +45,10 @@ async function stalledPostgres() {
   let opened = 0;
   const closed: Array<() => void> = [];
   let closedCount = 0;
+  const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     opened += 1;
+    sockets.add(socket);
     socket.on('error', () => {});
     socket.once('data', () => {
       // AuthenticationOk ('R', length 8, code 0), then ReadyForQuery ('Z', length 5, idle).
@@ -70,7 +72,7 @@ async function stalledPostgres() {
         check();
       }),
     close: () => {
-      server.closeAllConnections?.();
+      for (const s of sockets) s.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
