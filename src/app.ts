@@ -25,7 +25,7 @@ import { tokensRoutes } from './tokens/routes.ts';
 import { createUsersService } from './users/service.ts';
 import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
-import { loadKeyring } from './crypto/keys.ts';
+import { openKeyring } from './crypto/keys.ts';
 import { createPolicySetsService } from './policy-sets/service.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
 import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
@@ -112,7 +112,7 @@ export const REDACTED_LOG_PATHS = ['req.headers.authorization', 'req.headers.coo
 
 export async function buildApp({ config, database, logger, keyring }: AppOptions): Promise<Api> {
   // Before anything listens: a missing or malformed key stops start-up with a clear message.
-  const keys = keyring ?? loadKeyring(config, database.dialect);
+  const keys = keyring ?? (await openKeyring(config, database));
   const app = Fastify({
     logger: logger === undefined ? { level: config.logLevel, redact: REDACTED_LOG_PATHS } : logger,
     bodyLimit: BODY_LIMIT,

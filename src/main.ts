@@ -7,7 +7,7 @@ import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.t
 import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './crypto/keyring.ts';
-import { loadKeyring } from './crypto/keys.ts';
+import { configuredKeys, openKeyring } from './crypto/keys.ts';
 
 const USAGE = `Usage: hangar <command>
 
@@ -35,13 +35,15 @@ async function serve(config: Config): Promise<void> {
   const database = openDatabase(config.databaseUrl);
   let keyring: Keyring;
   try {
-    // Keys first: a server that could not read its secrets must not start (or migrate) at all.
-    keyring = loadKeyring(config, database.dialect);
+    // A malformed or missing key setting stops start-up before the database is touched.
+    configuredKeys(config, database.dialect);
+    await migrateToLatest(database);
+    // And a server that could not open every secret it holds must not start at all.
+    keyring = await openKeyring(config, database);
   } catch (e) {
     await database.close();
     throw e;
   }
-  await migrateToLatest(database);
   const app = await buildApp({ config, database, keyring });
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -126,7 +128,7 @@ async function run(argv: string[]): Promise<number> {
       const batchSize = values['batch-size'] === undefined ? undefined : Number(values['batch-size']);
       if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1)) break;
       return withDatabase(config, async (database) => {
-        const keyring = loadKeyring(config, database.dialect);
+        const keyring = await openKeyring(config, database);
         const services = createServices(database, { keyring });
         const { reencrypted, keyId } = await services.policySetParameters.rotateEncryption({ batchSize });
         console.error(`re-encrypted ${reencrypted} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);

@@ -1,5 +1,5 @@
 // One query layer (Kysely) over two engines. The dialect is chosen by the URL alone.
-import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import { openSqlite } from './sqlite.ts';
 import type { Schema } from './schema.ts';
@@ -14,6 +14,13 @@ export interface Database {
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (trx: Transaction<Schema>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Pushes what the last writes replaced out of the places it could linger: SQLite copies its
+   * write-ahead log into the database file (where secure_delete has zeroed the old content)
+   * and truncates the log. A no-op on PostgreSQL, whose old row versions stay until VACUUM.
+   * Call it after a write that turns a clear value secret.
+   */
+  scrub(): Promise<void>;
 }
 
 // COUNT(*) and BIGINT arrive from pg as strings; every count Hangar reads fits in a JS number.
@@ -128,6 +135,9 @@ function wrap(dialect: Dialect, db: Kysely<Schema>): Database {
     db,
     transaction: (fn) => db.transaction().execute(fn),
     close: () => db.destroy(),
+    scrub: async () => {
+      if (dialect === 'sqlite') await sql`pragma wal_checkpoint(truncate)`.execute(db);
+    },
   };
 }
 
