@@ -37,6 +37,8 @@ export const API_VERSION = '2.5';
 /** Requests per second TFE advertises; go-tfe paces itself by it (and divides it, so never < 4). */
 export const RATE_LIMIT = 30;
 export const BODY_LIMIT = 1024 * 1024;
+/** The longest a client may take to send a whole request. */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -121,9 +123,16 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
     return503OnClosing: true,
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
     clientErrorHandler,
-    // Node's own refusal of an HTTP/1.1 request without Host has an empty body; registerJsonApi
-    // refuses it with an error document instead.
-    http: { requireHostHeader: false },
+    // Fastify waits forever for a request by default; a client trickling one ties up a
+    // connection only this long (then 408, from clientErrorHandler). Node honours the limit
+    // only when the server is created with it, hence it twice.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      // Node's own refusal of an HTTP/1.1 request without Host has an empty body;
+      // registerJsonApi refuses it with an error document instead.
+      requireHostHeader: false,
+    },
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
