@@ -19,45 +19,25 @@ import { assertError } from './helpers/assert.ts';
 import { POSTGRES_URL, TestContext, unique, type Response } from './helpers/harness.ts';
 import { hangarAsync } from './helpers/process.ts';
 
-/** A TCP server that accepts connections and never says a word. */
-async function silentServer() {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 /**
- * Speaks just enough of PostgreSQL's protocol to complete a connection (authentication ok, ready
- * for query), then never answers a query. Counts connections and notices each one closing.
+ * A TCP server on a free port. With `greet` unset it accepts connections and never says a word;
+ * `greet` may answer each new connection first. Counts connections, and notices them closing.
  */
-async function stalledPostgres() {
+async function tcpServer(greet?: (socket: net.Socket) => void) {
   let opened = 0;
-  const closed: Array<() => void> = [];
-  let closedCount = 0;
+  let closed = 0;
+  const waiting: Array<() => void> = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     opened += 1;
     sockets.add(socket);
     socket.on('error', () => {});
-    socket.once('data', () => {
-      // AuthenticationOk ('R', length 8, code 0), then ReadyForQuery ('Z', length 5, idle).
-      socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
-    });
     socket.on('close', () => {
-      closedCount += 1;
-      closed.splice(0).forEach((f) => f());
+      closed += 1;
+      sockets.delete(socket);
+      waiting.splice(0).forEach((f) => f());
     });
+    greet?.(socket);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -65,18 +45,30 @@ async function stalledPostgres() {
     get opened() {
       return opened;
     },
-    /** Resolves once `n` connections have been closed (by Hangar: this server never closes one). */
+    /** Resolves once `n` connections have been closed (by the client: this server closes none). */
     closedAtLeast: (n: number) =>
       new Promise<void>((resolve) => {
-        const check = () => (closedCount >= n ? resolve() : closed.push(check));
+        const check = () => (closed >= n ? resolve() : waiting.push(check));
         check();
       }),
     close: () => {
-      for (const s of sockets) s.destroy();
+      for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
+
+/**
+ * Speaks just enough of PostgreSQL's protocol to complete a connection (authentication ok, ready
+ * for query), then never answers a query.
+ */
+const stalledPostgres = () =>
+  tcpServer((socket) =>
+    socket.once('data', () => {
+      // AuthenticationOk ('R', length 8, code 0), then ReadyForQuery ('Z', length 5, idle).
+      socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
+    }),
+  );
 
 /** An app on `url`, with a keyring of its own (so building it queries nothing). */
 async function appOn(url: string): Promise<{ app: Api; database: Database }> {
@@ -88,7 +80,9 @@ async function appOn(url: string): Promise<{ app: Api; database: Database }> {
 
 const TOKEN = `${'a'.repeat(14)}.atlasv1.${'b'.repeat(67)}`;
 
-function asResponse(res: { statusCode: number; headers: Response['headers']; body: string }): Response {
+/** A request that needs the database: authenticating the token is a query. */
+async function listOrganizations(app: Api): Promise<Response> {
+  const res = await app.inject({ method: 'GET', url: '/api/v2/organizations', headers: { authorization: `Bearer ${TOKEN}` } });
   return { status: res.statusCode, headers: res.headers, body: JSON.parse(res.body), raw: res.body };
 }
 
@@ -101,7 +95,7 @@ function assertUnavailable(res: Response) {
 
 describe('a PostgreSQL server that accepts connections and never answers', () => {
   it('fails start-up within the connect timeout, with one line naming HANGAR_DATABASE_URL', { timeout: 40_000 }, async () => {
-    const silent = await silentServer();
+    const silent = await tcpServer();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-silent-'));
     try {
       const r = await hangarAsync(['serve'], {
@@ -121,11 +115,10 @@ describe('a PostgreSQL server that accepts connections and never answers', () =>
   });
 
   it('answers requests that need it 503 with Retry-After once the connect timeout passes', { timeout: 20_000 }, async () => {
-    const silent = await silentServer();
+    const silent = await tcpServer();
     const { app, database } = await appOn(`postgres://hangar@127.0.0.1:${silent.port}/hangar?connect_timeout=1`);
     try {
-      const res = asResponse(await app.inject({ method: 'GET', url: '/api/v2/organizations', headers: { authorization: `Bearer ${TOKEN}` } }));
-      const error = assertUnavailable(res);
+      const error = assertUnavailable(await listOrganizations(app));
       assert.doesNotMatch(JSON.stringify(error), /hangar@|127\.0\.0\.1|timeout/, 'the answer says nothing about the database');
       // What needs no database still answers.
       assert.equal((await app.inject({ method: 'GET', url: '/api/v2/ping' })).statusCode, 204);
@@ -141,12 +134,10 @@ describe('a PostgreSQL server that accepts connections and never answers', () =>
     // query_timeout is derived from statement_timeout; the URL may also set it directly.
     const { app, database } = await appOn(`postgres://hangar@127.0.0.1:${stalled.port}/hangar?query_timeout=300`);
     try {
-      const first = asResponse(await app.inject({ method: 'GET', url: '/api/v2/organizations', headers: { authorization: `Bearer ${TOKEN}` } }));
-      assertUnavailable(first);
+      assertUnavailable(await listOrganizations(app));
       // Hangar closed the stalled connection instead of queueing the next request behind it.
       await stalled.closedAtLeast(1);
-      const second = asResponse(await app.inject({ method: 'GET', url: '/api/v2/organizations', headers: { authorization: `Bearer ${TOKEN}` } }));
-      assertUnavailable(second);
+      assertUnavailable(await listOrganizations(app));
       assert.equal(stalled.opened, 2, 'the second request used a new connection');
     } finally {
       await app.close();

@@ -28,7 +28,8 @@ function assertJsonApiError(res: RawResponse, status: number, mediaType = 'appli
   return body;
 }
 
-describe('bodies sent to URLs no route serves', () => {
+/** A test app listening on a free port of 127.0.0.1 for the tests declared in `fn`. */
+function overSocket(fn: (port: () => number) => void) {
   const ctx = new TestContext('sqlite');
   let port = 0;
   before(async () => {
@@ -37,21 +38,25 @@ describe('bodies sent to URLs no route serves', () => {
     port = (ctx.app.server.address() as AddressInfo).port;
   });
   after(() => ctx.stop());
+  fn(() => port);
+}
+
+describe('bodies sent to URLs no route serves', () => overSocket((port) => {
 
   it('answers 404 before the body has arrived, for every method that carries one', { timeout: 30_000 }, async () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       for (const url of ['/api/v2/no-such-route', '/api/v2/organizations/acme/no-such-thing', '/elsewhere']) {
         // A megabyte announced, a kilobyte sent: a server that waited for the body would never answer.
-        const res = await exchange(port, `${head(method, url, MiB)}{"data":"${'x'.repeat(1024)}`);
+        const res = await exchange(port(), `${head(method, url, MiB)}{"data":"${'x'.repeat(1024)}`);
         res.socket.destroy();
         assert.deepEqual(assertJsonApiError(res, 404), NOT_FOUND, `${method} ${url}`);
       }
     }
-    const chunked = await exchange(port, `${head('POST', '/api/v2/nothing', 'chunked')}400\r\n${'x'.repeat(1024)}\r\n`);
+    const chunked = await exchange(port(), `${head('POST', '/api/v2/nothing', 'chunked')}400\r\n${'x'.repeat(1024)}\r\n`);
     chunked.socket.destroy();
     assertJsonApiError(chunked, 404);
     // The agent protocol's scope answers in its own media type.
-    const agent = await exchange(port, `${head('POST', '/api/agent/no-such-route', MiB)}{"name":`);
+    const agent = await exchange(port(), `${head('POST', '/api/agent/no-such-route', MiB)}{"name":`);
     agent.socket.destroy();
     assertJsonApiError(agent, 404, 'application/json');
   });
@@ -60,28 +65,20 @@ describe('bodies sent to URLs no route serves', () => {
     // Every body stops one byte short: each 404 proves its body was never waited for, let alone parsed.
     const body = Buffer.alloc(MiB - 1, 0x61);
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => exchange(port, Buffer.concat([Buffer.from(head(i % 2 ? 'PUT' : 'POST', `/api/v2/unknown-${i}`, MiB)), body]))),
+      Array.from({ length: 20 }, (_, i) => exchange(port(), Buffer.concat([Buffer.from(head(i % 2 ? 'PUT' : 'POST', `/api/v2/unknown-${i}`, MiB)), body]))),
     );
     try {
       for (const res of responses) assert.deepEqual(assertJsonApiError(res, 404), NOT_FOUND);
       // Meanwhile, with all twenty connections still open and their requests unfinished:
-      const ping = await fetch(`http://127.0.0.1:${port}/api/v2/ping`);
+      const ping = await fetch(`http://127.0.0.1:${port()}/api/v2/ping`);
       assert.equal(ping.status, 204);
     } finally {
       for (const res of responses) res.socket.destroy();
     }
   });
-});
+}));
 
-describe('what Node\'s HTTP parser and Fastify\'s router refuse', () => {
-  const ctx = new TestContext('sqlite');
-  let port = 0;
-  before(async () => {
-    await ctx.start();
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (ctx.app.server.address() as AddressInfo).port;
-  });
-  after(() => ctx.stop());
+describe('what Node\'s HTTP parser and Fastify\'s router refuse', () => overSocket((port) => {
 
   const cases: Array<[string, string, number]> = [
     ['a malformed request line', 'NOT HTTP AT ALL\r\n\r\n', 400],
@@ -95,13 +92,13 @@ describe('what Node\'s HTTP parser and Fastify\'s router refuse', () => {
   ];
   for (const [what, request, status] of cases) {
     it(`answers ${what} with a JSON:API ${status}`, { timeout: 10_000 }, async () => {
-      const res = await exchange(port, request);
+      const res = await exchange(port(), request);
       res.socket.destroy();
       const body = assertJsonApiError(res, status);
       assert.equal(typeof body.errors[0].title, 'string');
     });
   }
-});
+}));
 
 /** `[[[…]]]` nested `levels` deep. */
 const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;

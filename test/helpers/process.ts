@@ -1,7 +1,10 @@
 // Starting the real `hangar` process, for the few tests that talk to it over a socket.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import pg from 'pg';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
@@ -96,5 +99,26 @@ export async function databaseEnv(
       await c.query(`DROP SCHEMA ${schema} CASCADE`);
       await c.end();
     },
+  };
+}
+
+/**
+ * For a describe block: a function that starts `hangar serve` on a fresh database of `dialect`
+ * (see databaseEnv), and an `after` hook that kills the server and removes the database.
+ */
+export function scratchServer(dialect: string, postgresUrl: string | undefined, params: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-proc-'));
+  let cleanup = async () => {};
+  let server: Server | undefined;
+  after(async () => {
+    await server?.stop('SIGKILL');
+    await cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return async (extraEnv: Record<string, string> = {}): Promise<{ server: Server; env: Record<string, string> }> => {
+    const db = await databaseEnv(dialect, dataDir, postgresUrl, params);
+    cleanup = db.cleanup;
+    server = await startServer({ ...db.env, ...extraEnv });
+    return { server, env: db.env };
   };
 }

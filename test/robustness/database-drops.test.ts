@@ -3,36 +3,24 @@
 // was acknowledged is there afterwards.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import pg from 'pg';
 import { POSTGRES_URL } from '../helpers/harness.ts';
-import { databaseEnv, hangar, startServer, type Server } from '../helpers/process.ts';
+import { hangar, scratchServer } from '../helpers/process.ts';
 
 const WRITERS = 8;
 const TERMINATIONS = 6;
 
 describe('pg_terminate_backend under a write load', { skip: !POSTGRES_URL && 'needs HANGAR_TEST_POSTGRES_URL' }, () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-drops-'));
-  let cleanup = async () => {};
-  let server: Server | undefined;
-  after(async () => {
-    await server?.stop('SIGKILL');
-    await cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  // A name of this run's own, so only this server's sessions are terminated (the default is
+  // "hangar", which other test runs on the same PostgreSQL server share).
+  const applicationName = `hangar-drops-${randomBytes(4).toString('hex')}`;
+  const start = scratchServer('postgres', POSTGRES_URL, { application_name: applicationName });
 
   it('stays up, answers 2xx or 503 with Retry-After, and keeps every acknowledged write', { timeout: 120_000 }, async () => {
-    // A name of this run's own, so only this server's sessions are terminated (the default is
-    // "hangar", which other test runs on the same PostgreSQL server share).
-    const applicationName = `hangar-drops-${randomBytes(4).toString('hex')}`;
-    const db = await databaseEnv('postgres', dataDir, POSTGRES_URL, { application_name: applicationName });
-    cleanup = db.cleanup;
-    server = await startServer({ ...db.env, HANGAR_LOG_LEVEL: 'warn' });
+    const { server, env } = await start({ HANGAR_LOG_LEVEL: 'warn' });
     const url = server.url;
-    const token = hangar(['bootstrap'], db.env).stdout.trim();
+    const token = hangar(['bootstrap'], env).stdout.trim();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' };
     const org = await fetch(`${url}/api/v2/organizations`, {
       method: 'POST',
@@ -70,7 +58,7 @@ describe('pg_terminate_backend under a write load', { skip: !POSTGRES_URL && 'ne
           }
         } catch (e) {
           problems.push(`no answer: ${String(e)}`);
-          if (server!.child.exitCode !== null) return;
+          if (server.child.exitCode !== null) return;
         }
       }
     };

@@ -1,16 +1,13 @@
 // Bodies meant to cost the server: megabytes sent to URLs no route serves, and JSON nested far
 // deeper than any document, across every route that takes a body, on every database.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { Schema } from '../../src/db/schema.ts';
 import { MAX_JSON_DEPTH } from '../../src/jsonapi/json-text.ts';
 import { dialects, POSTGRES_URL, suite } from '../helpers/harness.ts';
-import { databaseEnv, hangar, startServer, type Server } from '../helpers/process.ts';
+import { hangar, scratchServer } from '../helpers/process.ts';
 import { exchange } from '../helpers/raw-http.ts';
 import { buildWorld } from './world.ts';
 
@@ -20,21 +17,12 @@ const PARALLEL = 20;
 
 for (const dialect of dialects()) {
   describe(`megabyte bodies to URLs no route serves [${dialect}]`, () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-bodies-'));
-    let cleanup = async () => {};
-    let server: Server | undefined;
-    after(async () => {
-      await server?.stop('SIGKILL');
-      await cleanup();
-      rmSync(dataDir, { recursive: true, force: true });
-    });
+    const start = scratchServer(dialect, POSTGRES_URL);
 
     it(`answers ${REQUESTS} of them 404, ${PARALLEL} at a time, unread, while the API keeps serving`, { timeout: 300_000 }, async () => {
-      const db = await databaseEnv(dialect, dataDir, POSTGRES_URL);
-      cleanup = db.cleanup;
-      server = await startServer({ ...db.env, HANGAR_LOG_LEVEL: 'warn' });
+      const { server, env } = await start({ HANGAR_LOG_LEVEL: 'warn' });
       const port = Number(new URL(server.url).port);
-      const token = hangar(['bootstrap'], db.env).stdout.trim();
+      const token = hangar(['bootstrap'], env).stdout.trim();
       const samples = fc.sample(
         fc.record({
           method: fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE'),
