@@ -39,7 +39,7 @@ export interface DatabaseOptions {
  * costs a request a bounded wait and a 503, never a hang. Each can be overridden by a parameter
  * of the same name in HANGAR_DATABASE_URL (`?statement_timeout=0` turns one off).
  */
-export const POSTGRES_DEFAULTS = {
+const POSTGRES_DEFAULTS = {
   /** Seconds to open a connection, or to wait for a free one in the pool (libpq's name). */
   connect_timeout: 10,
   /** Milliseconds one statement may run before PostgreSQL cancels it. */
@@ -74,8 +74,9 @@ function postgresPoolConfig(url: string, options: DatabaseOptions): pg.PoolConfi
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: number('connect_timeout', POSTGRES_DEFAULTS.connect_timeout) * 1000,
     // A peer that vanished without closing the connection (a crashed host, a dropped route)
-    // is noticed by the kernel's keepalive probes instead of never.
+    // is noticed by the kernel's keepalive probes, starting after 10 s of silence.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     // Parameters given in the URL win over these (pg reads the URL last).
     application_name: POSTGRES_DEFAULTS.application_name,
     statement_timeout: statementTimeout,

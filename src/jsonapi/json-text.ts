@@ -11,7 +11,7 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
-/** True when the character before `index` is preceded by an odd number of backslashes (is escaped). */
+/** True when the character at `index` is escaped: an odd number of backslashes precede it. */
 function escaped(text: string, index: number): boolean {
   let backslashes = 0;
   for (let j = index - 1; j >= 0 && text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
