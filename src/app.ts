@@ -7,7 +7,7 @@ import type { Database } from './db/index.ts';
 import { requireAgentToken, requireBearerToken } from './auth/plugin.ts';
 import type { Caller } from './auth/caller.ts';
 import type { AgentPrincipal } from './auth/principal.ts';
-import { jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
+import { clientErrorHandler, jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
 import { createAgentPoolsService } from './agent-pools/service.ts';
 import { agentPoolsRoutes } from './agent-pools/routes.ts';
 import { createAgentsService } from './agents/service.ts';
@@ -25,7 +25,7 @@ import { tokensRoutes } from './tokens/routes.ts';
 import { createUsersService } from './users/service.ts';
 import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
-import { loadKeyring } from './crypto/keys.ts';
+import { openKeyring } from './crypto/keys.ts';
 import { createPolicySetsService } from './policy-sets/service.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
 import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
@@ -39,6 +39,8 @@ import { registerRateLimits } from './ops/rate-limit.ts';
 
 export const API_VERSION = '2.5';
 export const BODY_LIMIT = 1024 * 1024;
+/** The longest a client may take to send a whole request. */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -116,7 +118,7 @@ export const REDACTED_LOG_PATHS = ['req.headers.authorization', 'req.headers.coo
 
 export async function buildApp({ config, database, logger, keyring }: AppOptions): Promise<Api> {
   // Before anything listens: a missing or malformed key stops start-up with a clear message.
-  const keys = keyring ?? loadKeyring(config, database.dialect);
+  const keys = keyring ?? (await openKeyring(config, database));
   const app = Fastify({
     logger: logger === undefined ? { level: config.logLevel, redact: REDACTED_LOG_PATHS } : logger,
     bodyLimit: BODY_LIMIT,
@@ -126,6 +128,17 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
     logController: new RequestLog(),
     trustProxy: config.trustProxy ?? false,
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
+    clientErrorHandler,
+    // Fastify waits forever for a request by default; a client trickling one ties up a
+    // connection only this long (then 408, from clientErrorHandler). Node honours the limit
+    // only when the server is created with it, hence it twice.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      // Node's own refusal of an HTTP/1.1 request without Host has an empty body;
+      // registerJsonApi refuses it with an error document instead.
+      requireHostHeader: false,
+    },
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 

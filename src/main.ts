@@ -3,11 +3,11 @@
 import { parseArgs } from 'node:util';
 import { buildApp, createServices } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase, type Database } from './db/index.ts';
+import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './crypto/keyring.ts';
-import { loadKeyring } from './crypto/keys.ts';
+import { configuredKeys, openKeyring } from './crypto/keys.ts';
 import { checkDirectories, explainStartupError, listenOrExplain } from './ops/startup.ts';
 
 const USAGE = `Usage: hangar <command>
@@ -42,9 +42,11 @@ async function serve(config: Config): Promise<void> {
   const database = open(config);
   let keyring: Keyring;
   try {
-    // Keys first: a server that could not read its secrets must not start (or migrate) at all.
-    keyring = loadKeyring(config, database.dialect);
+    // A malformed or missing key setting stops start-up before the database is touched.
+    configuredKeys(config, database.dialect);
     await migrateToLatest(database);
+    // And a server that could not open every secret it holds must not start at all.
+    keyring = await openKeyring(config, database);
   } catch (e) {
     await database.close();
     throw e;
@@ -159,7 +161,7 @@ async function run(argv: string[]): Promise<number> {
       const batchSize = values['batch-size'] === undefined ? undefined : Number(values['batch-size']);
       if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1)) break;
       return withDatabase(config, async (database) => {
-        const keyring = loadKeyring(config, database.dialect);
+        const keyring = await openKeyring(config, database);
         const services = createServices(database, { keyring });
         const { reencrypted, keyId } = await services.policySetParameters.rotateEncryption({ batchSize });
         console.error(`re-encrypted ${reencrypted} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
@@ -184,9 +186,16 @@ run(process.argv.slice(2)).then(
     else if (error instanceof DecryptionError) console.error(`cannot decrypt: ${error.message}`);
     else {
       // An operator's mistake gets one line naming the setting; anything else is a bug, in full.
-      const line = explainStartupError(error, loaded);
+      const line = explainStartupError(error, loaded) ?? (isDatabaseUnavailable(error) ? unreachable(error) : null);
       console.error(line ? `error: ${line}` : error);
     }
     process.exitCode = 1;
   },
 );
+
+/** A database that is down, unreachable or silent, in a form explainStartupError did not know. */
+function unreachable(error: unknown): string {
+  const e = error as { message?: string; errors?: Array<{ message?: string }> };
+  const reason = e.message || e.errors?.[0]?.message || 'no answer';
+  return `cannot reach the database (${reason}); check that it is running and reachable, or correct HANGAR_DATABASE_URL`;
+}

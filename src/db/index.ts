@@ -1,5 +1,5 @@
 // One query layer (Kysely) over two engines. The dialect is chosen by the URL alone.
-import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import { openSqlite } from './sqlite.ts';
 import type { Schema } from './schema.ts';
@@ -16,6 +16,13 @@ export interface Database {
   close(): Promise<void>;
   /** For /metrics: read at scrape time, so requests pay nothing for it. */
   stats(): DatabaseStats;
+  /**
+   * Pushes what the last writes replaced out of the places it could linger: SQLite copies its
+   * write-ahead log into the database file (where secure_delete has zeroed the old content)
+   * and truncates the log. A no-op on PostgreSQL, whose old row versions stay until VACUUM.
+   * Call it after a write that turns a clear value secret.
+   */
+  scrub(): Promise<void>;
 }
 
 export interface DatabaseStats {
@@ -39,6 +46,100 @@ export interface DatabaseOptions {
   onQuery?: (sql: string) => void;
 }
 
+/**
+ * Bounds on every PostgreSQL connection, so that a database that is down, overloaded or silent
+ * costs a request a bounded wait and a 503, never a hang. Each can be overridden by a parameter
+ * of the same name in HANGAR_DATABASE_URL (`?statement_timeout=0` turns one off).
+ */
+const POSTGRES_DEFAULTS = {
+  /** Seconds to open a connection, or to wait for a free one in the pool (libpq's name). */
+  connect_timeout: 10,
+  /** Milliseconds one statement may run before PostgreSQL cancels it. */
+  statement_timeout: 30_000,
+  /**
+   * Milliseconds a session may sit idle inside a transaction before PostgreSQL ends it. Hangar
+   * never waits on anything else mid-transaction, so only a stuck client gets there, and
+   * ending it releases the row locks it holds.
+   */
+  idle_in_transaction_session_timeout: 60_000,
+  /** Names Hangar's sessions in pg_stat_activity. */
+  application_name: 'hangar',
+} as const;
+
+/** How much longer than statement_timeout Hangar waits for any answer before giving up on the connection. */
+const QUERY_TIMEOUT_MARGIN_MS = 5_000;
+
+function postgresPoolConfig(url: string, options: DatabaseOptions): pg.PoolConfig {
+  let params = new URLSearchParams();
+  try {
+    params = new URL(url).searchParams;
+  } catch {
+    // pg reports a malformed URL itself when it first connects.
+  }
+  const number = (name: string, fallback: number) => {
+    const value = Number(params.get(name) ?? Number.NaN);
+    return Number.isFinite(value) && value >= 0 ? value : fallback;
+  };
+  const statementTimeout = number('statement_timeout', POSTGRES_DEFAULTS.statement_timeout);
+  const config: pg.PoolConfig = {
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: number('connect_timeout', POSTGRES_DEFAULTS.connect_timeout) * 1000,
+    // A peer that vanished without closing the connection (a crashed host, a dropped route)
+    // is noticed by the kernel's keepalive probes, starting after 10 s of silence.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // Parameters given in the URL win over these (pg reads the URL last).
+    application_name: POSTGRES_DEFAULTS.application_name,
+    statement_timeout: statementTimeout,
+    idle_in_transaction_session_timeout: POSTGRES_DEFAULTS.idle_in_transaction_session_timeout,
+    // statement_timeout is enforced by the server; a server that stops answering altogether
+    // (hung, or a silent network) is caught here on the client.
+    query_timeout: statementTimeout > 0 ? statementTimeout + QUERY_TIMEOUT_MARGIN_MS : undefined,
+  };
+  if (options.schema) config.options = `-c search_path=${options.schema}`;
+  return config;
+}
+
+function openPostgres(url: string, options: DatabaseOptions, onError: (error: unknown) => void): pg.Pool {
+  const pool = new pg.Pool(postgresPoolConfig(url, options));
+  // A client whose connection dies emits 'error', and an 'error' nobody listens to ends the
+  // process. The pool listens on idle clients only, so every client gets its own listener: a
+  // connection PostgreSQL drops under a request (restart, failover, pg_terminate_backend) then
+  // fails just that request's query, and the pool replaces the client once it is released.
+  pool.on('error', onError);
+  pool.on('connect', (client) => {
+    client.on('error', ignore);
+    // After query_timeout pg fails the query but leaves it running on the connection, where the
+    // next request's queries would queue behind it. Ending the client closes the connection,
+    // so the pool discards it on release instead of handing it out again.
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        result.catch((e: unknown) => {
+          if ((e as Error)?.message === QUERY_READ_TIMEOUT) void client.end();
+        });
+      }
+      return result;
+    }) as typeof client.query;
+  });
+  // Kysely logs failed statements only; a connection that could not be made fails before one.
+  // (Kysely connects without a callback; pg's own pool.query passes one, left as it is.)
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient>;
+  pool.connect = ((callback?: unknown) => {
+    if (callback) return connect(callback);
+    return connect().catch((error: unknown) => {
+      onError(error);
+      throw error;
+    });
+  }) as typeof pool.connect;
+  return pool;
+}
+
+const ignore = () => {};
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   const onQuery = options.onQuery;
   const counters = { errors: 0 };
@@ -54,21 +155,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: openSqlite(file) }), log });
     return wrap('sqlite', db, () => ({ errors: counters.errors, pool: null }));
   }
-  const poolConfig: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? 10 };
-  if (options.schema) poolConfig.options = `-c search_path=${options.schema}`;
-  const pool = new pg.Pool(poolConfig);
-  // An idle client that loses its connection emits 'error'; without a listener the process dies.
-  pool.on('error', countError);
-  // Kysely logs failed statements only; a connection that could not be made fails before one.
-  // (Kysely connects without a callback; pg's own pool.query passes one, left as it is.)
-  const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient>;
-  pool.connect = ((callback?: unknown) => {
-    if (callback) return connect(callback);
-    return connect().catch((error: unknown) => {
-      countError(error);
-      throw error;
-    });
-  }) as typeof pool.connect;
+  const pool = openPostgres(url, options, countError);
   const stats = () => ({ errors: counters.errors, pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
   return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log }), stats);
 }
@@ -80,6 +167,9 @@ function wrap(dialect: Dialect, db: Kysely<Schema>, stats: () => DatabaseStats):
     transaction: (fn) => db.transaction().execute(fn),
     close: () => db.destroy(),
     stats,
+    scrub: async () => {
+      if (dialect === 'sqlite') await sql`pragma wal_checkpoint(truncate)`.execute(db);
+    },
   };
 }
 
@@ -95,4 +185,39 @@ export function isForeignKeyViolation(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown };
   if (e?.code === '23503') return true;
   return e?.code === 'ERR_SQLITE_ERROR' && typeof e.message === 'string' && e.message.includes('FOREIGN KEY constraint failed');
+}
+
+/** Node's socket errors that mean the database server could not be reached or went away. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+/** What pg, pg-pool and Kysely say, without a code, when a connection is lost or cannot be had. */
+const LOST_CONNECTION = [
+  'Connection terminated', // also "… unexpectedly" and "… due to connection timeout"
+  'timeout exceeded when trying to connect', // no free client in the pool in time
+  'timeout expired', // connecting, when pg's own timer fires
+  QUERY_READ_TIMEOUT,
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Postgres connection has been discarded',
+];
+
+/**
+ * True when `error` means the database could not serve the query now, though it may in a
+ * moment: a lost or refused connection, a timeout, a server shutting down or overloaded, or
+ * SQLite busy past its timeout. Such a request is answered 503 with Retry-After (jsonapi's
+ * error handler), not 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; errcode?: unknown; message?: unknown; errors?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  // SQLSTATE: connection exceptions (08…), admin/crash shutdown, starting up, idle-session
+  // ends (57P0x), statement timeout (57014), idle-in-transaction timeout (25P03), and
+  // insufficient resources such as too many connections (53…).
+  if (/^(08...|57P0[1235]|57014|25P03|53...)$/.test(code)) return true;
+  if (NETWORK_CODES.has(code)) return true;
+  // node:sqlite: SQLITE_BUSY (and its extended codes) after busy_timeout.
+  if (code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' && (e.errcode & 0xff) === 5) return true;
+  if (typeof e.message === 'string' && LOST_CONNECTION.some((m) => (e.message as string).startsWith(m))) return true;
+  // Node tries every address of a host name and reports them together.
+  return Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable);
 }

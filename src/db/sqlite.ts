@@ -1,10 +1,10 @@
 // Kysely's SQLite dialect expects a better-sqlite3-shaped object; node:sqlite is close but not
 // identical (spread parameters, no `reader` flag, no boolean binding). This adapter bridges the
 // gap so the project needs no native module.
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { ensurePrivateDirectory, ensurePrivateFile } from '../files.ts';
 
 function bindable(value: unknown): SQLInputValue {
   if (value === undefined) return null;
@@ -34,7 +34,13 @@ class Statement implements SqliteStatement {
 const STATEMENT_CACHE_SIZE = 256;
 
 export function openSqlite(file: string): SqliteDatabase & { exec(sql: string): void } {
-  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    ensurePrivateDirectory(path.dirname(file));
+    // SQLite would create the file 0644; it gives its -wal and -shm files the mode of the
+    // database file, so a private database file keeps them private too.
+    ensurePrivateFile(file, { create: true });
+    for (const suffix of ['-wal', '-shm']) ensurePrivateFile(file + suffix, { create: false });
+  }
   const db = new DatabaseSync(file);
   // WAL lets the CLI and the server share the file; NORMAL sync keeps every committed write
   // across a process crash (only an OS crash can lose the newest transactions).
@@ -42,6 +48,8 @@ export function openSqlite(file: string): SqliteDatabase & { exec(sql: string): 
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA foreign_keys = ON');
   db.exec('PRAGMA busy_timeout = 5000');
+  // Deleted and overwritten content is zeroed, not left in free space (see Database.scrub).
+  db.exec('PRAGMA secure_delete = ON');
   // Kysely prepares every query afresh, and preparing was a quarter of a request's CPU time.
   // Its SQL text is the same for every query of one shape (values are bound), so a small LRU
   // of prepared statements serves nearly every request. SQLite re-prepares a cached statement

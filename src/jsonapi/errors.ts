@@ -40,6 +40,8 @@ export const errors = {
     new ApiError(422, list.map(({ pointer, detail }) => ({ status: '422', title: 'invalid attribute', detail, source: { pointer } }))),
   tooManyRequests: () => one(429, 'too many requests', 'You have exceeded the API rate limit'),
   internal: () => one(500, 'internal server error'),
+  /** The database could not serve the request now; answered with Retry-After. */
+  unavailable: () => one(503, 'service unavailable', 'The database is unavailable; retry the request shortly'),
 };
 
 export type Problem = { pointer: string; detail: string };

@@ -1,7 +1,11 @@
 // HTTP plumbing shared by every JSON:API route: media types, body parsing and the single error
 // handler that turns every failure into a JSON:API error document.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/index.ts';
 import { ApiError, errors, humanize, type ErrorObject } from './errors.ts';
+import { MAX_JSON_DEPTH, mayHoldNul, nestsDeeperThan, nulPointer } from './json-text.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
 /** The agent endpoints speak plain JSON; their errors keep the same `errors` array shape. */
@@ -21,18 +25,6 @@ export function jsonApiResponses(app: FastifyInstance): void {
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('content-type', MEDIA_TYPE);
   });
-}
-
-/** The JSON pointer of the first string in `value` that holds a NUL character, if any. */
-function nulPointer(value: unknown, pointer: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? pointer : null;
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const found = nulPointer(k, pointer) ?? nulPointer(v, `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`);
-      if (found !== null) return found;
-    }
-  }
-  return null;
 }
 
 /**
@@ -68,15 +60,25 @@ export function plainJsonScope(app: FastifyInstance): void {
 export function registerJsonApi(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     if (/%00|\u0000/i.test(request.url)) throw errors.badRequest('The request URL contains a NUL character');
+    if (request.headers.host === undefined && request.raw.httpVersion !== '1.0') throw errors.badRequest('The request has no Host header');
+    // A URL no route matches is answered before its body is parsed, so an anonymous caller
+    // cannot make Hangar buffer and parse megabytes for a 404. (Node discards the rest of the
+    // body as it arrives, keeping the connection usable, as after any early answer.)
+    if (request.is404) throw errors.notFound();
   });
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  const parseChecked: typeof parseJson = (request, body, done) =>
+  const parseChecked: typeof parseJson = (request, text, done) => {
+    const body = text as string;
+    // Before parsing, so nothing recursive ever meets an absurdly deep document.
+    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) return done(errors.badRequest(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`));
     parseJson(request, body, (error, parsed) => {
       if (error) return done(error);
-      const pointer = nulPointer(parsed, '');
+      // The walk for the pointer happens only when the text shows a NUL escape.
+      const pointer = mayHoldNul(body) ? nulPointer(parsed) : null;
       if (pointer !== null) return done(errors.invalidAttribute(pointer || '/', 'must not contain NUL characters'));
       done(null, parsed);
     });
+  };
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(PLAIN_JSON, { parseAs: 'string' }, (request, body, done) => parseChecked(request, body as string, done));
   app.addContentTypeParser(MEDIA_TYPE, { parseAs: 'string' }, (request, body, done) => {
@@ -92,6 +94,30 @@ function sendErrors(reply: FastifyReply, e: ApiError, mediaType = MEDIA_TYPE): F
   return reply.code(e.status).header('content-type', mediaType).send({ errors: e.errors });
 }
 
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any route can see it (a
+ * malformed request line or header, broken framing, headers too large, a request too slow to
+ * arrive) is answered with a JSON:API error document too, and the connection is closed.
+ */
+export function clientErrorHandler(error: ConnectionError, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request line and headers are larger than the server accepts']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request did not arrive in time']
+    : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? [413, 'The chunk extensions are larger than the server accepts']
+    : [400, 'The request is not valid HTTP/1.1'];
+  const body = JSON.stringify({ errors: [{ status: String(status), title: STATUS_CODES[status]!.toLowerCase(), detail }] });
+  if (!socket.writable) return void socket.destroy();
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${MEDIA_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
+}
+
+/** Seconds a client is asked to wait before retrying a request the database could not serve. */
+export const RETRY_AFTER_SECONDS = 1;
+
 /** Also Fastify's `frameworkErrors` hook: router failures (bad URL, over-long parameter) too. */
 export function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, mediaType = MEDIA_TYPE): FastifyReply {
   const send = (e: ApiError) => sendErrors(reply, e, mediaType);
@@ -100,6 +126,13 @@ export function renderError(error: FastifyError, request: FastifyRequest, reply:
     if (error.validationContext === 'body') return send(new ApiError(422, bodyErrors(error.validation)));
     const detail = error.validation.map((v) => `${v.instancePath.replace(/^\//, '') || 'parameter'} ${v.message}`).join('; ');
     return send(errors.badRequest(detail));
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Not Hangar's fault nor the client's: a dropped connection is replaced by the next
+    // request, and a database that is down answers quickly thanks to the connect timeout.
+    request.log.warn({ err: error }, 'database unavailable');
+    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    return send(errors.unavailable());
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

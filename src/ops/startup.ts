@@ -1,9 +1,10 @@
 // Start-up failures an operator can fix, each told as one line that names the setting to change
 // (no stack trace: nothing is wrong with Hangar). Anything not recognised here is a bug and is
 // printed in full by main.ts.
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { ensurePrivateDirectory } from '../files.ts';
 
 /** A failure whose message is the whole story. */
 export class StartupError extends Error {}
@@ -40,7 +41,7 @@ export function checkDirectories(config: Config): void {
   }
   for (const [dir, setting] of needed) {
     try {
-      mkdirSync(dir, { recursive: true });
+      ensurePrivateDirectory(dir);
     } catch (error) {
       throw new StartupError(`cannot create the data directory ${dir} (${fsReason(error)}); set ${setting} to a writable directory`);
     }

@@ -117,8 +117,9 @@ export function createPolicySetParametersService(deps: { database: Database; pol
       const { set } = await deps.policySets.visible(caller, policySetId, 'manage-policies');
       if (bodyId !== id) throw errors.invalidAttribute('/data/id', 'Id must match the parameter in the request path');
       checkKey(input.key);
+      let madeSensitive = false;
       try {
-        return await database.transaction(async (trx) => {
+        const updated = await database.transaction(async (trx) => {
           const current = await store.lockParameter(trx, set.id, id);
           if (!current) throw errors.notFound();
           const was = current.parameter;
@@ -126,6 +127,7 @@ export function createPolicySetParametersService(deps: { database: Database; pol
             throw errors.invalidAttribute('/data/attributes/sensitive', 'A sensitive parameter cannot be made non-sensitive');
           }
           const sensitive = input.sensitive ?? was.sensitive;
+          madeSensitive = sensitive && !was.sensitive;
           let stored: StoredValue;
           if (input.value !== undefined) stored = toStored(id, input.value, sensitive);
           else if (was.sensitive) stored = current.stored;
@@ -135,6 +137,9 @@ export function createPolicySetParametersService(deps: { database: Database; pol
           await store.updateParameter(trx, id, { key, sensitive, stored, updatedAt });
           return { ...was, key, sensitive, value: sensitive ? null : stored.value, updatedAt };
         });
+        // The clear value this replaced must not linger where the database keeps old content.
+        if (madeSensitive) await database.scrub();
+        return updated;
       } catch (e) {
         if (isUniqueViolation(e)) throw keyTaken();
         throw e;

@@ -1,6 +1,11 @@
 // Starting the real `hangar` process, for the few tests that talk to it over a socket.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
+import pg from 'pg';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
@@ -8,6 +13,18 @@ const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 export function hangar(args: string[], env: Record<string, string>) {
   const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs `hangar <args>` to completion without blocking this process (which may be serving the other end). */
+export function hangarAsync(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 export interface Server {
@@ -28,10 +45,14 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output}`));
+    }, 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      // The second form is printed whatever the log level.
+      const m = /(?:Server listening at|hangar: serving) (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
@@ -49,5 +70,56 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
       if (child.exitCode === null) child.kill(signal);
       return exited;
     },
+  };
+}
+
+/**
+ * The environment for a server process on `dialect`: SQLite in `dataDir`, or a fresh schema of
+ * the test PostgreSQL database (dropped by `cleanup`). `params` are added to the PostgreSQL URL.
+ */
+export async function databaseEnv(
+  dialect: string,
+  dataDir: string,
+  postgresUrl: string | undefined,
+  params: Record<string, string> = {},
+): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  if (dialect === 'sqlite') return { env: { HANGAR_DATA_DIR: dataDir }, cleanup: async () => {} };
+  const schema = `hangar_proc_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = new URL(postgresUrl!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return {
+    env: { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: url.toString(), HANGAR_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') },
+    cleanup: async () => {
+      const c = new pg.Client({ connectionString: postgresUrl });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+/**
+ * For a describe block: a function that starts `hangar serve` on a fresh database of `dialect`
+ * (see databaseEnv), and an `after` hook that kills the server and removes the database.
+ */
+export function scratchServer(dialect: string, postgresUrl: string | undefined, params: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-proc-'));
+  let cleanup = async () => {};
+  let server: Server | undefined;
+  after(async () => {
+    await server?.stop('SIGKILL');
+    await cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return async (extraEnv: Record<string, string> = {}): Promise<{ server: Server; env: Record<string, string> }> => {
+    const db = await databaseEnv(dialect, dataDir, postgresUrl, params);
+    cleanup = db.cleanup;
+    server = await startServer({ ...db.env, ...extraEnv });
+    return { server, env: db.env };
   };
 }

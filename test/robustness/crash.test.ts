@@ -6,29 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
-import { hangar, startServer } from '../helpers/process.ts';
+import { databaseEnv, hangar, startServer } from '../helpers/process.ts';
 import { dialects, POSTGRES_URL } from '../helpers/harness.ts';
-
-async function databaseEnv(dialect: string, dataDir: string): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
-  if (dialect === 'sqlite') return { env: { HANGAR_DATA_DIR: dataDir }, cleanup: async () => {} };
-  const schema = `hangar_crash_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const url = new URL(POSTGRES_URL!);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    env: { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: url.toString(), HANGAR_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') },
-    cleanup: async () => {
-      const c = new pg.Client({ connectionString: POSTGRES_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
-  };
-}
 
 for (const dialect of dialects()) {
   describe(`kill -9 mid-stream loses no acknowledged write [${dialect}]`, () => {
@@ -40,7 +19,7 @@ for (const dialect of dialects()) {
     });
 
     it('keeps every 2xx write across a SIGKILL and reopens cleanly', async () => {
-      const db = await databaseEnv(dialect, dataDir);
+      const db = await databaseEnv(dialect, dataDir, POSTGRES_URL);
       cleanup = db.cleanup;
       const env = db.env;
       let server = await startServer(env);

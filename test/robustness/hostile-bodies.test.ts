@@ -1,0 +1,102 @@
+// Bodies meant to cost the server: megabytes sent to URLs no route serves, and JSON nested far
+// deeper than any document, across every route that takes a body, on every database.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import type { Schema } from '../../src/db/schema.ts';
+import { MAX_JSON_DEPTH } from '../../src/jsonapi/json-text.ts';
+import { dialects, POSTGRES_URL, suite } from '../helpers/harness.ts';
+import { hangar, scratchServer } from '../helpers/process.ts';
+import { exchange } from '../helpers/raw-http.ts';
+import { buildWorld } from './world.ts';
+
+const MiB = 1024 * 1024;
+const REQUESTS = 200;
+const PARALLEL = 20;
+
+for (const dialect of dialects()) {
+  describe(`megabyte bodies to URLs no route serves [${dialect}]`, () => {
+    const start = scratchServer(dialect, POSTGRES_URL);
+
+    it(`answers ${REQUESTS} of them 404, ${PARALLEL} at a time, unread, while the API keeps serving`, { timeout: 300_000 }, async () => {
+      const { server, env } = await start({ HANGAR_LOG_LEVEL: 'warn' });
+      const port = Number(new URL(server.url).port);
+      const token = hangar(['bootstrap'], env).stdout.trim();
+      const samples = fc.sample(
+        fc.record({
+          method: fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE'),
+          url: fc.constantFrom('/api/v2/nope', '/api/v2/organizations/x/nope', '/api/v2/projects/prj-x/nope', '/api/agent/nope', '/', '/api/v3/anything'),
+          withToken: fc.boolean(),
+          chunked: fc.boolean(),
+          // Whole bodies are read off the wire and dropped; unfinished ones are never waited for.
+          complete: fc.boolean(),
+        }),
+        { numRuns: REQUESTS, seed: 7 },
+      );
+      const payload = Buffer.alloc(MiB, 0x7b); // "{{{{…": as deep as it gets, had it been parsed
+      let next = 0;
+      const statuses = new Map<number, number>();
+      const worker = async () => {
+        while (next < samples.length) {
+          const s = samples[next++]!;
+          const body = s.complete ? payload : payload.subarray(0, MiB - 1);
+          const headers = [
+            `${s.method} ${s.url} HTTP/1.1`,
+            'Host: localhost',
+            'Content-Type: application/vnd.api+json',
+            s.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${MiB}`,
+            ...(s.withToken ? [`Authorization: Bearer ${token}`] : []),
+          ].join('\r\n');
+          const framed = s.chunked ? Buffer.concat([Buffer.from(`${(body.length).toString(16)}\r\n`), body, Buffer.from(s.complete ? '\r\n0\r\n\r\n' : '')]) : body;
+          const res = await exchange(port, Buffer.concat([Buffer.from(`${headers}\r\n\r\n`), framed]));
+          res.socket.destroy();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          assert.equal(res.status, 404, `${s.method} ${s.url}: ${res.body}`);
+          assert.equal(JSON.parse(res.body).errors[0].status, '404');
+        }
+      };
+      const load = Promise.all(Array.from({ length: PARALLEL }, worker));
+      // Meanwhile the API answers, anonymous and authenticated.
+      let served = 0;
+      while (next < samples.length) {
+        assert.equal((await fetch(`${server.url}/api/v2/ping`)).status, 204);
+        assert.equal((await fetch(`${server.url}/api/v2/account/details`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+        served += 1;
+      }
+      await load;
+      assert.ok(served > 0);
+      assert.deepEqual([...statuses], [[404, REQUESTS]]);
+      assert.equal(server.child.exitCode, null);
+    });
+  });
+}
+
+/** `depth` levels of arrays inside an otherwise ordinary document. */
+const deepDocument = (depth: number) => `{"data":{"type":"x","attributes":{"name":"deep","deep":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
+
+suite('robustness: over-deep JSON on every route that takes a body', (ctx) => {
+  it('answers every one 400, the same on every database, and changes nothing', { timeout: 300_000 }, async () => {
+    const world = await buildWorld(ctx);
+    const routes = ctx.app.routeTable.filter((r) => r.hasBody);
+    assert.ok(routes.length > 10, 'found the routes with bodies');
+    const tables: Array<keyof Schema> = ['organizations', 'teams', 'team_memberships', 'auth_tokens', 'projects', 'workspaces', 'team_projects', 'policy_sets', 'policy_set_parameters', 'agent_pools', 'agents'];
+    const counts = () =>
+      Promise.all(tables.map(async (t) => (await sql<{ n: number }>`select count(*) as n from ${sql.table(t)}`.execute(ctx.database.db)).rows[0]!.n));
+    const before = await counts();
+    for (const route of routes) {
+      const url = route.url.replace(/:([a-z_]+)/g, (_m, name: string) => world.params[name]?.own ?? 'unknown-0000000000000000');
+      const agent = url.startsWith('/api/agent/');
+      for (const depth of [MAX_JSON_DEPTH + 1, 20_000, 500_000]) {
+        const res = await ctx.request(route.method, url, {
+          token: agent ? world.agentToken : world.ownerToken,
+          rawBody: agent ? `{"name":${deepDocument(depth)}}` : deepDocument(depth),
+          contentType: agent ? 'application/json' : 'application/vnd.api+json',
+        });
+        assert.equal(res.status, 400, `${route.method} ${url} at ${depth} levels: ${res.raw.slice(0, 300)}`);
+        assert.match(res.body.errors[0].detail, /deeper than 64 levels/);
+      }
+    }
+    assert.deepEqual(await counts(), before);
+  });
+});
