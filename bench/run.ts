@@ -5,7 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/db/index.ts';
-import { newId } from '../src/jsonapi/ids.ts';
+import { newId } from '../src/ids.ts';
 import { hangarCli, load, medianMs, ratio, startBaseline, startHangar, type Load, type Proc } from './lib.ts';
 import { scaleChart } from './chart.ts';
 

@@ -6,7 +6,7 @@ import { it } from 'node:test';
 import { sql } from 'kysely';
 import { DecryptionError } from '../src/crypto/keyring.ts';
 import { ApiError } from '../src/jsonapi/errors.ts';
-import { randomBase62 } from '../src/jsonapi/ids.ts';
+import { randomBase62 } from '../src/ids.ts';
 import { suite, type Response, type TestContext } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createParameter, createPolicySet, parameterBody, parameterUpdate } from './helpers/policy-sets.ts';

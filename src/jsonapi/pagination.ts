@@ -1,5 +1,5 @@
-// One pagination helper for every paginated list: parsing, and the envelope of the seed's
-// "Shared list envelope" (absolute links with percent-encoded brackets, meta.pagination).
+// One pagination helper for every paginated list: parsing, and the envelope every list answers
+// with (absolute links whose brackets are percent-encoded, as TFE's are, and meta.pagination).
 import { errors } from './errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;

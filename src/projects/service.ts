@@ -10,8 +10,8 @@ import {
   type Standing,
 } from '../auth/permissions.ts';
 import { errors, type Problem } from '../jsonapi/errors.ts';
-import { hasPrefix, newId } from '../jsonapi/ids.ts';
-import { now } from '../jsonapi/time.ts';
+import { hasPrefix, newId } from '../ids.ts';
+import { now } from '../time.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { Organization, OrganizationLookup } from '../organizations/service.ts';
 import type { TeamProjectsService } from '../team-projects/service.ts';

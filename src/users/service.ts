@@ -2,8 +2,8 @@ import type { Database, Queryable } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
 import { errors } from '../jsonapi/errors.ts';
-import { newId, randomBase62 } from '../jsonapi/ids.ts';
-import { now } from '../jsonapi/time.ts';
+import { newId, randomBase62 } from '../ids.ts';
+import { now } from '../time.ts';
 import * as store from './store.ts';
 import type { User } from './store.ts';
 

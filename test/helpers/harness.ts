@@ -11,7 +11,7 @@ import { buildApp, REDACTED_LOG_PATHS, type Api } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database, type Dialect } from '../../src/db/index.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { randomBase62 } from '../../src/jsonapi/ids.ts';
+import { randomBase62 } from '../../src/ids.ts';
 
 export const POSTGRES_URL = process.env.HANGAR_TEST_POSTGRES_URL;
 
