@@ -1,7 +1,9 @@
 // HTTP plumbing shared by every JSON:API route: media types, body parsing and the single error
 // handler that turns every failure into a JSON:API error document.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import { ApiError, errors, humanize, type ErrorObject } from './errors.ts';
+import { queryError } from './query.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
 /** The agent endpoints speak plain JSON; their errors keep the same `errors` array shape. */
@@ -98,6 +100,7 @@ export function renderError(error: FastifyError, request: FastifyRequest, reply:
   if (error instanceof ApiError) return send(error);
   if (error.validation) {
     if (error.validationContext === 'body') return send(new ApiError(422, bodyErrors(error.validation)));
+    if (error.validationContext === 'querystring') return send(queryError(error.validation, request.routeOptions.schema?.querystring as TSchema | undefined));
     const detail = error.validation.map((v) => `${v.instancePath.replace(/^\//, '') || 'parameter'} ${v.message}`).join('; ');
     return send(errors.badRequest(detail));
   }

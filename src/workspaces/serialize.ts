@@ -1,6 +1,6 @@
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
-export function workspaceResource({ workspace: w, organizationName, project, authority }: WorkspaceView) {
+export function workspaceResource({ workspace: w, organizationName, project, permissions }: WorkspaceView) {
   const org = encodeURIComponent(organizationName);
   return {
     id: w.id,
@@ -16,12 +16,7 @@ export function workspaceResource({ workspace: w, organizationName, project, aut
       'execution-mode': 'remote',
       source: 'tfe-api',
       locked: false,
-      permissions: {
-        'can-update': authority.manageWorkspaces,
-        'can-destroy': authority.deleteWorkspaces,
-        'can-force-delete': authority.deleteWorkspaces,
-        'can-read-settings': authority.readWorkspaces,
-      },
+      permissions,
     },
     relationships: {
       organization: { data: { id: organizationName, type: 'organizations' }, links: { related: `/api/v2/organizations/${org}` } },

@@ -9,6 +9,8 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp, REDACTED_LOG_PATHS, type Api } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { loadKeyring } from '../../src/crypto/keys.ts';
+import { createServices, type Services } from '../../src/services.ts';
 import { openDatabase, type Database, type Dialect } from '../../src/db/index.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { randomBase62 } from '../../src/ids.ts';
@@ -69,6 +71,8 @@ export async function scratchDatabase(
 export class TestContext {
   readonly dialect: Dialect;
   app!: Api;
+  /** The services the app serves, to set up state without HTTP. */
+  services!: Services;
   database!: Database;
   config!: Config;
   /** Every log line the app wrote, for secret-leak assertions. */
@@ -100,11 +104,13 @@ export class TestContext {
         done();
       },
     });
+    this.services = createServices(this.database, { keyring: loadKeyring(this.config, this.dialect) });
     // Log everything (debug included) so leak tests see the most the app could ever write.
     this.app = await buildApp({
       config: this.config,
       database: this.database,
       logger: { level: 'debug', stream: sink, redact: REDACTED_LOG_PATHS },
+      services: this.services,
     });
     await this.app.ready();
   }
@@ -149,8 +155,8 @@ export class TestContext {
   /** A new user straight through the service layer, with an API token. */
   async user(options: { siteAdmin?: boolean; name?: string } = {}): Promise<{ id: string; username: string; token: string }> {
     const username = options.name ?? unique('user');
-    const user = await this.app.services.users.create({ username, email: `${username}@example.test`, isSiteAdmin: options.siteAdmin });
-    const { secret } = await this.app.services.tokens.issueUserToken(user.id, 'test');
+    const user = await this.services.users.create({ username, email: `${username}@example.test`, isSiteAdmin: options.siteAdmin });
+    const { secret } = await this.services.tokens.issueUserToken(user.id, 'test');
     return { id: user.id, username, token: secret };
   }
 
