@@ -23,13 +23,15 @@ import { loadKeyring } from './crypto/keys.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
 import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
 import { workspacesRoutes } from './workspaces/routes.ts';
+import { healthRoutes } from './ops/health.ts';
+import { RequestLog } from './ops/logging.ts';
+import { registerMetrics } from './ops/metrics.ts';
+import { registerRateLimits } from './ops/rate-limit.ts';
 import { createServices, type Services } from './services.ts';
 
 export type { Api, RouteEntry };
 
 export const API_VERSION = '2.5';
-/** Requests per second TFE advertises; go-tfe paces itself by it (and divides it, so never < 4). */
-export const RATE_LIMIT = 30;
 export const BODY_LIMIT = 1024 * 1024;
 
 export interface AppOptions {
@@ -55,6 +57,8 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     // Bodies are validated as sent: a number where a string belongs is an error, not coerced.
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
     return503OnClosing: true,
+    logController: new RequestLog(),
+    trustProxy: config.trustProxy ?? false,
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
     forceCloseConnections: 'idle',
     // Bracketed keys stay flat and a repeated key's last value wins, so every value is a string.
@@ -74,6 +78,9 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   app.decorateRequest('caller', null as unknown as Caller);
   app.decorateRequest('agent', null as unknown as AgentPrincipal);
   registerJsonApi(app);
+  const metrics = registerMetrics(app, config, database);
+  healthRoutes(app, database);
+  const limits = await registerRateLimits(app, config, metrics);
 
   // Service discovery for Terraform CLI and the tfe provider (which requires tfe.v2.2).
   app.get('/.well-known/terraform.json', async () => ({
@@ -89,14 +96,14 @@ export async function buildApp({ config, database, logger, keyring, services: gi
       api.addHook('onRequest', async (_request, reply) => {
         reply.header('TFP-API-Version', API_VERSION);
         reply.header('TFP-AppName', 'Hangar');
-        reply.header('X-RateLimit-Limit', String(RATE_LIMIT));
       });
 
-      // go-tfe calls ping once when a client is created, before it has used its token.
-      api.get('/ping', async (_request, reply) => reply.code(204).send());
+      // go-tfe calls ping once when a client is created, before it has used its token, and
+      // paces itself by the X-RateLimit-Limit it reads here.
+      api.get('/ping', { onRequest: limits.anonymous }, async (_request, reply) => reply.code(204).send());
 
       await api.register(async (authenticated) => {
-        requireBearerToken(authenticated, { authenticate: (s) => services.tokens.authenticate(s), grants: services.teams.grants });
+        requireBearerToken(authenticated, { authenticate: (s) => services.tokens.authenticate(s), grants: services.teams.grants, admit: limits.admit });
         requireJsonApiRequests(authenticated);
         const typed = authenticated as unknown as Api;
         await usersRoutes(typed, services);
@@ -118,7 +125,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   // Where agents talk to Hangar: plain JSON, and only agent tokens authenticate here.
   await app.register(
     async (agentApi) => {
-      requireAgentToken(agentApi, { authenticate: (s) => services.tokens.authenticateAgent(s) });
+      requireAgentToken(agentApi, { authenticate: (s) => services.tokens.authenticateAgent(s), admit: limits.admit });
       plainJsonScope(agentApi);
       await agentEndpointRoutes(agentApi as unknown as Api, services);
     },

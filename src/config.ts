@@ -1,5 +1,6 @@
 // The one place that reads process.env. Every setting is validated here so a bad value stops
 // start-up with a message naming the variable, instead of failing later on a request.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -15,6 +16,20 @@ export interface Config {
   logLevel: LogLevel;
   /** Raw `HANGAR_ENCRYPTION_KEY` value (comma-separated base64 keys), null when unset. */
   encryptionKeys: string | null;
+  /** Requests per second per caller (and per client address without a valid token); 0 = off. */
+  rateLimit: number;
+  /** Shares rate-limit budgets between instances; null = each process counts alone. */
+  redisUrl: string | null;
+  redisKeyPrefix: string;
+  /** Proxies whose X-Forwarded-For is believed (addresses or CIDRs); null = none. */
+  trustProxy: string[] | null;
+  /** A separate listener for /metrics; null = none. */
+  metricsPort: number | null;
+  metricsHost: string;
+  /** Bearer token for /metrics; when set, /metrics is also served on the public port. */
+  metricsToken: string | null;
+  /** How long a shutdown may wait for in-flight requests before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -29,6 +44,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
     throw new ConfigError('HANGAR_DATABASE_URL must start with "sqlite:" or "postgres://"');
   }
+  checkDatabaseUrl(databaseUrl);
   let baseUrl: string | null = null;
   if (env.HANGAR_BASE_URL) {
     let parsed: URL;
@@ -46,6 +62,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`HANGAR_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.HANGAR_LOG_LEVEL}"`);
   }
+  const rateLimit = integer(env, 'HANGAR_RATE_LIMIT', 30, 0, 1_000_000);
+  // go-tfe paces itself at 2/3 of the advertised limit with a burst of a third of it, rounded
+  // down: below 4 its burst is 0 and it cannot send a single request.
+  if (rateLimit > 0 && rateLimit < 4) {
+    throw new ConfigError(`HANGAR_RATE_LIMIT must be 0 (off) or at least 4 (go-tfe cannot pace itself below 4), got "${env.HANGAR_RATE_LIMIT}"`);
+  }
+  let redisUrl: string | null = null;
+  if (env.HANGAR_REDIS_URL) {
+    if (!/^rediss?:\/\//.test(env.HANGAR_REDIS_URL) || !URL.canParse(env.HANGAR_REDIS_URL)) {
+      throw new ConfigError('HANGAR_REDIS_URL must be a redis:// or rediss:// URL');
+    }
+    redisUrl = env.HANGAR_REDIS_URL;
+  }
+  let trustProxy: string[] | null = null;
+  if (env.HANGAR_TRUST_PROXY) {
+    trustProxy = env.HANGAR_TRUST_PROXY.split(',').map((s) => s.trim());
+    for (const item of trustProxy) {
+      const [address, bits, extra] = item.split('/');
+      const family = isIP(address ?? '');
+      const maxBits = family === 6 ? 128 : 32;
+      if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+        throw new ConfigError(`HANGAR_TRUST_PROXY must be comma-separated IP addresses or CIDR ranges of your proxies, got "${item}"`);
+      }
+    }
+  }
+  const metricsPort = env.HANGAR_METRICS_PORT ? integer(env, 'HANGAR_METRICS_PORT', 0, 0, 65535) : null;
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('HANGAR_METRICS_PORT must differ from HANGAR_PORT (metrics are served by a listener of their own)');
+  }
+  const metricsToken = env.HANGAR_METRICS_TOKEN || null;
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError('HANGAR_METRICS_TOKEN must be at least 16 characters without spaces (e.g. `openssl rand -hex 24`)');
+  }
   return {
     host: env.HANGAR_HOST || '127.0.0.1',
     port,
@@ -54,5 +103,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl,
     logLevel,
     encryptionKeys: env.HANGAR_ENCRYPTION_KEY || null,
+    rateLimit,
+    redisUrl,
+    redisKeyPrefix: env.HANGAR_REDIS_KEY_PREFIX || 'hangar:ratelimit:',
+    trustProxy,
+    metricsPort,
+    metricsHost: env.HANGAR_METRICS_HOST || '127.0.0.1',
+    metricsToken,
+    shutdownTimeoutMs: integer(env, 'HANGAR_SHUTDOWN_TIMEOUT', 10, 1, 3600) * 1000,
   };
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/**
+ * A PostgreSQL URL must parse and name a host, or the driver fails later with a message that
+ * does not mention the setting. The value itself is never repeated: it may hold a password.
+ */
+function checkDatabaseUrl(url: string): void {
+  if (url.startsWith('sqlite:')) {
+    if (url === 'sqlite:') throw new ConfigError('HANGAR_DATABASE_URL "sqlite:" names no file; use sqlite:<path>');
+    return;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('HANGAR_DATABASE_URL is not a valid URL; expected postgres://user[:password]@host[:port]/database (percent-encode special characters in the password)');
+  }
+  if (!parsed.hostname && !parsed.searchParams.has('host')) {
+    throw new ConfigError('HANGAR_DATABASE_URL names no host; expected postgres://user[:password]@host[:port]/database');
+  }
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+    decodeURIComponent(parsed.pathname);
+  } catch {
+    throw new ConfigError('HANGAR_DATABASE_URL has a malformed percent-encoding in its user, password or database name');
+  }
 }

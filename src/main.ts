@@ -9,6 +9,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { loadKeyring } from './crypto/keys.ts';
+import { checkDirectories, explainStartupError, listenOrExplain } from './ops/startup.ts';
 
 const USAGE = `Usage: hangar <command>
 
@@ -22,8 +23,14 @@ const USAGE = `Usage: hangar <command>
 
 Configuration comes from HANGAR_* environment variables; see README.md.`;
 
+/** The configured database, after checking that a SQLite file's directory can be written. */
+function open(config: Config): Database {
+  checkDirectories(config);
+  return openDatabase(config.databaseUrl);
+}
+
 async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
-  const database = openDatabase(config.databaseUrl);
+  const database = open(config);
   try {
     await migrateToLatest(database);
     return await fn(database);
@@ -33,32 +40,57 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
 }
 
 async function serve(config: Config): Promise<void> {
-  const database = openDatabase(config.databaseUrl);
+  const database = open(config);
   let keyring: Keyring;
   try {
     // Keys first: a server that could not read its secrets must not start (or migrate) at all.
     keyring = loadKeyring(config, database.dialect);
+    await migrateToLatest(database);
   } catch (e) {
     await database.close();
     throw e;
   }
-  await migrateToLatest(database);
   const app = await buildApp({ config, database, keyring });
   let closing = false;
   const shutdown = async (signal: string) => {
+    // npm forwards a terminal's Ctrl-C, which the terminal also sends: the second is ignored.
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // app.close() stops accepting connections and waits for in-flight requests to finish.
+    const deadline = setTimeout(() => {
+      app.log.warn({ timeoutSeconds: config.shutdownTimeoutMs / 1000 }, 'requests still in flight at HANGAR_SHUTDOWN_TIMEOUT: exiting anyway');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
+    // app.close() stops accepting connections, answers 503 to new requests on open ones, and
+    // waits for in-flight requests to finish.
     await app.close();
     await database.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  const address = await app.listen({ host: config.host, port: config.port });
-  // Whatever the log level, say where the API is (stderr: stdout carries the JSON log).
-  process.stderr.write(`hangar: serving ${address}/api/v2 (${database.dialect})\n`);
+  try {
+    const address = await listenOrExplain(() => app.listen({ host: config.host, port: config.port }), {
+      host: config.host,
+      port: config.port,
+      hostSetting: 'HANGAR_HOST',
+      portSetting: 'HANGAR_PORT',
+    });
+    const metrics = await listenOrExplain(async () => (await app.metrics?.listen()) ?? null, {
+      host: config.metricsHost,
+      port: config.metricsPort ?? 0,
+      hostSetting: 'HANGAR_METRICS_HOST',
+      portSetting: 'HANGAR_METRICS_PORT',
+    });
+    // Whatever the log level, say where the API is (stderr: stdout carries the JSON log).
+    process.stderr.write(`hangar: serving ${address}/api/v2 (${database.dialect})\n`);
+    if (metrics) process.stderr.write(`hangar: metrics at ${metrics}/metrics\n`);
+  } catch (e) {
+    await app.close();
+    await database.close();
+    throw e;
+  }
 }
 
 async function run(argv: string[]): Promise<number> {
@@ -80,12 +112,13 @@ async function run(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 2;
   }
   const config = loadConfig();
+  loaded = config;
   switch (command) {
     case 'serve':
       await serve(config);
       return -1; // keeps running
     case 'migrate': {
-      const database = openDatabase(config.databaseUrl);
+      const database = open(config);
       const applied = await migrateToLatest(database).finally(() => database.close());
       console.error(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
       return 0;
@@ -139,6 +172,9 @@ async function run(argv: string[]): Promise<number> {
   return 2;
 }
 
+/** The configuration, once read: start-up failures are explained in its terms. */
+let loaded: Config | null = null;
+
 run(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exitCode = code;
@@ -147,7 +183,11 @@ run(process.argv.slice(2)).then(
     if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
     else if (error instanceof ApiError) console.error(`error: ${error.message}`);
     else if (error instanceof DecryptionError) console.error(`cannot decrypt: ${error.message}`);
-    else console.error(error);
+    else {
+      // An operator's mistake gets one line naming the setting; anything else is a bug, in full.
+      const line = explainStartupError(error, loaded);
+      console.error(line ? `error: ${line}` : error);
+    }
     process.exitCode = 1;
   },
 );

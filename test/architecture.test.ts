@@ -10,9 +10,11 @@ const SRC = path.resolve(import.meta.dirname, '../src');
 
 /** Folders of shared plumbing; every other folder of src/ is a domain. */
 const FOUNDATION_DIRS = ['db', 'jsonapi', 'crypto'];
+/** Folders that are neither foundation nor a domain. */
+const OTHER_DIRS = ['auth', 'ops'];
 const domainFile = (name: string) => (file: string) => {
   const [dir, base, ...rest] = file.split('/');
-  return rest.length === 0 && base === name && ![...FOUNDATION_DIRS, 'auth'].includes(dir!);
+  return rest.length === 0 && base === name && ![...FOUNDATION_DIRS, ...OTHER_DIRS].includes(dir!);
 };
 
 /**
@@ -24,8 +26,8 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   { name: 'wiring (app.ts, services.ts)', holds: (f) => f === 'app.ts' || f === 'services.ts' },
   { name: 'routes', holds: domainFile('routes.ts') },
   {
-    name: 'HTTP shapes (api.ts, schemas, serializers)',
-    holds: (f) => f === 'api.ts' || domainFile('schemas.ts')(f) || domainFile('serialize.ts')(f),
+    name: 'HTTP plumbing (api.ts, ops/, schemas, serializers)',
+    holds: (f) => f === 'api.ts' || f.startsWith('ops/') || domainFile('schemas.ts')(f) || domainFile('serialize.ts')(f),
   },
   { name: 'services', holds: domainFile('service.ts') },
   { name: 'lookups ("find this for this caller")', holds: (f) => domainFile('lookup.ts')(f) || domainFile('access.ts')(f) },

@@ -22,6 +22,7 @@ export class Caller {
   readonly principal: Principal;
   readonly #loadGrants: TeamGrantLoader;
   readonly #cache = new Map<string, Promise<Standing>>();
+  readonly #names: string[] = [];
 
   constructor(principal: Principal, loadGrants: TeamGrantLoader) {
     this.principal = principal;
@@ -39,9 +40,17 @@ export class Caller {
       const grants = this.principal.kind === 'user' && !this.principal.user.isSiteAdmin
         ? this.#loadGrants(this.principal.user.id, missing.map((o) => o.id))
         : Promise.resolve(new Map<string, TeamGrant[]>());
-      for (const org of missing) this.#cache.set(org.id, grants.then((g) => this.#resolve(org, g.get(org.id) ?? [])));
+      for (const org of missing) {
+        this.#cache.set(org.id, grants.then((g) => this.#resolve(org, g.get(org.id) ?? [])));
+        this.#names.push(org.name);
+      }
     }
     return Promise.all(orgs.map((o) => this.#cache.get(o.id)!));
+  }
+
+  /** The names of the organizations this request asked about, for the request log. */
+  get organizations(): readonly string[] {
+    return this.#names;
   }
 
   #resolve(org: OrganizationRef, grants: readonly TeamGrant[]): Standing {

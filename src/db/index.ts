@@ -14,6 +14,18 @@ export interface Database {
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (trx: Transaction<Schema>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** For /metrics: read at scrape time, so requests pay nothing for it. */
+  stats(): DatabaseStats;
+}
+
+export interface DatabaseStats {
+  /**
+   * Failed statements and failed connection attempts since start. Constraint violations are
+   * not counted: they are answers to clients (409, 422), not faults.
+   */
+  errors: number;
+  /** PostgreSQL's connection pool now; null for SQLite, which has none. */
+  pool: { total: number; idle: number; waiting: number } | null;
 }
 
 // COUNT(*) and BIGINT arrive from pg as strings; every count Hangar reads fits in a JS number.
@@ -29,26 +41,45 @@ export interface DatabaseOptions {
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   const onQuery = options.onQuery;
-  const log = onQuery ? (event: LogEvent) => { if (event.level === 'query') onQuery(event.query.sql); } : undefined;
+  const counters = { errors: 0 };
+  const countError = (error: unknown) => {
+    if (!isUniqueViolation(error) && !isForeignKeyViolation(error)) counters.errors += 1;
+  };
+  const log = (event: LogEvent) => {
+    if (event.level === 'error') countError(event.error);
+    else onQuery?.(event.query.sql);
+  };
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: openSqlite(file) }), log });
-    return wrap('sqlite', db);
+    return wrap('sqlite', db, () => ({ errors: counters.errors, pool: null }));
   }
   const poolConfig: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? 10 };
   if (options.schema) poolConfig.options = `-c search_path=${options.schema}`;
   const pool = new pg.Pool(poolConfig);
   // An idle client that loses its connection emits 'error'; without a listener the process dies.
-  pool.on('error', () => {});
-  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log }));
+  pool.on('error', countError);
+  // Kysely logs failed statements only; a connection that could not be made fails before one.
+  // (Kysely connects without a callback; pg's own pool.query passes one, left as it is.)
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient>;
+  pool.connect = ((callback?: unknown) => {
+    if (callback) return connect(callback);
+    return connect().catch((error: unknown) => {
+      countError(error);
+      throw error;
+    });
+  }) as typeof pool.connect;
+  const stats = () => ({ errors: counters.errors, pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
+  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log }), stats);
 }
 
-function wrap(dialect: Dialect, db: Kysely<Schema>): Database {
+function wrap(dialect: Dialect, db: Kysely<Schema>, stats: () => DatabaseStats): Database {
   return {
     dialect,
     db,
     transaction: (fn) => db.transaction().execute(fn),
     close: () => db.destroy(),
+    stats,
   };
 }
 

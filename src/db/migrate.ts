@@ -18,8 +18,8 @@ const migrations: Record<string, Migration> = {
   '0006_agent_pool_workspaces': agentPoolWorkspaces,
 };
 
-export async function migrateToLatest(database: Database): Promise<string[]> {
-  const migrator = new Migrator({
+async function migrator(database: Database): Promise<Migrator> {
+  return new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
     // Unless told the schema, Kysely looks for its bookkeeping tables in every schema of the
@@ -27,9 +27,18 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     // installation) makes it skip creating its own, and migrating fails.
     ...(database.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(database) } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const { error, results } = await (await migrator(database)).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** The migrations this build knows that the database has not run yet (none: it is current). */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const all = await (await migrator(database)).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
 async function currentSchema(database: Database): Promise<string> {

@@ -87,6 +87,8 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     path: '/.well-known/terraform.json',
     why: 'service discovery for Terraform, outside /api/v2: a fixed document served to anyone (api.test.ts checks it)',
   },
+  { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
+  { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
 ];
 
 export const MATRIX: Section[] = [

@@ -97,7 +97,9 @@ export class TestContext {
     this.dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-data-'));
     // PostgreSQL refuses to start without a configured key, as in production.
     const key = this.dialect === 'postgres' ? { HANGAR_ENCRYPTION_KEY: randomBytes(32).toString('base64') } : {};
-    this.config = { ...loadConfig({ HANGAR_DATA_DIR: this.dataDir, ...key, ...env }), databaseUrl: scratch.url };
+    // Suites fire requests far faster than 30 a second from one token: limits are off unless
+    // a suite turns them on (rate-limits.test.ts).
+    this.config = { ...loadConfig({ HANGAR_DATA_DIR: this.dataDir, HANGAR_RATE_LIMIT: '0', ...key, ...env }), databaseUrl: scratch.url };
     const sink = new Writable({
       write: (chunk, _enc, done) => {
         this.logs += chunk.toString();

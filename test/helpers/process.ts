@@ -21,7 +21,8 @@ export interface Server {
 /** Starts `hangar serve` on a free port and waits until it listens. */
 export async function startServer(env: Record<string, string>): Promise<Server> {
   const child = spawn(process.execPath, [MAIN, 'serve'], {
-    env: { ...process.env, HANGAR_PORT: '0', HANGAR_LOG_LEVEL: 'info', ...env },
+    // Rate limits off unless a test asks: the robustness suite writes as fast as it can.
+    env: { ...process.env, HANGAR_PORT: '0', HANGAR_LOG_LEVEL: 'info', HANGAR_RATE_LIMIT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

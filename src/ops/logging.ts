@@ -1,0 +1,96 @@
+// One log line per request, and what keeps secrets out of every line: tokens that a client put
+// in a URL by mistake are redacted before the URL is logged.
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+
+export const REDACTED = '[REDACTED]';
+/** Hangar's own token format (`<14>.atlasv1.<67>`), wherever it appears in a URL, encoded or not. */
+const TOKEN_SHAPE = /[A-Za-z0-9]+(?:\.|%2e)atlasv1(?:\.|%2e)[A-Za-z0-9]+/gi;
+/** Query parameters whose value is a credential whatever it looks like (`?token=`, `?api_key=`). */
+const SECRET_PARAMETER = /token|secret|passw|key|auth|credential|signature|session/i;
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+export function redactUrl(url: string): string {
+  const clean = url.replace(TOKEN_SHAPE, REDACTED);
+  const q = clean.indexOf('?');
+  if (q === -1) return clean;
+  const query = clean
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq !== -1 && SECRET_PARAMETER.test(decoded(pair.slice(0, eq))) ? `${pair.slice(0, eq + 1)}${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${clean.slice(0, q + 1)}${query}`;
+}
+
+/** pino's own check (Fastify's logger type leaves it out); a logger without it logs everything. */
+const infoEnabled = (log: FastifyBaseLogger & { isLevelEnabled?(level: string): boolean }) => log.isLevelEnabled?.('info') ?? true;
+
+/** Who made the request, as ids (never a secret), for the request log. */
+function caller(request: FastifyRequest): Record<string, string> | null {
+  if (request.caller) {
+    const p = request.caller.principal;
+    if (p.kind === 'organization') return { tokenId: p.tokenId, organization: p.organizationName };
+    const orgs = request.caller.organizations;
+    // A request about one organization names it; a list across several names none.
+    return orgs.length === 1 ? { tokenId: p.tokenId, userId: p.user.id, organization: orgs[0]! } : { tokenId: p.tokenId, userId: p.user.id };
+  }
+  if (request.agent) return { tokenId: request.agent.tokenId, agentPoolId: request.agent.agentPoolId };
+  return null;
+}
+
+/**
+ * Fastify's request logging, with its two lines per request (incoming, completed) replaced by
+ * one completed line that carries the route pattern, the outcome and the caller, and a URL
+ * with any credential in it redacted. Request bodies and headers are never logged.
+ */
+export class RequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override routeNotFound(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (!error && !infoEnabled(request.log)) return;
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      remoteAddress: request.ip,
+      ...caller(request),
+    };
+    if (error) request.log.error({ ...line, err: error }, 'request errored');
+    else request.log.info(line, 'request completed');
+  }
+}
+
+/**
+ * A warning logged at most once per interval, with the number held back since the last one: a
+ * dependency that fails on every request (Redis, the database behind /readyz) cannot flood the
+ * log. A warning with another `key` than the last one (a new reason) is logged at once.
+ */
+export function throttledWarning(log: FastifyBaseLogger, intervalMs = 30_000) {
+  let last = -Infinity;
+  let lastKey: string | undefined;
+  let heldBack = 0;
+  return (details: Record<string, unknown>, message: string, key?: string) => {
+    const now = Date.now();
+    if (now - last < intervalMs && key === lastKey) {
+      heldBack += 1;
+      return;
+    }
+    log.warn({ ...details, ...(heldBack ? { heldBack } : {}) }, message);
+    last = now;
+    lastKey = key;
+    heldBack = 0;
+  };
+}
