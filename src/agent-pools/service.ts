@@ -62,7 +62,7 @@ export function createAgentPoolsService(deps: {
   async function views(pools: readonly AgentPool[], organizationName: string): Promise<AgentPoolView[]> {
     const ids = pools.map((p) => p.id);
     const counts = await agentCounts(ids);
-    const allowed = await store.allowedWorkspaceIdsOf(db, ids);
+    const allowed = await store.allowedWorkspaces.of(db, ids);
     return pools.map((pool) => ({
       pool,
       organizationName,
@@ -81,7 +81,7 @@ export function createAgentPoolsService(deps: {
     const problems = unknownIds(ids, (id) => known.has(id), 'Workspace', (i) => `${ALLOWED_WORKSPACES}/data/${i}/id`);
     if (problems.length) throw errors.invalid(problems);
     // A workspace deleted between the check and the insert.
-    await guarded(store.replaceAllowedWorkspaces(trx, pool.id, unique, at), {
+    await guarded(store.allowedWorkspaces.replace(trx, pool.id, unique, at), {
       foreignKey: () => errors.invalidAttribute(ALLOWED_WORKSPACES, 'Workspace not found'),
     });
   }

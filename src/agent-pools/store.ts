@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
+import { links } from '../db/links.ts';
 import { listed, type Window } from '../db/list.ts';
 import type { AgentPoolsTable, Schema } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
@@ -82,33 +83,5 @@ export async function deletePool(q: Queryable, id: string): Promise<void> {
   await q.deleteFrom('agent_pools').where('id', '=', id).execute();
 }
 
-/** pool id → its allowed workspace ids (oldest grant first), for a page of pools in one query. */
-export async function allowedWorkspaceIdsOf(q: Queryable, poolIds: readonly string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(poolIds.map((id) => [id, []]));
-  if (poolIds.length === 0) return result;
-  const rows = await q
-    .selectFrom('agent_pool_allowed_workspaces')
-    .select(['agent_pool_id', 'workspace_id'])
-    .where('agent_pool_id', 'in', [...poolIds])
-    .orderBy('created_at')
-    .orderBy('workspace_id')
-    .execute();
-  for (const r of rows) result.get(r.agent_pool_id)?.push(r.workspace_id);
-  return result;
-}
-
-/**
- * Makes `workspaceIds` the pool's whole list in two statements: workspaces no longer listed are
- * removed, new ones added; those that stay keep their row (and so their place in the order).
- */
-export async function replaceAllowedWorkspaces(q: Queryable, poolId: string, workspaceIds: readonly string[], createdAt: string): Promise<void> {
-  let removal = q.deleteFrom('agent_pool_allowed_workspaces').where('agent_pool_id', '=', poolId);
-  if (workspaceIds.length) removal = removal.where('workspace_id', 'not in', [...workspaceIds]);
-  await removal.execute();
-  if (workspaceIds.length === 0) return;
-  await q
-    .insertInto('agent_pool_allowed_workspaces')
-    .values(workspaceIds.map((workspace_id) => ({ agent_pool_id: poolId, workspace_id, created_at: createdAt })))
-    .onConflict((oc) => oc.columns(['agent_pool_id', 'workspace_id']).doNothing())
-    .execute();
-}
+/** The workspaces a pool may serve (its `allowed-workspaces`). */
+export const allowedWorkspaces = links('agent_pool_allowed_workspaces', { from: 'agent_pool_id', to: 'workspace_id' });

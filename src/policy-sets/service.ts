@@ -59,13 +59,11 @@ export function createPolicySetsService(deps: {
   // Each relationship's join table, and the owning domain's answer to "are these ours?".
   const links = {
     projects: {
-      attach: store.attachProjects,
-      detach: store.detachProjects,
+      table: store.attachedProjects,
       known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.projectAccess.idsInOrganization(organizationId, ids, q),
     },
     workspaces: {
-      attach: store.attachWorkspaces,
-      detach: store.detachWorkspaces,
+      table: store.attachedWorkspaces,
       known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q),
     },
   } satisfies Record<Relation, unknown>;
@@ -74,8 +72,8 @@ export function createPolicySetsService(deps: {
   async function views(q: Queryable, sets: readonly PolicySet[], organizationName: string): Promise<PolicySetView[]> {
     const setIds = sets.map((s) => s.id);
     // One after the other: inside a transaction both would queue on the same connection anyway.
-    const projects = await store.projectIdsOf(q, setIds);
-    const workspaces = await store.workspaceIdsOf(q, setIds);
+    const projects = await store.attachedProjects.of(q, setIds);
+    const workspaces = await store.attachedWorkspaces.of(q, setIds);
     return sets.map((set) => ({ set, projectIds: projects.get(set.id) ?? [], workspaceIds: workspaces.get(set.id) ?? [], organizationName }));
   }
 
@@ -146,9 +144,9 @@ export function createPolicySetsService(deps: {
         if (problems.length) throw errors.invalid(problems);
         if (change === 'attach') {
           if (current.global) throw errors.invalidAttribute('/data', GLOBAL_WITH(relation));
-          await link.attach(trx, current.id, dedupe(ids), now());
+          await link.table.add(trx, current.id, dedupe(ids), now());
         } else {
-          await link.detach(trx, current.id, dedupe(ids));
+          await link.table.remove(trx, current.id, dedupe(ids));
         }
         await store.touchPolicySet(trx, current.id, now());
       }),
@@ -192,8 +190,8 @@ export function createPolicySetsService(deps: {
         database.transaction(async (trx) => {
           await checkRelationships(trx, org.id, input);
           await store.insertPolicySet(trx, set);
-          await store.attachProjects(trx, set.id, projectIds, at);
-          await store.attachWorkspaces(trx, set.id, workspaceIds, at);
+          await store.attachedProjects.add(trx, set.id, projectIds, at);
+          await store.attachedWorkspaces.add(trx, set.id, workspaceIds, at);
           // Read back, so the response lists attachments in the order every later read will.
           const [view] = await views(trx, [set], org.name);
           return view!;
@@ -231,8 +229,8 @@ export function createPolicySetsService(deps: {
           const at = now();
           for (const relation of RELATIONS) {
             if (sentIds(input, relation) === undefined) continue;
-            await links[relation].detach(trx, id, existing[relation].filter((x) => !attached[relation].includes(x)));
-            await links[relation].attach(trx, id, attached[relation].filter((x) => !existing[relation].includes(x)), at);
+            await links[relation].table.remove(trx, id, existing[relation].filter((x) => !attached[relation].includes(x)));
+            await links[relation].table.add(trx, id, attached[relation].filter((x) => !existing[relation].includes(x)), at);
           }
           const patch = {
             name: input.name,

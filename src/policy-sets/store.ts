@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, oneOf } from '../db/columns.ts';
+import { links } from '../db/links.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { PolicySetsTable } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
@@ -89,64 +90,6 @@ export async function deletePolicySet(q: Queryable, id: string): Promise<number>
   return Number(r.numDeletedRows);
 }
 
-/** policy set id → attached project ids, for a page of sets (one query). */
-export async function projectIdsOf(q: Queryable, policySetIds: readonly string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(policySetIds.map((id) => [id, []]));
-  if (policySetIds.length === 0) return result;
-  const rows = await q
-    .selectFrom('policy_set_projects')
-    .select(['policy_set_id', 'project_id'])
-    .where('policy_set_id', 'in', policySetIds)
-    .orderBy('created_at')
-    .orderBy('project_id')
-    .execute();
-  for (const r of rows) result.get(r.policy_set_id)?.push(r.project_id);
-  return result;
-}
-
-export async function attachProjects(q: Queryable, policySetId: string, projectIds: readonly string[], createdAt: string): Promise<void> {
-  if (projectIds.length === 0) return;
-  await q
-    .insertInto('policy_set_projects')
-    .values(projectIds.map((project_id) => ({ policy_set_id: policySetId, project_id, created_at: createdAt })))
-    .onConflict((oc) => oc.columns(['policy_set_id', 'project_id']).doNothing())
-    .execute();
-}
-
-export async function detachProjects(q: Queryable, policySetId: string, projectIds: readonly string[] | 'all'): Promise<void> {
-  let query = q.deleteFrom('policy_set_projects').where('policy_set_id', '=', policySetId);
-  if (projectIds !== 'all') {
-    if (projectIds.length === 0) return;
-    query = query.where('project_id', 'in', projectIds);
-  }
-  await query.execute();
-}
-
-/** policy set id → attached workspace ids, for a page of sets (one query). */
-export async function workspaceIdsOf(q: Queryable, policySetIds: readonly string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(policySetIds.map((id) => [id, []]));
-  if (policySetIds.length === 0) return result;
-  const rows = await q
-    .selectFrom('policy_set_workspaces')
-    .select(['policy_set_id', 'workspace_id'])
-    .where('policy_set_id', 'in', policySetIds)
-    .orderBy('created_at')
-    .orderBy('workspace_id')
-    .execute();
-  for (const r of rows) result.get(r.policy_set_id)?.push(r.workspace_id);
-  return result;
-}
-
-export async function attachWorkspaces(q: Queryable, policySetId: string, workspaceIds: readonly string[], createdAt: string): Promise<void> {
-  if (workspaceIds.length === 0) return;
-  await q
-    .insertInto('policy_set_workspaces')
-    .values(workspaceIds.map((workspace_id) => ({ policy_set_id: policySetId, workspace_id, created_at: createdAt })))
-    .onConflict((oc) => oc.columns(['policy_set_id', 'workspace_id']).doNothing())
-    .execute();
-}
-
-export async function detachWorkspaces(q: Queryable, policySetId: string, workspaceIds: readonly string[]): Promise<void> {
-  if (workspaceIds.length === 0) return;
-  await q.deleteFrom('policy_set_workspaces').where('policy_set_id', '=', policySetId).where('workspace_id', 'in', workspaceIds).execute();
-}
+/** The projects and the workspaces a policy set is attached to. */
+export const attachedProjects = links('policy_set_projects', { from: 'policy_set_id', to: 'project_id' });
+export const attachedWorkspaces = links('policy_set_workspaces', { from: 'policy_set_id', to: 'workspace_id' });

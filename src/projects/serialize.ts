@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { ProjectView } from './service.ts';
 
 /** Create, show, update and list all answer with this one shape. */
@@ -17,10 +18,7 @@ export function projectResource({ project, organizationName, permissions, worksp
       permissions,
     },
     relationships: {
-      organization: {
-        data: { id: organizationName, type: 'organizations' },
-        links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
-      },
+      organization: toOne('organizations', organizationName),
       'default-agent-pool': { data: null },
     },
     links: { self },

@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { TeamView } from './service.ts';
 
 export function teamResource({ team, memberIds, organizationName, permissions }: TeamView) {
@@ -14,10 +15,7 @@ export function teamResource({ team, memberIds, organizationName, permissions }:
       permissions,
     },
     relationships: {
-      organization: {
-        data: { id: organizationName, type: 'organizations' },
-        links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
-      },
+      organization: toOne('organizations', organizationName),
       users: { data: memberIds.map((id) => ({ id, type: 'users' })) },
       'authentication-token': { meta: {} },
     },

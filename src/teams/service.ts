@@ -60,7 +60,7 @@ export function createTeamsService(deps: {
   });
 
   async function view(team: Team, standing: Standing): Promise<TeamView> {
-    const members = await store.membersOfTeams(db, [team.id]);
+    const members = await store.members.of(db, [team.id]);
     return viewOf(team, members.get(team.id) ?? [], standing);
   }
 
@@ -98,7 +98,7 @@ export function createTeamsService(deps: {
       createdAt: now(),
     };
     await store.insertTeam(q, team);
-    await store.addMembers(q, team.id, [creator.userId], team.createdAt);
+    await store.members.add(q, team.id, [creator.userId], team.createdAt);
   });
 
   return {
@@ -125,7 +125,7 @@ export function createTeamsService(deps: {
     async list(caller: Caller, organizationName: string, filter: { names?: string[]; search?: string }, page: Page) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName, 'read-teams');
       const { items, total } = await store.listTeams(db, { organizationId: org.id, ...filter, visible: teamFilter(standing) }, page);
-      const members = await store.membersOfTeams(db, items.map((t) => t.id));
+      const members = await store.members.of(db, items.map((t) => t.id));
       return { items: items.map((team) => viewOf(team, members.get(team.id) ?? [], standing)), total };
     },
 
@@ -182,7 +182,7 @@ export function createTeamsService(deps: {
     async addUsers(caller: Caller, id: string, usernames: string[]): Promise<void> {
       const { team } = await findForMembership(caller, id);
       const ids = await usersByName(usernames);
-      await store.addMembers(db, team.id, ids, now());
+      await store.members.add(db, team.id, ids, now());
     },
 
     async removeUsers(caller: Caller, id: string, usernames: string[]): Promise<void> {
@@ -190,7 +190,7 @@ export function createTeamsService(deps: {
       const ids = await usersByName(usernames);
       await deps.database.transaction(async (trx) => {
         await store.lockTeam(trx, team.id);
-        await store.removeMembers(trx, team.id, ids);
+        await store.members.remove(trx, team.id, ids);
         // An organization without owners could never be managed again.
         if (team.isOwners && (await store.countMembers(trx, team.id)) === 0) {
           throw errors.conflict('The owners team must keep at least one member');

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, oneOf } from '../db/columns.ts';
 import type { RowFilter } from '../db/filter.ts';
+import { links } from '../db/links.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { TeamsTable } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
@@ -86,33 +87,8 @@ export async function teamsOfUser(q: Queryable, userId: string, organizationIds:
   return rows.map(TEAMS.read);
 }
 
-/** team id → member user ids, for a page of teams (one query). */
-export async function membersOfTeams(q: Queryable, teamIds: readonly string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(teamIds.map((id) => [id, []]));
-  if (teamIds.length === 0) return result;
-  const rows = await q
-    .selectFrom('team_memberships')
-    .select(['team_id', 'user_id'])
-    .where('team_id', 'in', teamIds)
-    .orderBy('created_at')
-    .execute();
-  for (const r of rows) result.get(r.team_id)?.push(r.user_id);
-  return result;
-}
-
-export async function addMembers(q: Queryable, teamId: string, userIds: readonly string[], createdAt: string): Promise<void> {
-  if (userIds.length === 0) return;
-  await q
-    .insertInto('team_memberships')
-    .values(userIds.map((user_id) => ({ team_id: teamId, user_id, created_at: createdAt })))
-    .onConflict((oc) => oc.columns(['team_id', 'user_id']).doNothing())
-    .execute();
-}
-
-export async function removeMembers(q: Queryable, teamId: string, userIds: readonly string[]): Promise<void> {
-  if (userIds.length === 0) return;
-  await q.deleteFrom('team_memberships').where('team_id', '=', teamId).where('user_id', 'in', userIds).execute();
-}
+/** Who is on each team. Members added together keep the order the database returns them in. */
+export const members = links('team_memberships', { from: 'team_id', to: 'user_id' }, { tieBreak: false });
 
 export async function countMembers(q: Queryable, teamId: string): Promise<number> {
   const r = await q

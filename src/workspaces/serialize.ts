@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
 export function workspaceResource({ workspace: w, organizationName, project, permissions }: WorkspaceView) {
@@ -19,8 +20,8 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       permissions,
     },
     relationships: {
-      organization: { data: { id: organizationName, type: 'organizations' }, links: { related: `/api/v2/organizations/${org}` } },
-      project: { data: { id: w.projectId, type: 'projects' }, links: { related: `/api/v2/projects/${w.projectId}` } },
+      organization: toOne('organizations', organizationName),
+      project: toOne('projects', w.projectId),
     },
     links: { self: `/api/v2/organizations/${org}/workspaces/${encodeURIComponent(w.name)}` },
   };
