@@ -32,31 +32,27 @@ export function normaliseAccess(access: OrganizationAccess): OrganizationAccess 
 }
 
 /** Organization-wide permissions. Project-, workspace- and pool-level rules build on these. */
-export type OrganizationPermission =
-  | 'read'
-  | 'update'
-  | 'destroy'
-  | 'manage-organization-token'
-  | 'read-teams'
-  | 'manage-teams'
-  | 'manage-membership'
-  | 'manage-organization-access'
-  | 'see-secret-teams'
-  | 'create-project'
-  | 'read-all-projects'
-  | 'manage-all-projects'
-  | 'read-all-workspaces'
-  | 'manage-all-workspaces'
-  | 'read-policies'
-  | 'manage-policies'
-  | 'read-agent-pools'
-  | 'manage-agent-pools';
-
-export const ORGANIZATION_PERMISSIONS: readonly OrganizationPermission[] = [
-  'read', 'update', 'destroy', 'manage-organization-token', 'read-teams', 'manage-teams', 'manage-membership',
-  'manage-organization-access', 'see-secret-teams', 'create-project', 'read-all-projects', 'manage-all-projects',
-  'read-all-workspaces', 'manage-all-workspaces', 'read-policies', 'manage-policies', 'read-agent-pools', 'manage-agent-pools',
-];
+export const ORGANIZATION_PERMISSIONS = [
+  'read',
+  'update',
+  'destroy',
+  'manage-organization-token',
+  'read-teams',
+  'manage-teams',
+  'manage-membership',
+  'manage-organization-access',
+  'see-secret-teams',
+  'create-project',
+  'read-all-projects',
+  'manage-all-projects',
+  'read-all-workspaces',
+  'manage-all-workspaces',
+  'read-policies',
+  'manage-policies',
+  'read-agent-pools',
+  'manage-agent-pools',
+] as const;
+export type OrganizationPermission = (typeof ORGANIZATION_PERMISSIONS)[number];
 
 /** Whether the standing holds an organization-wide permission. Owners hold every one. */
 export function holds(s: Standing, permission: OrganizationPermission): boolean {

@@ -159,8 +159,8 @@ function grantPasses(eb: GrantsEb, condition: GrantCondition) {
  * that "which projects may this caller …" is answered by the database, never by loading every
  * project.
  */
-export function projectsGrantedTo<DB extends Schema, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, teamIds: readonly string[], condition: GrantCondition) {
-  return (eb as unknown as ExpressionBuilder<Schema, never>)
+export function projectsGrantedTo(eb: ExpressionBuilder<Schema, 'projects'>, teamIds: readonly string[], condition: GrantCondition) {
+  return eb
     .selectFrom('team_projects as tp')
     .select('tp.project_id')
     // An empty list is `1 = 0` (Kysely), never the invalid `in ()`.

@@ -128,6 +128,6 @@ export function workspaceFilter(s: Standing): RowFilter<'workspaces'> {
         .selectFrom('projects')
         .select('projects.id')
         .where('projects.organization_id', '=', s.organizationId)
-        .where((inner) => inScope(inner as unknown as ExpressionBuilder<Schema, 'projects'>, scope)),
+        .where((inner) => inScope(inner, scope)),
     );
 }

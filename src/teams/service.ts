@@ -4,7 +4,7 @@ import type { Standing } from '../auth/organization.ts';
 import { teamPermissions, type TeamPermissions } from '../auth/permission-sets.ts';
 import { teamFilter } from '../auth/teams.ts';
 import { guarded } from '../db/constraints.ts';
-import type { Database, Queryable } from '../db/index.ts';
+import type { Database } from '../db/index.ts';
 import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess } from '../grants.ts';
 import { newId } from '../ids.ts';
 import { errors, unknownIds } from '../jsonapi/errors.ts';
