@@ -160,7 +160,6 @@ const READ_ONLY = projectAuthority(standing(), { isDefault: false }, [projectGra
 const ADMIN = projectAuthority(standing(), { isDefault: false }, [projectGrant('admin')]);
 const user = (id: string): Principal => ({ kind: 'user', tokenId: 'at-1', user: { id, username: id, isSiteAdmin: false, isServiceAccount: false } });
 const orgToken: Principal = { kind: 'organization', tokenId: 'at-2', organizationId: 'org-1', organizationName: 'acme', serviceUserId: 'user-svc' };
-const visibleTeam = { id: 'team-other', visibility: 'organization', isOwners: false };
 
 /** Per kind of subject: one the caller does not see (null: every caller sees it), one it sees with no rights, one with every right. */
 const SUBJECTS: Record<Kind, { hidden: unknown; bare: unknown; full: unknown }> = {
@@ -169,7 +168,7 @@ const SUBJECTS: Record<Kind, { hidden: unknown; bare: unknown; full: unknown }> 
   organization: { hidden: { standing: STRANGER }, bare: { standing: standing() }, full: { standing: OWNER } },
   team: {
     hidden: { standing: standing(), team: { id: 'team-secret', visibility: 'secret', isOwners: false } },
-    bare: { standing: standing(), team: { ...visibleTeam, id: 'team-owners', visibility: 'organization', isOwners: true } },
+    bare: { standing: standing(), team: { id: 'team-owners', visibility: 'organization', isOwners: true } },
     full: { standing: OWNER, team: { id: 'team-owners', visibility: 'secret', isOwners: true } },
   },
   project: { hidden: { standing: standing(), authority: NO_AUTHORITY }, bare: { standing: standing(), authority: READ_ONLY }, full: { standing: OWNER, authority: ADMIN } },
