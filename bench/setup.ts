@@ -3,7 +3,7 @@
 // large organizations' projects straight into the table (the API would take minutes for 100,000).
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
-import { newId } from '../src/jsonapi/ids.ts';
+import { newId } from '../src/ids.ts';
 import { hangarCli } from './lib.ts';
 
 export const JSONAPI = 'application/vnd.api+json';

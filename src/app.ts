@@ -1,108 +1,40 @@
-// Builds the Fastify instance: services once, then plugins, the error handler and every
-// domain's routes. main.ts serves it; tests drive it with app.inject.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+// Builds the Fastify instance: plugins, the error handler and every domain's routes, each given
+// the services it uses. main.ts serves it; tests drive it with app.inject.
+import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Api, RouteEntry } from './api.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/index.ts';
 import { requireAgentToken, requireBearerToken } from './auth/plugin.ts';
 import type { Caller } from './auth/caller.ts';
 import type { AgentPrincipal } from './auth/principal.ts';
 import { clientErrorHandler, jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
-import { createAgentPoolsService } from './agent-pools/service.ts';
+import { parseQuery } from './jsonapi/query.ts';
 import { agentPoolsRoutes } from './agent-pools/routes.ts';
-import { createAgentsService } from './agents/service.ts';
 import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
-import { createOrganizationLookup, createOrganizationsService } from './organizations/service.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
-import { createProjectLookup, createProjectsService } from './projects/service.ts';
 import { projectsRoutes } from './projects/routes.ts';
-import { createProjectGrantLoader, createTeamProjectsService } from './team-projects/service.ts';
 import { teamProjectsRoutes } from './team-projects/routes.ts';
-import { createTeamsService } from './teams/service.ts';
 import { teamsRoutes } from './teams/routes.ts';
-import { createTokensService } from './tokens/service.ts';
 import { tokensRoutes } from './tokens/routes.ts';
-import { createUsersService } from './users/service.ts';
 import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import { openKeyring } from './crypto/keys.ts';
-import { createPolicySetsService } from './policy-sets/service.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
-import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
 import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
-import { createWorkspacesService } from './workspaces/service.ts';
 import { workspacesRoutes } from './workspaces/routes.ts';
 import { healthRoutes } from './ops/health.ts';
 import { RequestLog } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
 import { registerRateLimits } from './ops/rate-limit.ts';
+import { createServices, type Services } from './services.ts';
+
+export type { Api, RouteEntry };
 
 export const API_VERSION = '2.5';
 export const BODY_LIMIT = 1024 * 1024;
 /** The longest a client may take to send a whole request. */
 const REQUEST_TIMEOUT_MS = 60_000;
-
-export interface ServiceOptions {
-  /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
-  keyring?: Keyring;
-}
-
-export function createServices(database: Database, options: ServiceOptions = {}) {
-  const users = createUsersService({ database });
-  const lookup = createOrganizationLookup({ database });
-  const teams = createTeamsService({ database, users, organizations: lookup });
-  const projectLookup = createProjectLookup({ database, organizations: lookup, grants: createProjectGrantLoader() });
-  const workspaces = createWorkspacesService({ database, organizations: lookup, projects: projectLookup });
-  const teamProjects = createTeamProjectsService({ database, projects: projectLookup, teams });
-  const projects = createProjectsService({ database, organizations: lookup, lookup: projectLookup, workspaces, teamProjects });
-  const organizations = createOrganizationsService({ database, lookup, users, teams, projects });
-  const tokens = createTokensService({ database, users, organizations: lookup });
-  const policySets = createPolicySetsService({ database, organizations: lookup, projects, workspaces });
-  const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
-  // Pools count their agents and agents check permissions through their pool: the counter is
-  // a late-bound call so that neither service has to exist before the other.
-  const agentPools = createAgentPoolsService({
-    database,
-    lookup,
-    tokens,
-    workspaces,
-    agentCounts: (ids) => agents.runningCounts(ids),
-  });
-  const agents = createAgentsService({ database, pools: agentPools });
-  return { users, lookup, projects, teams, organizations, tokens, workspaces, teamProjects, policySets, policySetParameters, agentPools, agents };
-}
-
-export type Services = ReturnType<typeof createServices>;
-
-export type Api = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
-
-export interface RouteEntry {
-  method: string;
-  url: string;
-  /** The route validates a request body. */
-  hasBody: boolean;
-  /** That body's schema, for suites that need to know which members a route models. */
-  body?: unknown;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    routeTable: RouteEntry[];
-    services: Services;
-    config: Config;
-  }
-  interface FastifyRequest {
-    caller: Caller;
-    /** Set only under /api/agent, where agent tokens (and nothing else) authenticate. */
-    agent: AgentPrincipal;
-  }
-}
 
 export interface AppOptions {
   config: Config;
@@ -111,14 +43,16 @@ export interface AppOptions {
   logger?: boolean | Record<string, unknown>;
   /** Encryption keys; by default loaded from the configuration (which may refuse to start). */
   keyring?: Keyring;
+  /** The services to serve; by default built here (tests pass their own to reach them directly). */
+  services?: Services;
 }
 
 /** Paths whose values are secrets or credentials: never written to a log line. */
 export const REDACTED_LOG_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 
-export async function buildApp({ config, database, logger, keyring }: AppOptions): Promise<Api> {
+export async function buildApp({ config, database, logger, keyring, services: given }: AppOptions): Promise<Api> {
   // Before anything listens: a missing or malformed key stops start-up with a clear message.
-  const keys = keyring ?? (await openKeyring(config, database));
+  const services = given ?? createServices(database, { keyring: keyring ?? (await openKeyring(config, database)) });
   const app = Fastify({
     logger: logger === undefined ? { level: config.logLevel, redact: REDACTED_LOG_PATHS } : logger,
     bodyLimit: BODY_LIMIT,
@@ -140,19 +74,19 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
       requireHostHeader: false,
     },
     forceCloseConnections: 'idle',
+    // Bracketed keys stay flat and a repeated key's last value wins, so every value is a string.
+    routerOptions: { querystringParser: parseQuery },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Every route, as registered: the robustness suite and the access matrix walk this list, so a
   // new endpoint cannot escape them.
   const routeTable: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
-    const body = (route.schema as { body?: unknown } | undefined)?.body;
+    const body = route.schema?.body;
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, hasBody: Boolean(body), body });
   });
   app.decorate('routeTable', routeTable);
 
-  const services = createServices(database, { keyring: keys });
-  app.decorate('services', services);
   app.decorate('config', config);
   app.decorateRequest('caller', null as unknown as Caller);
   app.decorateRequest('agent', null as unknown as AgentPrincipal);
@@ -185,17 +119,17 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
         requireBearerToken(authenticated, { authenticate: (s) => services.tokens.authenticate(s), grants: services.teams.grants, admit: limits.admit });
         requireJsonApiRequests(authenticated);
         const typed = authenticated as unknown as Api;
-        await usersRoutes(typed);
-        await organizationsRoutes(typed);
-        await teamsRoutes(typed);
-        await tokensRoutes(typed);
-        await policySetsRoutes(typed);
-        await policySetParametersRoutes(typed);
-        await projectsRoutes(typed);
-        await workspacesRoutes(typed);
-        await teamProjectsRoutes(typed);
-        await agentPoolsRoutes(typed);
-        await agentsRoutes(typed);
+        await usersRoutes(typed, services);
+        await organizationsRoutes(typed, services);
+        await teamsRoutes(typed, services);
+        await tokensRoutes(typed, services);
+        await policySetsRoutes(typed, services);
+        await policySetParametersRoutes(typed, services);
+        await projectsRoutes(typed, services);
+        await workspacesRoutes(typed, services);
+        await teamProjectsRoutes(typed, services);
+        await agentPoolsRoutes(typed, services);
+        await agentsRoutes(typed, services);
       });
     },
     { prefix: '/api/v2' },
@@ -206,7 +140,7 @@ export async function buildApp({ config, database, logger, keyring }: AppOptions
     async (agentApi) => {
       requireAgentToken(agentApi, { authenticate: (s) => services.tokens.authenticateAgent(s), admit: limits.admit });
       plainJsonScope(agentApi);
-      await agentEndpointRoutes(agentApi as unknown as Api);
+      await agentEndpointRoutes(agentApi as unknown as Api, services);
     },
     { prefix: '/api/agent' },
   );

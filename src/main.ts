@@ -1,7 +1,8 @@
 // The `hangar` command. Administrative commands work on the configured database directly, so an
 // operator can set up a fresh install before any API token exists.
 import { parseArgs } from 'node:util';
-import { buildApp, createServices } from './app.ts';
+import { buildApp } from './app.ts';
+import { createServices } from './services.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';

@@ -213,7 +213,7 @@ suite('agent tokens', (ctx) => {
 
   it('answers a failure during creation with a 500 that reveals nothing, and leaves no token behind', async () => {
     const { org, pool } = await poolWithToken(ctx);
-    const tokens = ctx.app.services.tokens;
+    const tokens = ctx.services.tokens;
     const realIssue = tokens.issue;
     let leaked: string | null = null;
     // The token row is written inside the create's transaction, then something fails.

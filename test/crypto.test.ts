@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.ts';
 import { ConfigError } from '../src/config.ts';
 import { DecryptionError, Keyring, keyIdOf } from '../src/crypto/keyring.ts';
 import { KEY_FILE, loadKeyring, parseEncryptionKeys } from '../src/crypto/keys.ts';
+import { createServices } from '../src/services.ts';
 import { suite } from './helpers/harness.ts';
 import { createParameter, createPolicySet } from './helpers/policy-sets.ts';
 
@@ -145,9 +146,11 @@ suite('encryption keys in the app', (ctx) => {
     const org = await ctx.organization();
     const set = await createPolicySet(ctx, org);
     const p = await createParameter(ctx, org.owner.token, set.id, { key: 'k', value: 'kept across restarts', sensitive: true });
-    const restarted = await buildApp({ config: ctx.config, database: ctx.database, logger: false });
+    // What a restarted process does: keys from the configuration, then services, then the app.
+    const services = createServices(ctx.database, { keyring: loadKeyring(ctx.config, ctx.database.dialect) });
+    const restarted = await buildApp({ config: ctx.config, database: ctx.database, logger: false, services });
     try {
-      const [value] = await restarted.services.policySetParameters.runtimeParameters(set.id);
+      const [value] = await services.policySetParameters.runtimeParameters(set.id);
       assert.deepEqual([value!.id, value!.value], [p.id, 'kept across restarts']);
     } finally {
       await restarted.close();

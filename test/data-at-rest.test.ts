@@ -151,7 +151,7 @@ suite('a value made sensitive', (ctx) => {
     const bytes = sqliteBytes(ctx.config.databaseUrl);
     assert.ok(!bytes.includes(kept), 'the sealed value\'s clear text is gone from the database and its WAL');
     assert.ok(!bytes.includes(replaced), 'the replaced clear text is gone too');
-    const [runtime] = (await ctx.app.services.policySetParameters.runtimeParameters(set.id)).filter((p) => p.id === a.id);
+    const [runtime] = (await ctx.services.policySetParameters.runtimeParameters(set.id)).filter((p) => p.id === a.id);
     assert.equal(runtime!.value, kept, 'and the value itself is intact');
   });
 });

@@ -202,7 +202,7 @@ describe('PostgreSQL terminating Hangar\'s connections', { skip: !POSTGRES_URL &
   it('answers 503 with Retry-After to the request whose connection was terminated, then serves the next', async () => {
     const org = await ctx.organization();
     const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(ctx.database.db)).rows[0]!.s;
-    const locker = new pg.Client({ connectionString: POSTGRES_URL });
+    const locker = new pg.Client({ connectionString: ctx.config.databaseUrl });
     await locker.connect();
     try {
       await locker.query('begin');

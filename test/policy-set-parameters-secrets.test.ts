@@ -6,7 +6,7 @@ import { it } from 'node:test';
 import { sql } from 'kysely';
 import { DecryptionError } from '../src/crypto/keyring.ts';
 import { ApiError } from '../src/jsonapi/errors.ts';
-import { randomBase62 } from '../src/jsonapi/ids.ts';
+import { randomBase62 } from '../src/ids.ts';
 import { suite, type Response, type TestContext } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createParameter, createPolicySet, parameterBody, parameterUpdate } from './helpers/policy-sets.ts';
@@ -45,7 +45,7 @@ function assertNowhere(ctx: TestContext, value: string, responses: Response[], d
 
 suite('policy set parameters: sensitive values', (ctx) => {
   const paramsOf = (setId: string) => `/api/v2/policy-sets/${setId}/parameters`;
-  const runtime = (setId: string) => ctx.app.services.policySetParameters.runtimeParameters(setId);
+  const runtime = (setId: string) => ctx.services.policySetParameters.runtimeParameters(setId);
   const row = (id: string) => ctx.database.db.selectFrom('policy_set_parameters').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('stores a sensitive value only as ciphertext and returns value null in every response', async () => {

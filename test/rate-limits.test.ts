@@ -49,7 +49,7 @@ suite('rate limits', (ctx) => {
   it('gives every user a budget of their own, shared by all of that user\'s tokens', async () => {
     const alice = await ctx.user();
     const bob = await ctx.user();
-    const { secret: aliceSecond } = await ctx.app.services.tokens.issueUserToken(alice.id, 'second');
+    const { secret: aliceSecond } = await ctx.services.tokens.issueUserToken(alice.id, 'second');
     assert.deepEqual(statuses(await burst(LIMIT, () => ctx.get('/api/v2/account/details', alice.token))), [200, 200, 200, 200]);
     // Another token of the same user draws on the same budget: new tokens cannot buy more.
     assertError(await ctx.get('/api/v2/account/details', aliceSecond), 429);

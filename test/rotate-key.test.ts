@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
-import { createServices } from '../src/app.ts';
+import { createServices } from '../src/services.ts';
 import { DecryptionError, Keyring, keyIdOf } from '../src/crypto/keyring.ts';
 import { KEY_FILE, parseEncryptionKeys, readOrCreateKeyFile } from '../src/crypto/keys.ts';
 import { POSTGRES_URL, suite, type TestContext } from './helpers/harness.ts';

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { hangar, startServer, type Server } from './helpers/process.ts';
+import { scratchPostgres } from './helpers/postgres.ts';
 
 describe('hangar command and server process', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-proc-'));
@@ -87,20 +88,15 @@ describe('hangar command and server process', () => {
 });
 
 describe('hangar on PostgreSQL: two server processes share one database', { skip: !process.env.HANGAR_TEST_POSTGRES_URL }, () => {
-  const schema = `hangar_proc_${Date.now().toString(36)}`;
   let env: Record<string, string>;
+  let dropDatabase = async () => {};
   const servers: Server[] = [];
 
   before(async () => {
-    const pg = (await import('pg')).default;
-    const admin = new pg.Client({ connectionString: process.env.HANGAR_TEST_POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.end();
-    const url = new URL(process.env.HANGAR_TEST_POSTGRES_URL!);
-    url.searchParams.set('options', `-c search_path=${schema}`);
+    const scratch = await scratchPostgres(process.env.HANGAR_TEST_POSTGRES_URL!, 'hangar_proc');
+    dropDatabase = scratch.drop;
     env = {
-      HANGAR_DATABASE_URL: url.toString(),
+      HANGAR_DATABASE_URL: scratch.url,
       HANGAR_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'hangar-pg-')),
       // Instances sharing PostgreSQL must share the key too.
       HANGAR_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
@@ -109,11 +105,7 @@ describe('hangar on PostgreSQL: two server processes share one database', { skip
   });
   after(async () => {
     for (const s of servers) await s.stop('SIGKILL');
-    const pg = (await import('pg')).default;
-    const admin = new pg.Client({ connectionString: process.env.HANGAR_TEST_POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
+    await dropDatabase();
   });
 
   it('sees on one instance what was written through the other', async () => {

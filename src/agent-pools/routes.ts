@@ -1,19 +1,18 @@
-import type { Api } from '../app.ts';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { sortParam, stringParam, type Query } from '../jsonapi/query.ts';
+import { sortOf } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { tokenResource } from '../tokens/serialize.ts';
-import { AgentPoolParams, CreateAgentPoolBody, CreateAgentTokenBody, UpdateAgentPoolBody } from './schemas.ts';
+import { AgentPoolParams, CreateAgentPoolBody, CreateAgentTokenBody, ListAgentPoolsQuery, ListByCreationQuery, UpdateAgentPoolBody } from './schemas.ts';
 import { agentPoolResource } from './serialize.ts';
+import type { AgentPoolsService } from './service.ts';
 
-export async function agentPoolsRoutes(app: Api): Promise<void> {
-  const { agentPools } = app.services;
-
-  app.get('/organizations/:organization_name/agent-pools', { schema: { params: OrganizationParams } }, async (request) => {
-    const query = request.query as Query;
+export async function agentPoolsRoutes(app: Api, { agentPools }: { agentPools: AgentPoolsService }): Promise<void> {
+  app.get('/organizations/:organization_name/agent-pools', { schema: { params: OrganizationParams, querystring: ListAgentPoolsQuery } }, async (request) => {
+    const query = request.query;
     const page = parsePage(query);
-    const filter = { search: stringParam(query, 'q'), sort: sortParam(query, ['name', 'created-at'] as const) };
+    const filter = { search: query.q, sort: sortOf(query.sort) };
     const { items, total, matching } = await agentPools.list(request.caller, request.params.organization_name, filter, page);
     const { links, meta } = envelope(absoluteUrl(request, app.config.baseUrl), page, matching);
     return { data: items.map(agentPoolResource), links, meta: { ...meta, 'status-counts': { total, matching } } };
@@ -54,10 +53,10 @@ export async function agentPoolsRoutes(app: Api): Promise<void> {
 
   // The pool's agent tokens. Showing and destroying one goes through the shared
   // /authentication-tokens/:id routes of the tokens domain.
-  app.get('/agent-pools/:agent_pool_id/authentication-tokens', { schema: { params: AgentPoolParams } }, async (request) => {
-    const query = request.query as Query;
+  app.get('/agent-pools/:agent_pool_id/authentication-tokens', { schema: { params: AgentPoolParams, querystring: ListByCreationQuery } }, async (request) => {
+    const query = request.query;
     const page = parsePage(query);
-    const sort = sortParam(query, ['created-at'] as const);
+    const sort = sortOf(query.sort);
     const { items, total } = await agentPools.listTokens(request.caller, request.params.agent_pool_id, sort, page);
     return { data: items.map((t) => tokenResource(t)), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });

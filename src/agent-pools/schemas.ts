@@ -1,6 +1,13 @@
 import { Type } from 'typebox';
+import { PageParams } from '../jsonapi/pagination.ts';
+import { SortParam } from '../jsonapi/query.ts';
 
 export const AgentPoolParams = Type.Object({ agent_pool_id: Type.String() });
+
+export const ListAgentPoolsQuery = Type.Object({ ...PageParams, q: Type.Optional(Type.String()), sort: SortParam(['name', 'created-at']) });
+
+/** A pool's agent tokens, and its agents: oldest first unless `sort=-created-at`. */
+export const ListByCreationQuery = Type.Object({ ...PageParams, sort: SortParam(['created-at']) });
 
 /** How many workspaces one request may list: keeps each write to a few bounded statements. */
 const MAX_ALLOWED_WORKSPACES = 1000;

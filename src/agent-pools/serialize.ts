@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { AgentPoolView } from './service.ts';
 
 export function agentPoolResource({ pool, organizationName, agentCount, allowedWorkspaceIds }: AgentPoolView) {
@@ -12,10 +13,7 @@ export function agentPoolResource({ pool, organizationName, agentCount, allowedW
       'agent-count': agentCount,
     },
     relationships: {
-      organization: {
-        data: { id: organizationName, type: 'organizations' },
-        links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
-      },
+      organization: toOne('organizations', organizationName),
       agents: { links: { related: `${self}/agents` } },
       'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
       'allowed-workspaces': { data: allowedWorkspaceIds.map((id) => ({ id, type: 'workspaces' })) },

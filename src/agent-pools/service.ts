@@ -1,22 +1,22 @@
-import type { Database, Queryable } from '../db/index.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
+import { can } from '../auth/authorize.ts';
 import { actingUserId } from '../auth/principal.ts';
-import { ApiError, errors, unknownIds } from '../jsonapi/errors.ts';
-import { newId } from '../jsonapi/ids.ts';
-import { now } from '../jsonapi/time.ts';
+import { guarded } from '../db/constraints.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import { newId } from '../ids.ts';
+import { errors, unknownIds } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { Sort } from '../jsonapi/query.ts';
-import type { Deny, OrganizationLookup } from '../organizations/service.ts';
+import type { OrganizationAction, OrganizationLookup } from '../organizations/lookup.ts';
+import { now } from '../time.ts';
 import type { IssuedToken, Token, TokensService } from '../tokens/service.ts';
+import { checkAttributes, Name } from '../values.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
 import type { AgentPool, PoolSortField } from './store.ts';
 
 export type { AgentPool, PoolSortField };
 
-const POOL_NAME = /^[A-Za-z0-9_-]+$/;
-const nameTaken = () => errors.invalidAttribute('/data/attributes/name', 'Name has already been taken');
 const ALLOWED_WORKSPACES = '/data/relationships/allowed-workspaces';
 
 export interface AgentPoolInput {
@@ -37,34 +37,32 @@ export interface AgentPoolView {
 /** pool id → number of agents that count towards `agent-count`, for a page of pools at once. */
 export type AgentCounter = (poolIds: readonly string[]) => Promise<Map<string, number>>;
 
-type PoolAction = 'read-agent-pools' | 'manage-agent-pools';
+export type PoolAction = Extract<OrganizationAction, 'read-agent-pools' | 'manage-agent-pools' | 'manage-agent-tokens'>;
 
 export function createAgentPoolsService(deps: {
   database: Database;
-  lookup: OrganizationLookup;
+  organizationLookup: OrganizationLookup;
   tokens: TokensService;
-  agentCounts: AgentCounter;
   workspaces: Pick<WorkspacesService, 'idsInOrganization'>;
 }) {
-  const { database, lookup, tokens } = deps;
+  const { database, organizationLookup, tokens } = deps;
   const db = database.db;
+  // The agents domain registers how to count a pool's agents (it owns them, and depends on us).
+  let agentCounts: AgentCounter = async () => new Map();
 
-  /**
-   * A pool the caller may see; 404 when absent or invisible, and `deny` (403 unless told) when
-   * visible but `action` is not allowed.
-   */
-  async function visiblePool(caller: Caller, id: string, action: PoolAction = 'read-agent-pools', deny: Deny = 403) {
+  /** A pool the caller may perform `action` on; 404 when it may not see it, 403 or 404 (as auth/ says) otherwise. */
+  async function find(caller: Caller, id: string, action: PoolAction = 'read-agent-pools') {
     const pool = await store.findPoolById(db, id);
     if (!pool) throw errors.notFound();
-    const { org } = await lookup.resolveById(caller, pool.organizationId, action, deny);
+    const { org } = await organizationLookup.findById(caller, pool.organizationId, action);
     return { pool, organizationName: org.name };
   }
 
   /** Views of a page of pools: two queries (agent counts, allowed workspaces) however many. */
   async function views(pools: readonly AgentPool[], organizationName: string): Promise<AgentPoolView[]> {
     const ids = pools.map((p) => p.id);
-    const counts = await deps.agentCounts(ids);
-    const allowed = await store.allowedWorkspaceIdsOf(db, ids);
+    const counts = await agentCounts(ids);
+    const allowed = await store.allowedWorkspaces.of(db, ids);
     return pools.map((pool) => ({
       pool,
       organizationName,
@@ -82,46 +80,36 @@ export function createAgentPoolsService(deps: {
     const known = await deps.workspaces.idsInOrganization(pool.organizationId, unique, trx);
     const problems = unknownIds(ids, (id) => known.has(id), 'Workspace', (i) => `${ALLOWED_WORKSPACES}/data/${i}/id`);
     if (problems.length) throw errors.invalid(problems);
-    try {
-      await store.replaceAllowedWorkspaces(trx, pool.id, unique, at);
-    } catch (e) {
-      // A workspace deleted between the check and the insert.
-      if (isForeignKeyViolation(e)) throw errors.invalidAttribute(ALLOWED_WORKSPACES, 'Workspace not found');
-      throw e;
-    }
-  }
-
-  function checkName(name: string) {
-    if (!POOL_NAME.test(name)) {
-      throw errors.invalidAttribute('/data/attributes/name', 'Name may only contain letters, numbers, "-" and "_"');
-    }
+    // A workspace deleted between the check and the insert.
+    await guarded(store.allowedWorkspaces.replace(trx, pool.id, unique, at), {
+      foreignKey: () => errors.invalidAttribute(ALLOWED_WORKSPACES, 'Workspace not found'),
+    });
   }
 
   // Agent tokens are shown and destroyed through the shared /authentication-tokens/:id routes;
   // only those who manage the organization's pools may, everyone else is told it does not exist.
   tokens.registerAccessRule('agent', async (caller: Caller, token: Token) => {
-    if (!token.organizationId) return false;
-    try {
-      await lookup.resolveById(caller, token.organizationId, 'manage-agent-pools', 404);
-      return true;
-    } catch (e) {
-      if (e instanceof ApiError) return false;
-      throw e;
-    }
+    const found = token.organizationId ? await organizationLookup.standingIn(caller, token.organizationId) : undefined;
+    return found !== undefined && can(found, 'manage-agent-tokens');
   });
 
   return {
-    visiblePool,
+    find,
+
+    /** How `agent-count` is counted: registered by the agents domain. */
+    countAgentsWith(counter: AgentCounter): void {
+      agentCounts = counter;
+    },
 
     async list(caller: Caller, organizationName: string, filter: { search?: string; sort?: Sort<PoolSortField> }, page: Page) {
-      const { org } = await lookup.resolve(caller, organizationName, 'read-agent-pools');
+      const { org } = await organizationLookup.find(caller, organizationName, 'read-agent-pools');
       const { items, total, matching } = await store.listPools(db, { organizationId: org.id, ...filter }, page);
       return { items: await views(items, org.name), total, matching };
     },
 
     async create(caller: Caller, organizationName: string, input: AgentPoolInput & { name: string }): Promise<AgentPoolView> {
-      const { org } = await lookup.resolve(caller, organizationName, 'manage-agent-pools');
-      checkName(input.name);
+      const { org } = await organizationLookup.find(caller, organizationName, 'manage-agent-pools');
+      checkAttributes({ name: [Name, input.name] });
       const pool: AgentPool = {
         id: newId('apool'),
         organizationId: org.id,
@@ -130,40 +118,36 @@ export function createAgentPoolsService(deps: {
         createdAt: now(),
       };
       const allowed = input.allowedWorkspaceIds ?? [];
-      try {
-        // One transaction: a refused workspace leaves no pool behind.
-        await database.transaction(async (trx) => {
+      // One transaction: a refused workspace leaves no pool behind.
+      await guarded(
+        database.transaction(async (trx) => {
           await store.insertPool(trx, pool);
           if (allowed.length) await setAllowedWorkspaces(trx, pool, allowed, pool.createdAt);
-        });
-      } catch (e) {
-        if (isUniqueViolation(e)) throw nameTaken();
-        throw e;
-      }
+        }),
+        { unique: () => errors.taken('name') },
+      );
       const [created] = await views([pool], org.name);
       return created!;
     },
 
     async show(caller: Caller, id: string): Promise<AgentPoolView> {
-      const { pool, organizationName } = await visiblePool(caller, id);
+      const { pool, organizationName } = await find(caller, id);
       const [shown] = await views([pool], organizationName);
       return shown!;
     },
 
     /** One transaction under the pool's row lock: concurrent updates of one pool never interleave. */
     async update(caller: Caller, id: string, input: AgentPoolInput): Promise<AgentPoolView> {
-      const { pool, organizationName } = await visiblePool(caller, id, 'manage-agent-pools');
-      if (input.name !== undefined) checkName(input.name);
-      try {
-        await database.transaction(async (trx) => {
+      const { pool, organizationName } = await find(caller, id, 'manage-agent-pools');
+      checkAttributes({ name: [Name, input.name] });
+      await guarded(
+        database.transaction(async (trx) => {
           if (!(await store.lockPool(trx, pool.id))) throw errors.notFound();
-          await store.updatePool(trx, pool.id, input);
+          await store.updatePool(trx, pool.id, { name: input.name, organizationScoped: input.organizationScoped });
           if (input.allowedWorkspaceIds !== undefined) await setAllowedWorkspaces(trx, pool, input.allowedWorkspaceIds, now());
-        });
-      } catch (e) {
-        if (isUniqueViolation(e)) throw nameTaken();
-        throw e;
-      }
+        }),
+        { unique: () => errors.taken('name') },
+      );
       const updated = await store.findPoolById(db, pool.id);
       if (!updated) throw errors.notFound();
       const [view] = await views([updated], organizationName);
@@ -172,19 +156,19 @@ export function createAgentPoolsService(deps: {
 
     /** Its agents, tokens and allowed-workspace list go with it: the tokens stop authenticating at once. */
     async destroy(caller: Caller, id: string): Promise<void> {
-      const { pool } = await visiblePool(caller, id, 'manage-agent-pools');
+      const { pool } = await find(caller, id, 'manage-agent-pools');
       await store.deletePool(db, pool.id);
     },
 
     // Token lists and creation are for those who manage pools; to other members a pool's
-    // tokens are as invisible as in TFE, so they get 404 rather than 403.
+    // tokens are as invisible as in TFE.
     async listTokens(caller: Caller, id: string, sort: Sort<'created-at'> | undefined, page: Page) {
-      const { pool } = await visiblePool(caller, id, 'manage-agent-pools', 404);
+      const { pool } = await find(caller, id, 'manage-agent-tokens');
       return tokens.listAgentTokens(pool.id, { descending: sort?.descending ?? false }, page);
     },
 
     async createToken(caller: Caller, id: string, input: { description: string }): Promise<IssuedToken> {
-      const { pool } = await visiblePool(caller, id, 'manage-agent-pools', 404);
+      const { pool } = await find(caller, id, 'manage-agent-tokens');
       if (input.description.trim() === '') {
         throw errors.invalidAttribute('/data/attributes/description', 'Description must not be blank');
       }

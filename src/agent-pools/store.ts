@@ -1,5 +1,8 @@
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
+import { bool, columns } from '../db/columns.ts';
+import { links } from '../db/links.ts';
+import { listed, type Window } from '../db/list.ts';
 import type { AgentPoolsTable, Schema } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
 
@@ -13,26 +16,22 @@ export interface AgentPool {
 
 export type PoolSortField = 'name' | 'created-at';
 
-function toPool(r: Selectable<AgentPoolsTable>): AgentPool {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    name: r.name,
-    organizationScoped: Boolean(r.organization_scoped),
-    createdAt: r.created_at,
-  };
-}
+const POOLS = columns<AgentPoolsTable, AgentPool>({
+  id: 'id',
+  organizationId: 'organization_id',
+  name: 'name',
+  organizationScoped: bool('organization_scoped'),
+  createdAt: 'created_at',
+});
+const changes = POOLS.patch('name', 'organizationScoped');
 
 export async function insertPool(q: Queryable, p: AgentPool): Promise<void> {
-  await q
-    .insertInto('agent_pools')
-    .values({ id: p.id, organization_id: p.organizationId, name: p.name, organization_scoped: p.organizationScoped, created_at: p.createdAt })
-    .execute();
+  await q.insertInto('agent_pools').values(POOLS.write(p)).execute();
 }
 
 export async function findPoolById(q: Queryable, id: string): Promise<AgentPool | undefined> {
   const r = await q.selectFrom('agent_pools').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && toPool(r);
+  return r && POOLS.read(r);
 }
 
 /**
@@ -56,29 +55,25 @@ export interface PoolFilter {
  * One page of an organization's pools (oldest first unless sorted otherwise), and in one more
  * query both counts: `total` (every pool of the organization) and `matching` (after `search`).
  */
-export async function listPools(q: Queryable, f: PoolFilter, page: { offset: number; size: number }) {
+export async function listPools(q: Queryable, f: PoolFilter, page: Window) {
   const base = q.selectFrom('agent_pools').where('organization_id', '=', f.organizationId);
   const matching = (eb: ExpressionBuilder<Schema, 'agent_pools'>) => eb.and(f.search ? [containsInsensitive('name', f.search)] : []);
   const direction = f.sort?.descending ? 'desc' : 'asc';
   let rows = base.selectAll().where(matching);
   // Names are unique case-insensitively, so lower(name) is a total order (and indexed).
   rows = f.sort?.field === 'name' ? rows.orderBy(sql`lower(name)`, direction) : rows.orderBy('created_at', direction);
-  const [items, counts] = await Promise.all([
-    rows.orderBy('id', direction).limit(page.size).offset(page.offset).execute(),
-    base
-      .select((eb) => [
-        eb.fn.countAll<number>().as('total'),
-        eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(matching(eb)).then(1).else(0).end()), eb.lit(0)).as('matching'),
-      ])
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { items: items.map(toPool), total: Number(counts.total), matching: Number(counts.matching) };
+  const counts = base
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(matching(eb)).then(1).else(0).end()), eb.lit(0)).as('matching'),
+    ])
+    .executeTakeFirstOrThrow();
+  const { items, counts: c } = await listed(rows.orderBy('id', direction), page, POOLS.read, counts);
+  return { items, total: Number(c.total), matching: Number(c.matching) };
 }
 
-export async function updatePool(q: Queryable, id: string, patch: { name?: string; organizationScoped?: boolean }): Promise<void> {
-  const set: { name?: string; organization_scoped?: boolean } = {};
-  if (patch.name !== undefined) set.name = patch.name;
-  if (patch.organizationScoped !== undefined) set.organization_scoped = patch.organizationScoped;
+export async function updatePool(q: Queryable, id: string, patch: Partial<Pick<AgentPool, 'name' | 'organizationScoped'>>): Promise<void> {
+  const set = changes(patch);
   if (Object.keys(set).length === 0) return;
   await q.updateTable('agent_pools').set(set).where('id', '=', id).execute();
 }
@@ -88,33 +83,5 @@ export async function deletePool(q: Queryable, id: string): Promise<void> {
   await q.deleteFrom('agent_pools').where('id', '=', id).execute();
 }
 
-/** pool id → its allowed workspace ids (oldest grant first), for a page of pools in one query. */
-export async function allowedWorkspaceIdsOf(q: Queryable, poolIds: readonly string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(poolIds.map((id) => [id, []]));
-  if (poolIds.length === 0) return result;
-  const rows = await q
-    .selectFrom('agent_pool_allowed_workspaces')
-    .select(['agent_pool_id', 'workspace_id'])
-    .where('agent_pool_id', 'in', [...poolIds])
-    .orderBy('created_at')
-    .orderBy('workspace_id')
-    .execute();
-  for (const r of rows) result.get(r.agent_pool_id)?.push(r.workspace_id);
-  return result;
-}
-
-/**
- * Makes `workspaceIds` the pool's whole list in two statements: workspaces no longer listed are
- * removed, new ones added; those that stay keep their row (and so their place in the order).
- */
-export async function replaceAllowedWorkspaces(q: Queryable, poolId: string, workspaceIds: readonly string[], createdAt: string): Promise<void> {
-  let removal = q.deleteFrom('agent_pool_allowed_workspaces').where('agent_pool_id', '=', poolId);
-  if (workspaceIds.length) removal = removal.where('workspace_id', 'not in', [...workspaceIds]);
-  await removal.execute();
-  if (workspaceIds.length === 0) return;
-  await q
-    .insertInto('agent_pool_allowed_workspaces')
-    .values(workspaceIds.map((workspace_id) => ({ agent_pool_id: poolId, workspace_id, created_at: createdAt })))
-    .onConflict((oc) => oc.columns(['agent_pool_id', 'workspace_id']).doNothing())
-    .execute();
-}
+/** The workspaces a pool may serve (its `allowed-workspaces`). */
+export const allowedWorkspaces = links('agent_pool_allowed_workspaces', { from: 'agent_pool_id', to: 'workspace_id' });

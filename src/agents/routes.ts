@@ -1,19 +1,18 @@
-import type { Api } from '../app.ts';
-import { AgentPoolParams } from '../agent-pools/schemas.ts';
+import type { Api } from '../api.ts';
+import { AgentPoolParams, ListByCreationQuery } from '../agent-pools/schemas.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { sortParam, type Query } from '../jsonapi/query.ts';
+import { sortOf } from '../jsonapi/query.ts';
 import { AgentParams, AgentStatusBody, RegisterAgentBody } from './schemas.ts';
 import { agentResource, agentStatusDocument } from './serialize.ts';
+import type { AgentsService } from './service.ts';
 
 /** The JSON:API surface under /api/v2: people looking at agents. */
-export async function agentsRoutes(app: Api): Promise<void> {
-  const { agents } = app.services;
-
-  app.get('/agent-pools/:agent_pool_id/agents', { schema: { params: AgentPoolParams } }, async (request) => {
-    const query = request.query as Query;
+export async function agentsRoutes(app: Api, { agents }: { agents: AgentsService }): Promise<void> {
+  app.get('/agent-pools/:agent_pool_id/agents', { schema: { params: AgentPoolParams, querystring: ListByCreationQuery } }, async (request) => {
+    const query = request.query;
     const page = parsePage(query);
-    const sort = sortParam(query, ['created-at'] as const);
+    const sort = sortOf(query.sort);
     const { items, total } = await agents.list(request.caller, request.params.agent_pool_id, sort, page);
     return { data: items.map(agentResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });
@@ -29,9 +28,7 @@ export async function agentsRoutes(app: Api): Promise<void> {
 }
 
 /** The plain-JSON surface under /api/agent: agents themselves, authenticated by agent tokens. */
-export async function agentEndpointRoutes(app: Api): Promise<void> {
-  const { agents } = app.services;
-
+export async function agentEndpointRoutes(app: Api, { agents }: { agents: AgentsService }): Promise<void> {
   app.post(
     '/register',
     {

@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { AgentView } from './service.ts';
 
 /** An `agents` JSON:API resource (the /api/v2 surface). */
@@ -12,10 +13,7 @@ export function agentResource({ agent, status }: AgentView) {
       'last-ping-at': agent.lastPingAt,
     },
     relationships: {
-      'agent-pool': {
-        data: { id: agent.agentPoolId, type: 'agent-pools' },
-        links: { related: `/api/v2/agent-pools/${agent.agentPoolId}` },
-      },
+      'agent-pool': toOne('agent-pools', agent.agentPoolId),
     },
     links: { self: `/api/v2/agents/${agent.id}` },
   };

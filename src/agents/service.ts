@@ -1,13 +1,13 @@
-import type { Database } from '../db/index.ts';
-import { isForeignKeyViolation } from '../db/index.ts';
+import type { AgentPoolsService } from '../agent-pools/service.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { AgentPrincipal } from '../auth/principal.ts';
-import type { AgentPoolsService } from '../agent-pools/service.ts';
+import { guarded } from '../db/constraints.ts';
+import type { Database } from '../db/index.ts';
+import { newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
-import { newId } from '../jsonapi/ids.ts';
-import { now } from '../jsonapi/time.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { Sort } from '../jsonapi/query.ts';
+import { now } from '../time.ts';
 import * as store from './store.ts';
 import type { Agent, StoredAgentStatus } from './store.ts';
 
@@ -35,20 +35,20 @@ export function effectiveStatus(agent: Agent, at: number): AgentStatus {
 
 const viewOf = (agent: Agent, at = Date.now()): AgentView => ({ agent, status: effectiveStatus(agent, at) });
 
-export function createAgentsService(deps: { database: Database; pools: Pick<AgentPoolsService, 'visiblePool'> }) {
+export function createAgentsService(deps: { database: Database; pools: Pick<AgentPoolsService, 'find' | 'countAgentsWith'> }) {
   const db = deps.database.db;
 
-  /** An agent the caller may see (through its pool); 404 otherwise. */
-  async function visibleAgent(caller: Caller, id: string, manage: boolean): Promise<Agent> {
+  /** An agent the caller may see (through its pool); 404 otherwise, 403 when it may see but not `manage`. */
+  async function find(caller: Caller, id: string, manage: boolean): Promise<Agent> {
     const agent = await store.findAgentById(db, id);
     if (!agent) throw errors.notFound();
-    await deps.pools.visiblePool(caller, agent.agentPoolId, manage ? 'manage-agent-pools' : 'read-agent-pools');
+    await deps.pools.find(caller, agent.agentPoolId, manage ? 'manage-agent-pools' : 'read-agent-pools');
     return agent;
   }
 
-  return {
-    runningCounts: (poolIds: readonly string[]) => store.runningCountsByPool(db, poolIds),
+  deps.pools.countAgentsWith((poolIds) => store.runningCountsByPool(db, poolIds));
 
+  return {
     /** `POST /api/agent/register`: a new agent in the token's pool, idle from now on. */
     async register(principal: AgentPrincipal, input: { name: string | null; ipAddress: string | null }): Promise<AgentView> {
       const at = now();
@@ -61,13 +61,8 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
         lastPingAt: at,
         createdAt: at,
       };
-      try {
-        await store.insertAgent(db, agent);
-      } catch (e) {
-        // The pool was deleted after the token was checked: the token no longer exists either.
-        if (isForeignKeyViolation(e)) throw errors.unauthorized();
-        throw e;
-      }
+      // The pool was deleted after the token was checked: the token no longer exists either.
+      await guarded(store.insertAgent(db, agent), { foreignKey: () => errors.unauthorized() });
       return viewOf(agent);
     },
 
@@ -79,17 +74,17 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
     },
 
     async list(caller: Caller, poolId: string, sort: Sort<'created-at'> | undefined, page: Page) {
-      const { pool } = await deps.pools.visiblePool(caller, poolId);
+      const { pool } = await deps.pools.find(caller, poolId);
       const { items, total } = await store.listAgents(db, pool.id, { descending: sort?.descending ?? false }, page);
       const at = Date.now();
       return { items: items.map((a) => viewOf(a, at)), total };
     },
 
-    show: async (caller: Caller, id: string): Promise<AgentView> => viewOf(await visibleAgent(caller, id, false)),
+    show: async (caller: Caller, id: string): Promise<AgentView> => viewOf(await find(caller, id, false)),
 
     /** Only an agent that is not running may be deleted; a running one answers 412. */
     async destroy(caller: Caller, id: string): Promise<void> {
-      const agent = await visibleAgent(caller, id, true);
+      const agent = await find(caller, id, true);
       const silentBefore = new Date(Date.now() - AGENT_SILENCE_MS).toISOString();
       if (await store.deleteUnlessRunning(db, agent.id, silentBefore)) return;
       // Not deleted: either it is running, or someone else deleted it in the meantime.

@@ -1,5 +1,6 @@
-import type { Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
+import { columns } from '../db/columns.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
 import type { AgentsTable, StoredAgentStatus } from '../db/schema.ts';
 
 export type { StoredAgentStatus };
@@ -17,47 +18,30 @@ export interface Agent {
 /** The statuses of a running agent: only these can fall silent and become `unknown`. */
 export const RUNNING: readonly StoredAgentStatus[] = ['idle', 'busy'];
 
-function toAgent(r: Selectable<AgentsTable>): Agent {
-  return {
-    id: r.id,
-    agentPoolId: r.agent_pool_id,
-    name: r.name,
-    status: r.status,
-    ipAddress: r.ip_address,
-    lastPingAt: r.last_ping_at,
-    createdAt: r.created_at,
-  };
-}
+const AGENTS = columns<AgentsTable, Agent>({
+  id: 'id',
+  agentPoolId: 'agent_pool_id',
+  name: 'name',
+  status: 'status',
+  ipAddress: 'ip_address',
+  lastPingAt: 'last_ping_at',
+  createdAt: 'created_at',
+});
 
 export async function insertAgent(q: Queryable, a: Agent): Promise<void> {
-  await q
-    .insertInto('agents')
-    .values({
-      id: a.id,
-      agent_pool_id: a.agentPoolId,
-      name: a.name,
-      status: a.status,
-      ip_address: a.ipAddress,
-      last_ping_at: a.lastPingAt,
-      created_at: a.createdAt,
-    })
-    .execute();
+  await q.insertInto('agents').values(AGENTS.write(a)).execute();
 }
 
 export async function findAgentById(q: Queryable, id: string): Promise<Agent | undefined> {
   const r = await q.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && toAgent(r);
+  return r && AGENTS.read(r);
 }
 
 /** One page of a pool's agents by registration time, ties broken by id in the same direction. */
-export async function listAgents(q: Queryable, agentPoolId: string, order: { descending: boolean }, page: { offset: number; size: number }) {
+export async function listAgents(q: Queryable, agentPoolId: string, order: { descending: boolean }, page: Window) {
   const base = q.selectFrom('agents').where('agent_pool_id', '=', agentPoolId);
   const direction = order.descending ? 'desc' : 'asc';
-  const [items, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', direction).orderBy('id', direction).limit(page.size).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: items.map(toAgent), total: Number(count.n) };
+  return listWithTotal(base, base.selectAll().orderBy('created_at', direction).orderBy('id', direction), page, AGENTS.read);
 }
 
 /** A heartbeat; the pool is part of the condition so an agent can only speak for its own pool. */
@@ -72,7 +56,7 @@ export async function recordHeartbeat(
     .where('agent_pool_id', '=', h.agentPoolId)
     .returningAll()
     .executeTakeFirst();
-  return r && toAgent(r);
+  return r && AGENTS.read(r);
 }
 
 /**

@@ -1,7 +1,8 @@
 // The authenticated caller of one request. Services take a Caller and ask it for the caller's
 // standing in an organization; the answer is loaded once per organization per request.
 import type { Principal } from './principal.ts';
-import { emptyAccess, fullAccess, normaliseAccess, type OrganizationAccess, type Standing } from './permissions.ts';
+import { emptyAccess, fullAccess, type OrganizationAccess } from '../grants.ts';
+import { normaliseAccess, type Standing } from './organization.ts';
 
 export interface OrganizationRef {
   id: string;

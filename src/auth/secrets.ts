@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { randomBase62 } from '../jsonapi/ids.ts';
+import { randomBase62 } from '../ids.ts';
 
 /** TFE's token text shape: `<14 base62>.atlasv1.<67 base62>`, ~480 bits from the CSPRNG. */
 export function newTokenSecret(): string {

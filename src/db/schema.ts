@@ -28,7 +28,7 @@ export interface TeamsTable {
   name: string;
   visibility: string;
   is_owners: DbBool;
-  /** JSON object of organization-access flags (see auth/permissions.ts for the keys). */
+  /** JSON object of organization-access flags (grants.ts lists the keys). */
   organization_access: string;
   created_at: string;
 }

@@ -36,6 +36,9 @@ export const errors = {
     one(415, 'unsupported media type', `Requests with a body must use Content-Type: ${expected}`),
   /** One attribute failed validation; `pointer` is the JSON pointer into the request body. */
   invalidAttribute: (pointer: string, detail: string) => one(422, 'invalid attribute', detail, { pointer }),
+  /** A unique attribute (a name, a key) whose value something else already holds. */
+  taken: (attribute: string) =>
+    one(422, 'invalid attribute', `${humanize(attribute)} has already been taken`, { pointer: `/data/attributes/${attribute}` }),
   invalid: (list: Array<{ pointer: string; detail: string }>) =>
     new ApiError(422, list.map(({ pointer, detail }) => ({ status: '422', title: 'invalid attribute', detail, source: { pointer } }))),
   tooManyRequests: () => one(429, 'too many requests', 'You have exceeded the API rate limit'),

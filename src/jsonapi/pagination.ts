@@ -1,6 +1,6 @@
-// One pagination helper for every paginated list: parsing, and the envelope of the seed's
-// "Shared list envelope" (absolute links with percent-encoded brackets, meta.pagination).
-import { errors } from './errors.ts';
+// One pagination helper for every paginated list: parsing, and the envelope every list answers
+// with (absolute links whose brackets are percent-encoded, as TFE's are, and meta.pagination).
+import { Type } from 'typebox';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -11,27 +11,28 @@ export interface Page {
   offset: number;
 }
 
-type Query = Record<string, unknown>;
+const PositiveInteger = Type.String({ pattern: '^(?=.*[1-9])\\d{1,9}$', description: 'a positive integer' });
 
-function parsePositiveInt(query: Query, key: string, fallback: number): number {
-  const raw = query[key];
-  if (raw === undefined) return fallback;
-  const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  if (typeof text !== 'string' || !/^\d{1,9}$/.test(text) || Number(text) < 1) {
-    throw errors.badRequest(`${key} must be a positive integer`, key);
-  }
-  return Number(text);
+/** The page parameters, for the query schema of every paginated list. */
+export const PageParams = {
+  'page[number]': Type.Optional(PositiveInteger),
+  'page[size]': Type.Optional(PositiveInteger),
+};
+
+export interface PageQuery {
+  'page[number]'?: string;
+  'page[size]'?: string;
 }
 
-/** Reads page[number] / page[size]; a page size above the maximum is clamped, not refused. */
-export function parsePage(query: Query): Page {
-  const number = parsePositiveInt(query, 'page[number]', 1);
-  const size = Math.min(parsePositiveInt(query, 'page[size]', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
+/** The page asked for (the first, of 20, by default); a size above the maximum is clamped, not refused. */
+export function parsePage(query: PageQuery): Page {
+  const number = query['page[number]'] === undefined ? 1 : Number(query['page[number]']);
+  const size = Math.min(query['page[size]'] === undefined ? DEFAULT_PAGE_SIZE : Number(query['page[size]']), MAX_PAGE_SIZE);
   return { number, size, offset: (number - 1) * size };
 }
 
 /** True when the client asked for a page; some TFE lists are unpaginated otherwise. */
-export function wantsPage(query: Query): boolean {
+export function wantsPage(query: PageQuery): boolean {
   return query['page[number]'] !== undefined || query['page[size]'] !== undefined;
 }
 

@@ -3,9 +3,11 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import { isDatabaseUnavailable } from '../db/index.ts';
 import { ApiError, errors, humanize, type ErrorObject } from './errors.ts';
 import { MAX_JSON_DEPTH, mayHoldNul, nestsDeeperThan, nulPointer } from './json-text.ts';
+import { queryError } from './query.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
 /** The agent endpoints speak plain JSON; their errors keep the same `errors` array shape. */
@@ -124,6 +126,7 @@ export function renderError(error: FastifyError, request: FastifyRequest, reply:
   if (error instanceof ApiError) return send(error);
   if (error.validation) {
     if (error.validationContext === 'body') return send(new ApiError(422, bodyErrors(error.validation)));
+    if (error.validationContext === 'querystring') return send(queryError(error.validation, request.routeOptions.schema?.querystring as TSchema | undefined));
     const detail = error.validation.map((v) => `${v.instancePath.replace(/^\//, '') || 'parameter'} ${v.message}`).join('; ');
     return send(errors.badRequest(detail));
   }

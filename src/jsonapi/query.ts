@@ -1,59 +1,83 @@
-// Readers for query-string parameters. Fastify leaves bracketed keys flat (`filter[names]`), and a
-// repeated key arrives as an array; the last value wins, as in Rails.
-import { errors } from './errors.ts';
+// Query strings. Keys stay flat (`filter[names]` is one key, as Fastify leaves it), a repeated key
+// keeps its last value (as in Rails), and each route declares its parameters as a TypeBox schema
+// built from the types below. A type's `description` says what a value must be: a value that is
+// not answers 400 "<parameter> must be <description>", naming the parameter.
+import { parse } from 'fast-querystring';
+import { Type, type TSchema } from 'typebox';
+import { ApiError, errors } from './errors.ts';
 
-export type Query = Record<string, unknown>;
-
-export function stringParam(query: Query, key: string): string | undefined {
-  const raw = query[key];
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return typeof value === 'string' ? value : undefined;
+/** Fastify's querystring parser for Hangar: flat keys, every value a string, the last one winning. */
+export function parseQuery(text: string): Record<string, string> {
+  if (text.length === 0) return {};
+  const parsed = parse(text) as Record<string, string | string[]>;
+  for (const key in parsed) {
+    const value = parsed[key]!;
+    if (Array.isArray(value)) parsed[key] = value[value.length - 1]!;
+  }
+  return parsed as Record<string, string>;
 }
 
-/** `a, b,c` → ['a', 'b', 'c']; absent or empty → undefined. */
-export function commaList(query: Query, key: string): string[] | undefined {
-  const value = stringParam(query, key);
-  if (value === undefined) return undefined;
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
-  return items.length ? items : undefined;
-}
+/** A presence flag such as `filter[permissions][update]`: absent or `false` is off; present with no value, or `true`, is on. */
+export const Flag = Type.Optional(Type.Enum(['', 'true', 'false'], { description: 'true or false' }));
+export const flag = (value: string | undefined): boolean => value === '' || value === 'true';
 
-/**
- * A presence flag such as `filter[permissions][update]`: absent or `false` → false; present
- * with no value or `true` → true; anything else is a bad parameter (400).
- */
-export function flagParam(query: Query, key: string): boolean {
-  const value = stringParam(query, key);
-  if (value === undefined || value === 'false') return false;
-  if (value === '' || value === 'true') return true;
-  throw errors.badRequest(`${key} must be true or false`, key);
-}
-
-/** `include`: every listed value must be one the endpoint supports (else 400, as in TFE). */
-export function includeParam(query: Query, allowed: readonly string[]): string[] {
-  const values = commaList(query, 'include') ?? [];
-  const bad = values.filter((v) => !allowed.includes(v));
-  if (bad.length) throw errors.badRequest(`Invalid include parameter: ${bad.join(', ')}`, 'include');
-  return values;
-}
+/** A parameter that must be sent and not be empty. */
+export const Required = Type.String({ minLength: 1 });
 
 export interface Sort<F extends string> {
   field: F;
   descending: boolean;
 }
 
-/**
- * `sort=name` / `sort=-name` for one of `fields`; absent → undefined (the list's default order).
- * Any other value is a 400 naming the parameter, as TFE answers an invalid sort.
- */
-export function sortParam<F extends string>(query: Query, fields: readonly F[]): Sort<F> | undefined {
-  const value = stringParam(query, 'sort');
+/** `sort=name` / `sort=-name` for one of `fields` (`-` reverses); absent: the list's default order. */
+export function SortParam<const F extends string>(fields: readonly F[]) {
+  const values = fields.flatMap((f) => [f, `-${f}`]);
+  return Type.Optional(Type.Unsafe<F | `-${F}`>(Type.Enum(values, { description: `one of ${values.join(', ')}` })));
+}
+
+export function sortOf<F extends string>(value: F | `-${F}` | undefined): Sort<F> | undefined {
   if (value === undefined) return undefined;
   const descending = value.startsWith('-');
-  const field = (descending ? value.slice(1) : value) as F;
-  if (!fields.includes(field)) {
-    const allowed = fields.flatMap((f) => [f, `-${f}`]).join(', ');
-    throw errors.badRequest(`sort must be one of ${allowed}`, 'sort');
-  }
-  return { field, descending };
+  return { field: (descending ? value.slice(1) : value) as F, descending };
+}
+
+/** `a, b,c` → ['a', 'b', 'c']; absent or empty → undefined. */
+export function commaList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+}
+
+/** `include`: every listed value must be one the endpoint supports (else 400 naming them, as in TFE). */
+export function includes(value: string | undefined, allowed: readonly string[]): string[] {
+  const values = commaList(value) ?? [];
+  const bad = values.filter((v) => !allowed.includes(v));
+  if (bad.length) throw errors.badRequest(`Invalid include parameter: ${bad.join(', ')}`, 'include');
+  return values;
+}
+
+interface ValidationError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+const unescapePointer = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~');
+
+/**
+ * The 400 for a query string its schema refused: one error, for the first refused parameter in
+ * the schema's order, worded from that parameter's type. An empty value counts as a missing one.
+ */
+export function queryError(validation: readonly ValidationError[], schema: TSchema | undefined): ApiError {
+  const properties: Record<string, TSchema> = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+  const order = Object.keys(properties);
+  const refused = validation
+    .map((v) => ({ v, name: v.keyword === 'required' ? String(v.params.missingProperty) : unescapePointer(v.instancePath.slice(1)) }))
+    .sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  const first = refused[0];
+  if (!first) return errors.badRequest('The query string is invalid');
+  const missing = first.v.keyword === 'required' || (first.v.keyword === 'minLength' && first.v.params.limit === 1);
+  const description = (properties[first.name] as { description?: string } | undefined)?.description;
+  const detail = missing ? `${first.name} is required` : `${first.name} must be ${description ?? 'valid'}`;
+  return errors.badRequest(detail, first.name);
 }

@@ -1,14 +1,13 @@
-import type { Api } from '../app.ts';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { CreateOrganizationBody, OrganizationParams, UpdateOrganizationBody } from './schemas.ts';
+import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationParams, UpdateOrganizationBody } from './schemas.ts';
 import { entitlementSetResource, organizationResource } from './serialize.ts';
+import type { OrganizationsService } from './service.ts';
 
-export async function organizationsRoutes(app: Api): Promise<void> {
-  const { organizations } = app.services;
-
-  app.get('/organizations', async (request) => {
-    const page = parsePage(request.query as Record<string, unknown>);
+export async function organizationsRoutes(app: Api, { organizations }: { organizations: OrganizationsService }): Promise<void> {
+  app.get('/organizations', { schema: { querystring: ListOrganizationsQuery } }, async (request) => {
+    const page = parsePage(request.query);
     const { items, total } = await organizations.list(request.caller, page);
     return { data: items.map(organizationResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });

@@ -1,7 +1,6 @@
-import { can } from '../auth/permissions.ts';
 import type { OrganizationView } from './service.ts';
 
-export function organizationResource({ org, standing, defaultProjectId }: OrganizationView) {
+export function organizationResource({ org, permissions, defaultProjectId }: OrganizationView) {
   const path = `/api/v2/organizations/${encodeURIComponent(org.name)}`;
   return {
     id: org.name,
@@ -12,16 +11,7 @@ export function organizationResource({ org, standing, defaultProjectId }: Organi
       'external-id': org.id,
       'created-at': org.createdAt,
       'default-execution-mode': 'remote',
-      permissions: {
-        'can-update': can(standing, 'update'),
-        'can-destroy': can(standing, 'destroy'),
-        'can-create-team': can(standing, 'manage-teams'),
-        'can-update-api-token': can(standing, 'manage-organization-token'),
-        'can-create-project': can(standing, 'create-project'),
-        'can-create-workspace': can(standing, 'manage-all-workspaces'),
-        'can-update-agent-pools': can(standing, 'manage-agent-pools'),
-        'can-manage-policies': can(standing, 'manage-policies'),
-      },
+      permissions,
     },
     relationships: {
       'default-project': { data: defaultProjectId ? { id: defaultProjectId, type: 'projects' } : null },

@@ -1,5 +1,7 @@
 import type { Queryable } from '../db/index.ts';
-import type { Selectable, Updateable } from 'kysely';
+import { columns } from '../db/columns.ts';
+import type { RowFilter } from '../db/filter.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
 import type { OrganizationsTable } from '../db/schema.ts';
 
 export interface Organization {
@@ -10,15 +12,18 @@ export interface Organization {
   createdAt: string;
 }
 
-function toOrganization(r: Selectable<OrganizationsTable>): Organization {
-  return { id: r.id, name: r.name, email: r.email, serviceUserId: r.service_user_id, createdAt: r.created_at };
-}
+const ORGANIZATIONS = columns<OrganizationsTable, Organization>({
+  id: 'id',
+  name: 'name',
+  email: 'email',
+  serviceUserId: 'service_user_id',
+  createdAt: 'created_at',
+});
+/** The only columns an update may change; whatever else a caller's object holds is ignored. */
+const changes = ORGANIZATIONS.patch('name', 'email');
 
 export async function insertOrganization(q: Queryable, o: Organization): Promise<void> {
-  await q
-    .insertInto('organizations')
-    .values({ id: o.id, name: o.name, email: o.email, service_user_id: o.serviceUserId, created_at: o.createdAt })
-    .execute();
+  await q.insertInto('organizations').values(ORGANIZATIONS.write(o)).execute();
 }
 
 export async function findOrganizationByName(q: Queryable, name: string): Promise<Organization | undefined> {
@@ -27,35 +32,23 @@ export async function findOrganizationByName(q: Queryable, name: string): Promis
     .selectAll()
     .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
     .executeTakeFirst();
-  return r && toOrganization(r);
+  return r && ORGANIZATIONS.read(r);
 }
 
 export async function findOrganizationById(q: Queryable, id: string): Promise<Organization | undefined> {
   const r = await q.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && toOrganization(r);
+  return r && ORGANIZATIONS.read(r);
 }
 
-/** One page of organizations, by name; `ids` null means every organization (site admins). */
-export async function listOrganizations(
-  q: Queryable,
-  ids: readonly string[] | null,
-  page: { offset: number; size: number },
-): Promise<{ items: Organization[]; total: number }> {
-  if (ids !== null && ids.length === 0) return { items: [], total: 0 };
+/** One page of the organizations `visible` lets through, by name. */
+export async function listOrganizations(q: Queryable, visible: RowFilter<'organizations'>, page: Window) {
   let base = q.selectFrom('organizations');
-  if (ids !== null) base = base.where('id', 'in', ids);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('name').orderBy('id').limit(page.size).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows.map(toOrganization), total: Number(count.n) };
+  if (visible) base = base.where(visible);
+  return listWithTotal(base, base.selectAll().orderBy('name').orderBy('id'), page, ORGANIZATIONS.read);
 }
 
-/** Only the columns named here can change; whatever else a caller's object holds is ignored. */
 export async function updateOrganization(q: Queryable, id: string, patch: { name?: string; email?: string }): Promise<void> {
-  const set: Updateable<OrganizationsTable> = {};
-  if (patch.name !== undefined) set.name = patch.name;
-  if (patch.email !== undefined) set.email = patch.email;
+  const set = changes(patch);
   if (Object.keys(set).length === 0) return;
   await q.updateTable('organizations').set(set).where('id', '=', id).execute();
 }

@@ -1,17 +1,15 @@
-import type { Api } from '../app.ts';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
-import type { Query } from '../jsonapi/query.ts';
 import { PolicySetParams } from '../policy-sets/schemas.ts';
-import { CreateParameterBody, ParameterParams, UpdateParameterBody } from './schemas.ts';
+import { CreateParameterBody, ListParametersQuery, ParameterParams, UpdateParameterBody } from './schemas.ts';
 import { parameterResource } from './serialize.ts';
+import type { PolicySetParametersService } from './service.ts';
 
-export async function policySetParametersRoutes(app: Api): Promise<void> {
-  const { policySetParameters: parameters } = app.services;
-
+export async function policySetParametersRoutes(app: Api, { policySetParameters: parameters }: { policySetParameters: PolicySetParametersService }): Promise<void> {
   // Every parameter and only `data` unless the client asks for a page, as in TFE.
-  app.get('/policy-sets/:policy_set_id/parameters', { schema: { params: PolicySetParams } }, async (request) => {
-    const query = request.query as Query;
+  app.get('/policy-sets/:policy_set_id/parameters', { schema: { params: PolicySetParams, querystring: ListParametersQuery } }, async (request) => {
+    const query = request.query;
     const page = wantsPage(query) ? parsePage(query) : null;
     const { items, total } = await parameters.list(request.caller, request.params.policy_set_id, page);
     const data = items.map(parameterResource);

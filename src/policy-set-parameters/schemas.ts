@@ -1,4 +1,8 @@
 import { Type } from 'typebox';
+import { PageParams } from '../jsonapi/pagination.ts';
+
+/** Unpaginated unless a page parameter is given. */
+export const ListParametersQuery = Type.Object({ ...PageParams });
 
 export const ParameterParams = Type.Object({ policy_set_id: Type.String(), parameter_id: Type.String() });
 

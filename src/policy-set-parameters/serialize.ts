@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { Parameter } from './service.ts';
 
 export function parameterResource(p: Parameter) {
@@ -13,7 +14,7 @@ export function parameterResource(p: Parameter) {
       sensitive: p.sensitive,
     },
     relationships: {
-      configurable: { data: { id: p.policySetId, type: 'policy-sets' }, links: { related: setPath } },
+      configurable: toOne('policy-sets', p.policySetId),
     },
     links: { self: `${setPath}/parameters/${p.id}` },
   };

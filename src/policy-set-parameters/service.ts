@@ -1,12 +1,13 @@
 import type { Caller } from '../auth/caller.ts';
 import { DecryptionError, type Keyring } from '../crypto/keyring.ts';
+import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
 import { errors } from '../jsonapi/errors.ts';
-import { newId } from '../jsonapi/ids.ts';
+import { newId } from '../ids.ts';
 import type { Page } from '../jsonapi/pagination.ts';
-import { now } from '../jsonapi/time.ts';
+import { now } from '../time.ts';
 import type { PolicySetsService } from '../policy-sets/service.ts';
+import { checkAttributes, Key } from '../values.ts';
 import * as store from './store.ts';
 import type { Parameter, StoredValue } from './store.ts';
 
@@ -28,11 +29,7 @@ export interface RuntimeParameter {
   category: 'policy-set';
 }
 
-const keyTaken = () => errors.invalidAttribute('/data/attributes/key', 'Key has already been taken');
-
-function checkKey(key: string | undefined) {
-  if (key !== undefined && key.trim() === '') throw errors.invalidAttribute('/data/attributes/key', "Key can't be blank");
-}
+const checkKey = (key: string | undefined) => checkAttributes({ key: [Key, key] });
 
 export const ROTATION_BATCH_SIZE = 100;
 
@@ -73,12 +70,12 @@ export function createPolicySetParametersService(deps: { database: Database; pol
 
   return {
     async list(caller: Caller, policySetId: string, page: Page | null) {
-      const { set } = await deps.policySets.visible(caller, policySetId, 'read-policies');
+      const { set } = await deps.policySets.find(caller, policySetId, 'read-policies');
       return store.listParameters(db, set.id, page);
     },
 
     async create(caller: Caller, policySetId: string, input: ParameterInput & { key: string }): Promise<Parameter> {
-      const { set } = await deps.policySets.visible(caller, policySetId, 'manage-policies');
+      const { set } = await deps.policySets.find(caller, policySetId, 'manage-policies');
       checkKey(input.key);
       const at = now();
       const id = newId('var');
@@ -93,19 +90,16 @@ export function createPolicySetParametersService(deps: { database: Database; pol
         updatedAt: at,
       };
       const value = input.value ?? '';
-      try {
-        await store.insertParameter(db, parameter, toStored(id, value, parameter.sensitive));
-      } catch (e) {
-        if (isUniqueViolation(e)) throw keyTaken();
+      await guarded(store.insertParameter(db, parameter, toStored(id, value, parameter.sensitive)), {
+        unique: () => errors.taken('key'),
         // The set was deleted while we were writing.
-        if (isForeignKeyViolation(e)) throw errors.notFound();
-        throw e;
-      }
+        foreignKey: () => errors.notFound(),
+      });
       return { ...parameter, value: parameter.sensitive ? null : value };
     },
 
     async show(caller: Caller, policySetId: string, id: string): Promise<Parameter> {
-      const { set } = await deps.policySets.visible(caller, policySetId, 'read-policies');
+      const { set } = await deps.policySets.find(caller, policySetId, 'read-policies');
       return parameterOf(set.id, id);
     },
 
@@ -114,12 +108,12 @@ export function createPolicySetParametersService(deps: { database: Database; pol
      * after the other and a row never mixes the key of one with the value of another.
      */
     async update(caller: Caller, policySetId: string, id: string, bodyId: string, input: ParameterInput): Promise<Parameter> {
-      const { set } = await deps.policySets.visible(caller, policySetId, 'manage-policies');
+      const { set } = await deps.policySets.find(caller, policySetId, 'manage-policies');
       if (bodyId !== id) throw errors.invalidAttribute('/data/id', 'Id must match the parameter in the request path');
       checkKey(input.key);
       let madeSensitive = false;
-      try {
-        const updated = await database.transaction(async (trx) => {
+      const updated = await guarded(
+        database.transaction(async (trx) => {
           const current = await store.lockParameter(trx, set.id, id);
           if (!current) throw errors.notFound();
           const was = current.parameter;
@@ -136,18 +130,16 @@ export function createPolicySetParametersService(deps: { database: Database; pol
           const updatedAt = now();
           await store.updateParameter(trx, id, { key, sensitive, stored, updatedAt });
           return { ...was, key, sensitive, value: sensitive ? null : stored.value, updatedAt };
-        });
-        // The clear value this replaced must not linger where the database keeps old content.
-        if (madeSensitive) await database.scrub();
-        return updated;
-      } catch (e) {
-        if (isUniqueViolation(e)) throw keyTaken();
-        throw e;
-      }
+        }),
+        { unique: () => errors.taken('key') },
+      );
+      // The clear value this replaced must not linger where the database keeps old content.
+      if (madeSensitive) await database.scrub();
+      return updated;
     },
 
     async destroy(caller: Caller, policySetId: string, id: string): Promise<void> {
-      const { set } = await deps.policySets.visible(caller, policySetId, 'manage-policies');
+      const { set } = await deps.policySets.find(caller, policySetId, 'manage-policies');
       if ((await store.deleteParameter(db, set.id, id)) === 0) throw errors.notFound();
     },
 

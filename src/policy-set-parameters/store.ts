@@ -1,5 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
+import { bool, columns, typed } from '../db/columns.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
 import type { PolicySetParametersTable } from '../db/schema.ts';
 import { supportsRowLocks } from '../db/sql.ts';
 
@@ -22,36 +24,25 @@ export interface StoredValue {
   encryptedValue: string | null;
 }
 
-function toParameter(r: Selectable<PolicySetParametersTable>): Parameter {
-  const sensitive = Boolean(r.sensitive);
-  return {
-    id: r.id,
-    policySetId: r.policy_set_id,
-    key: r.key,
-    category: 'policy-set',
-    sensitive,
-    value: sensitive ? null : (r.value ?? ''),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
+const PARAMETERS = columns<PolicySetParametersTable, Parameter>({
+  id: 'id',
+  policySetId: 'policy_set_id',
+  key: 'key',
+  category: typed<'policy-set'>()('category'),
+  sensitive: bool('sensitive'),
+  // Not a column of its own: the clear value, which a sensitive parameter never shows.
+  value: { computed: (r: Selectable<PolicySetParametersTable>) => (r.sensitive ? null : (r.value ?? '')) },
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+});
 
 const stored = (r: Selectable<PolicySetParametersTable>): StoredValue => ({ value: r.value, encryptedValue: r.encrypted_value });
 
-export async function insertParameter(q: Queryable, p: Omit<Parameter, 'value'>, v: StoredValue): Promise<void> {
+/** `p.value` is not written: `v` says what is stored, clear text or ciphertext. */
+export async function insertParameter(q: Queryable, p: Parameter, v: StoredValue): Promise<void> {
   await q
     .insertInto('policy_set_parameters')
-    .values({
-      id: p.id,
-      policy_set_id: p.policySetId,
-      key: p.key,
-      category: p.category,
-      sensitive: p.sensitive,
-      value: v.value,
-      encrypted_value: v.encryptedValue,
-      created_at: p.createdAt,
-      updated_at: p.updatedAt,
-    })
+    .values({ ...PARAMETERS.write(p), value: v.value, encrypted_value: v.encryptedValue })
     .execute();
 }
 
@@ -62,7 +53,7 @@ export async function findParameter(q: Queryable, policySetId: string, id: strin
     .where('id', '=', id)
     .where('policy_set_id', '=', policySetId)
     .executeTakeFirst();
-  return r && toParameter(r);
+  return r && PARAMETERS.read(r);
 }
 
 /** The parameter and its stored value, its row held until the transaction ends (PostgreSQL). */
@@ -70,19 +61,13 @@ export async function lockParameter(q: Queryable, policySetId: string, id: strin
   let query = q.selectFrom('policy_set_parameters').selectAll().where('id', '=', id).where('policy_set_id', '=', policySetId);
   if (supportsRowLocks(q)) query = query.forUpdate();
   const r = await query.executeTakeFirst();
-  return r && { parameter: toParameter(r), stored: stored(r) };
+  return r && { parameter: PARAMETERS.read(r), stored: stored(r) };
 }
 
 /** Oldest first; `page` null = every parameter (the list is unpaginated unless asked). */
-export async function listParameters(q: Queryable, policySetId: string, page: { offset: number; size: number } | null) {
+export async function listParameters(q: Queryable, policySetId: string, page: Window | null) {
   const base = q.selectFrom('policy_set_parameters').where('policy_set_id', '=', policySetId);
-  let rows = base.selectAll().orderBy('created_at').orderBy('id');
-  if (page) rows = rows.limit(page.size).offset(page.offset);
-  const [items, count] = await Promise.all([
-    rows.execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: items.map(toParameter), total: Number(count.n) };
+  return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, PARAMETERS.read);
 }
 
 /** Every parameter of a set with its stored value, for the policy-check runtime. */
@@ -94,7 +79,7 @@ export async function storedParameters(q: Queryable, policySetId: string) {
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ parameter: toParameter(r), stored: stored(r) }));
+  return rows.map((r) => ({ parameter: PARAMETERS.read(r), stored: stored(r) }));
 }
 
 export async function updateParameter(

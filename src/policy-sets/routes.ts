@@ -1,22 +1,18 @@
 import type { Static } from 'typebox';
-import type { Api } from '../app.ts';
-import { errors } from '../jsonapi/errors.ts';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { stringParam, type Query } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreatePolicySetBody, PolicySetParams, PolicySetProjectsBody, PolicySetWorkspacesBody, UpdatePolicySetBody } from './schemas.ts';
-import type { PolicyKind, PolicySetInput, Relation } from './service.ts';
+import {
+  CreatePolicySetBody,
+  ListPolicySetsQuery,
+  PolicySetParams,
+  PolicySetProjectsBody,
+  PolicySetWorkspacesBody,
+  UpdatePolicySetBody,
+} from './schemas.ts';
+import type { PolicySetInput, PolicySetsService, Relation } from './service.ts';
 import { policySetResource } from './serialize.ts';
-
-const KINDS: readonly string[] = ['sentinel', 'opa'];
-
-function kindFilter(query: Query): PolicyKind | undefined {
-  const kind = stringParam(query, 'filter[kind]');
-  if (kind === undefined || kind === '') return undefined;
-  if (!KINDS.includes(kind)) throw errors.badRequest('filter[kind] must be "sentinel" or "opa"', 'filter[kind]');
-  return kind as PolicyKind;
-}
 
 type Data = Static<typeof UpdatePolicySetBody>['data'];
 
@@ -35,13 +31,11 @@ function input(attributes: NonNullable<Data['attributes']>, relationships: Data[
   };
 }
 
-export async function policySetsRoutes(app: Api): Promise<void> {
-  const { policySets } = app.services;
-
-  app.get('/organizations/:organization_name/policy-sets', { schema: { params: OrganizationParams } }, async (request) => {
-    const query = request.query as Query;
+export async function policySetsRoutes(app: Api, { policySets }: { policySets: PolicySetsService }): Promise<void> {
+  app.get('/organizations/:organization_name/policy-sets', { schema: { params: OrganizationParams, querystring: ListPolicySetsQuery } }, async (request) => {
+    const query = request.query;
     const page = parsePage(query);
-    const filter = { search: stringParam(query, 'search[name]') || undefined, kind: kindFilter(query) };
+    const filter = { search: query['search[name]'] || undefined, kind: query['filter[kind]'] || undefined };
     const { items, total } = await policySets.list(request.caller, request.params.organization_name, filter, page);
     return { data: items.map(policySetResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });

@@ -1,6 +1,14 @@
 import { Type } from 'typebox';
+import { PageParams } from '../jsonapi/pagination.ts';
 
 export const PolicySetParams = Type.Object({ policy_set_id: Type.String() });
+
+export const ListPolicySetsQuery = Type.Object({
+  ...PageParams,
+  'search[name]': Type.Optional(Type.String()),
+  // Empty: no filter.
+  'filter[kind]': Type.Optional(Type.Enum(['', 'sentinel', 'opa'], { description: '"sentinel" or "opa"' })),
+});
 
 const Kind = Type.Union([Type.Literal('sentinel'), Type.Literal('opa')]);
 const NullableString = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);

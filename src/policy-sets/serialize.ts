@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { PolicySetView } from './service.ts';
 
 export function policySetResource({ set, projectIds, workspaceIds, organizationName }: PolicySetView) {
@@ -24,10 +25,7 @@ export function policySetResource({ set, projectIds, workspaceIds, organizationN
       'project-count': projectIds.length,
     },
     relationships: {
-      organization: {
-        data: { id: organizationName, type: 'organizations' },
-        links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
-      },
+      organization: toOne('organizations', organizationName),
       projects: { data: projectIds.map((id) => ({ id, type: 'projects' })) },
       workspaces: { data: workspaceIds.map((id) => ({ id, type: 'workspaces' })) },
       policies: { data: [] },

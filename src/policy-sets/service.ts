@@ -1,21 +1,20 @@
 import type { Caller } from '../auth/caller.ts';
+import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
+import { newId } from '../ids.ts';
 import { errors, unknownIds, type Problem } from '../jsonapi/errors.ts';
-import { newId } from '../jsonapi/ids.ts';
 import type { Page } from '../jsonapi/pagination.ts';
-import { now } from '../jsonapi/time.ts';
-import type { OrganizationLookup } from '../organizations/service.ts';
-import type { ProjectsService } from '../projects/service.ts';
+import type { OrganizationLookup } from '../organizations/lookup.ts';
+import type { ProjectAccess } from '../projects/access.ts';
+import { now } from '../time.ts';
+import { checkAttributes, Name } from '../values.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
 import type { PolicyKind, PolicySet } from './store.ts';
 
 export type { PolicyKind, PolicySet };
 
-const POLICY_SET_NAME = /^[A-Za-z0-9_-]+$/;
 const GLOBAL_WITH = (relation: Relation) => `A global policy set applies to every workspace; it cannot be attached to ${relation}`;
-const nameTaken = () => errors.invalidAttribute('/data/attributes/name', 'Name has already been taken');
 
 export interface PolicySetInput {
   name?: string;
@@ -50,8 +49,8 @@ const dedupe = (ids: readonly string[]) => [...new Set(ids)];
 
 export function createPolicySetsService(deps: {
   database: Database;
-  organizations: OrganizationLookup;
-  projects: ProjectsService;
+  organizationLookup: OrganizationLookup;
+  projectAccess: ProjectAccess;
   workspaces: WorkspacesService;
 }) {
   const { database } = deps;
@@ -60,13 +59,11 @@ export function createPolicySetsService(deps: {
   // Each relationship's join table, and the owning domain's answer to "are these ours?".
   const links = {
     projects: {
-      attach: store.attachProjects,
-      detach: store.detachProjects,
-      known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.projects.idsInOrganization(organizationId, ids, q),
+      table: store.attachedProjects,
+      known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.projectAccess.idsInOrganization(organizationId, ids, q),
     },
     workspaces: {
-      attach: store.attachWorkspaces,
-      detach: store.detachWorkspaces,
+      table: store.attachedWorkspaces,
       known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q),
     },
   } satisfies Record<Relation, unknown>;
@@ -75,8 +72,8 @@ export function createPolicySetsService(deps: {
   async function views(q: Queryable, sets: readonly PolicySet[], organizationName: string): Promise<PolicySetView[]> {
     const setIds = sets.map((s) => s.id);
     // One after the other: inside a transaction both would queue on the same connection anyway.
-    const projects = await store.projectIdsOf(q, setIds);
-    const workspaces = await store.workspaceIdsOf(q, setIds);
+    const projects = await store.attachedProjects.of(q, setIds);
+    const workspaces = await store.attachedWorkspaces.of(q, setIds);
     return sets.map((set) => ({ set, projectIds: projects.get(set.id) ?? [], workspaceIds: workspaces.get(set.id) ?? [], organizationName }));
   }
 
@@ -84,17 +81,11 @@ export function createPolicySetsService(deps: {
    * A policy set on behalf of a caller: 404 when it does not exist or the caller does not belong
    * to its organization, 403 when the caller belongs but may not perform `action`.
    */
-  async function visible(caller: Caller, id: string, action: PolicyAction): Promise<{ set: PolicySet; organizationName: string }> {
+  async function find(caller: Caller, id: string, action: PolicyAction): Promise<{ set: PolicySet; organizationName: string }> {
     const set = await store.findPolicySetById(db, id);
     if (!set) throw errors.notFound();
-    const { org } = await deps.organizations.resolveById(caller, set.organizationId, action);
+    const { org } = await deps.organizationLookup.findById(caller, set.organizationId, action);
     return { set, organizationName: org.name };
-  }
-
-  function checkName(name: string | undefined) {
-    if (name !== undefined && !POLICY_SET_NAME.test(name)) {
-      throw errors.invalidAttribute('/data/attributes/name', 'Name may only contain letters, numbers, "-" and "_"');
-    }
   }
 
   /** Every id must be a `relation` of the organization; each one that is not is a problem of its own. */
@@ -127,13 +118,13 @@ export function createPolicySetsService(deps: {
     if (problems.length) throw errors.invalid(problems);
   }
 
-  /** Schema-level failures a race can still produce, as the 422s a client understands. */
-  function translate(e: unknown, vanished: Problem): never {
-    if (isUniqueViolation(e)) throw nameTaken();
-    // A project or workspace deleted between our check and the insert.
-    if (isForeignKeyViolation(e)) throw errors.invalidAttribute(vanished.pointer, vanished.detail);
-    throw e;
-  }
+  /**
+   * `write`, with the schema-level failures a race can still produce answered as the 422s a
+   * client understands: a name taken meanwhile, or (foreign key) a project or workspace deleted
+   * between our check and the insert.
+   */
+  const translated = <T>(write: Promise<T>, vanished: Problem) =>
+    guarded(write, { unique: () => errors.taken('name'), foreignKey: () => errors.invalidAttribute(vanished.pointer, vanished.detail) });
 
   /** Which relationship a foreign-key failure of a create or update body must have come from. */
   function vanishedFrom(input: PolicySetInput): Problem {
@@ -143,42 +134,41 @@ export function createPolicySetsService(deps: {
   }
 
   async function changeRelation(caller: Caller, id: string, relation: Relation, ids: string[], change: 'attach' | 'detach') {
-    const { set } = await visible(caller, id, 'manage-policies');
+    const { set } = await find(caller, id, 'manage-policies');
     const link = links[relation];
-    try {
-      await database.transaction(async (trx) => {
+    await translated(
+      database.transaction(async (trx) => {
         const current = await store.lockPolicySet(trx, set.id);
         if (!current) throw errors.notFound();
         const problems = await unknown(trx, relation, current.organizationId, ids, (i) => `/data/${i}/id`);
         if (problems.length) throw errors.invalid(problems);
         if (change === 'attach') {
           if (current.global) throw errors.invalidAttribute('/data', GLOBAL_WITH(relation));
-          await link.attach(trx, current.id, dedupe(ids), now());
+          await link.table.add(trx, current.id, dedupe(ids), now());
         } else {
-          await link.detach(trx, current.id, dedupe(ids));
+          await link.table.remove(trx, current.id, dedupe(ids));
         }
         await store.touchPolicySet(trx, current.id, now());
-      });
-    } catch (e) {
-      translate(e, { pointer: '/data', detail: `${NOUN[relation]} not found` });
-    }
+      }),
+      { pointer: '/data', detail: `${NOUN[relation]} not found` },
+    );
   }
 
   return {
-    visible,
+    find,
 
     /** For internal callers with no caller to check (the policy-check runtime). */
     findById: (id: string) => store.findPolicySetById(db, id),
 
     async list(caller: Caller, organizationName: string, filter: { search?: string; kind?: PolicyKind }, page: Page) {
-      const { org } = await deps.organizations.resolve(caller, organizationName, 'read-policies');
+      const { org } = await deps.organizationLookup.find(caller, organizationName, 'read-policies');
       const { items, total } = await store.listPolicySets(db, { organizationId: org.id, ...filter }, page);
       return { items: await views(db, items, org.name), total };
     },
 
     async create(caller: Caller, organizationName: string, input: PolicySetInput & { name: string }): Promise<PolicySetView> {
-      const { org } = await deps.organizations.resolve(caller, organizationName, 'manage-policies');
-      checkName(input.name);
+      const { org } = await deps.organizationLookup.find(caller, organizationName, 'manage-policies');
+      checkAttributes({ name: [Name, input.name] });
       const projectIds = dedupe(input.projectIds ?? []);
       const workspaceIds = dedupe(input.workspaceIds ?? []);
       if (input.global) checkGlobal(input, { projects: projectIds, workspaces: workspaceIds });
@@ -196,33 +186,32 @@ export function createPolicySetsService(deps: {
         createdAt: at,
         updatedAt: at,
       };
-      try {
-        return await database.transaction(async (trx) => {
+      return translated(
+        database.transaction(async (trx) => {
           await checkRelationships(trx, org.id, input);
           await store.insertPolicySet(trx, set);
-          await store.attachProjects(trx, set.id, projectIds, at);
-          await store.attachWorkspaces(trx, set.id, workspaceIds, at);
+          await store.attachedProjects.add(trx, set.id, projectIds, at);
+          await store.attachedWorkspaces.add(trx, set.id, workspaceIds, at);
           // Read back, so the response lists attachments in the order every later read will.
           const [view] = await views(trx, [set], org.name);
           return view!;
-        });
-      } catch (e) {
-        translate(e, vanishedFrom(input));
-      }
+        }),
+        vanishedFrom(input),
+      );
     },
 
     async show(caller: Caller, id: string): Promise<PolicySetView> {
-      const { set, organizationName } = await visible(caller, id, 'read-policies');
+      const { set, organizationName } = await find(caller, id, 'read-policies');
       const [view] = await views(db, [set], organizationName);
       return view!;
     },
 
     /** Read-modify-write under the set's row lock, so two updates never interleave. */
     async update(caller: Caller, id: string, input: PolicySetInput): Promise<PolicySetView> {
-      const { organizationName } = await visible(caller, id, 'manage-policies');
-      checkName(input.name);
-      try {
-        return await database.transaction(async (trx) => {
+      const { organizationName } = await find(caller, id, 'manage-policies');
+      checkAttributes({ name: [Name, input.name] });
+      return translated(
+        database.transaction(async (trx) => {
           const current = await store.lockPolicySet(trx, id);
           if (!current) throw errors.notFound();
           if (input.kind !== undefined && input.kind !== current.kind) {
@@ -240,8 +229,8 @@ export function createPolicySetsService(deps: {
           const at = now();
           for (const relation of RELATIONS) {
             if (sentIds(input, relation) === undefined) continue;
-            await links[relation].detach(trx, id, existing[relation].filter((x) => !attached[relation].includes(x)));
-            await links[relation].attach(trx, id, attached[relation].filter((x) => !existing[relation].includes(x)), at);
+            await links[relation].table.remove(trx, id, existing[relation].filter((x) => !attached[relation].includes(x)));
+            await links[relation].table.add(trx, id, attached[relation].filter((x) => !existing[relation].includes(x)), at);
           }
           const patch = {
             name: input.name,
@@ -258,15 +247,14 @@ export function createPolicySetsService(deps: {
           // Read back, so the response lists attachments in the order every later read will.
           const [view] = await views(trx, [updated], organizationName);
           return view!;
-        });
-      } catch (e) {
-        translate(e, vanishedFrom(input));
-      }
+        }),
+        vanishedFrom(input),
+      );
     },
 
     /** Its parameters and its project and workspace attachments go with it (schema cascades). */
     async destroy(caller: Caller, id: string): Promise<void> {
-      const { set } = await visible(caller, id, 'manage-policies');
+      const { set } = await find(caller, id, 'manage-policies');
       if ((await store.deletePolicySet(db, set.id)) === 0) throw errors.notFound();
     },
 

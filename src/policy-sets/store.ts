@@ -1,5 +1,8 @@
-import { sql, type Selectable, type Updateable } from 'kysely';
+import { sql } from 'kysely';
 import type { Queryable } from '../db/index.ts';
+import { bool, columns, oneOf } from '../db/columns.ts';
+import { links } from '../db/links.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
 import type { PolicySetsTable } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
 
@@ -19,44 +22,28 @@ export interface PolicySet {
   updatedAt: string;
 }
 
-function toPolicySet(r: Selectable<PolicySetsTable>): PolicySet {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    name: r.name,
-    description: r.description,
-    kind: r.kind === 'opa' ? 'opa' : 'sentinel',
-    global: Boolean(r.global),
-    overridable: Boolean(r.overridable),
-    agentEnabled: Boolean(r.agent_enabled),
-    policyToolVersion: r.policy_tool_version,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
+const POLICY_SETS = columns<PolicySetsTable, PolicySet>({
+  id: 'id',
+  organizationId: 'organization_id',
+  name: 'name',
+  description: 'description',
+  kind: oneOf('kind', ['sentinel', 'opa'], 'sentinel'),
+  global: bool('global'),
+  overridable: bool('overridable'),
+  agentEnabled: bool('agent_enabled'),
+  policyToolVersion: 'policy_tool_version',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+});
+const changes = POLICY_SETS.patch('name', 'description', 'global', 'overridable', 'agentEnabled', 'policyToolVersion', 'updatedAt');
 
 export async function insertPolicySet(q: Queryable, s: PolicySet): Promise<void> {
-  await q
-    .insertInto('policy_sets')
-    .values({
-      id: s.id,
-      organization_id: s.organizationId,
-      name: s.name,
-      description: s.description,
-      kind: s.kind,
-      global: s.global,
-      overridable: s.overridable,
-      agent_enabled: s.agentEnabled,
-      policy_tool_version: s.policyToolVersion,
-      created_at: s.createdAt,
-      updated_at: s.updatedAt,
-    })
-    .execute();
+  await q.insertInto('policy_sets').values(POLICY_SETS.write(s)).execute();
 }
 
 export async function findPolicySetById(q: Queryable, id: string): Promise<PolicySet | undefined> {
   const r = await q.selectFrom('policy_sets').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && toPolicySet(r);
+  return r && POLICY_SETS.read(r);
 }
 
 /**
@@ -68,7 +55,7 @@ export async function lockPolicySet(q: Queryable, id: string): Promise<PolicySet
   let query = q.selectFrom('policy_sets').selectAll().where('id', '=', id);
   if (supportsRowLocks(q)) query = query.forNoKeyUpdate();
   const r = await query.executeTakeFirst();
-  return r && toPolicySet(r);
+  return r && POLICY_SETS.read(r);
 }
 
 export interface PolicySetFilter {
@@ -78,16 +65,12 @@ export interface PolicySetFilter {
   kind?: PolicyKind;
 }
 
-export async function listPolicySets(q: Queryable, f: PolicySetFilter, page: { offset: number; size: number }) {
+export async function listPolicySets(q: Queryable, f: PolicySetFilter, page: Window) {
   let base = q.selectFrom('policy_sets').where('organization_id', '=', f.organizationId);
   if (f.kind) base = base.where('kind', '=', f.kind);
   if (f.search) base = base.where(containsInsensitive('name', f.search));
-  const [rows, count] = await Promise.all([
-    // lower(name) is what the (organization_id, lower(name)) index holds, so it serves the sort too.
-    base.selectAll().orderBy(sql`lower(name)`).orderBy('id').limit(page.size).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows.map(toPolicySet), total: Number(count.n) };
+  // lower(name) is what the (organization_id, lower(name)) index holds, so it serves the sort too.
+  return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`).orderBy('id'), page, POLICY_SETS.read);
 }
 
 export type PolicySetPatch = Partial<Pick<PolicySet, 'name' | 'description' | 'global' | 'overridable' | 'agentEnabled' | 'policyToolVersion'>> & {
@@ -95,14 +78,7 @@ export type PolicySetPatch = Partial<Pick<PolicySet, 'name' | 'description' | 'g
 };
 
 export async function updatePolicySet(q: Queryable, id: string, p: PolicySetPatch): Promise<void> {
-  const set: Updateable<PolicySetsTable> = { updated_at: p.updatedAt };
-  if (p.name !== undefined) set.name = p.name;
-  if (p.description !== undefined) set.description = p.description;
-  if (p.global !== undefined) set.global = p.global;
-  if (p.overridable !== undefined) set.overridable = p.overridable;
-  if (p.agentEnabled !== undefined) set.agent_enabled = p.agentEnabled;
-  if (p.policyToolVersion !== undefined) set.policy_tool_version = p.policyToolVersion;
-  await q.updateTable('policy_sets').set(set).where('id', '=', id).execute();
+  await q.updateTable('policy_sets').set(changes(p)).where('id', '=', id).execute();
 }
 
 export async function touchPolicySet(q: Queryable, id: string, updatedAt: string): Promise<void> {
@@ -114,64 +90,6 @@ export async function deletePolicySet(q: Queryable, id: string): Promise<number>
   return Number(r.numDeletedRows);
 }
 
-/** policy set id → attached project ids, for a page of sets (one query). */
-export async function projectIdsOf(q: Queryable, policySetIds: readonly string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(policySetIds.map((id) => [id, []]));
-  if (policySetIds.length === 0) return result;
-  const rows = await q
-    .selectFrom('policy_set_projects')
-    .select(['policy_set_id', 'project_id'])
-    .where('policy_set_id', 'in', policySetIds)
-    .orderBy('created_at')
-    .orderBy('project_id')
-    .execute();
-  for (const r of rows) result.get(r.policy_set_id)?.push(r.project_id);
-  return result;
-}
-
-export async function attachProjects(q: Queryable, policySetId: string, projectIds: readonly string[], createdAt: string): Promise<void> {
-  if (projectIds.length === 0) return;
-  await q
-    .insertInto('policy_set_projects')
-    .values(projectIds.map((project_id) => ({ policy_set_id: policySetId, project_id, created_at: createdAt })))
-    .onConflict((oc) => oc.columns(['policy_set_id', 'project_id']).doNothing())
-    .execute();
-}
-
-export async function detachProjects(q: Queryable, policySetId: string, projectIds: readonly string[] | 'all'): Promise<void> {
-  let query = q.deleteFrom('policy_set_projects').where('policy_set_id', '=', policySetId);
-  if (projectIds !== 'all') {
-    if (projectIds.length === 0) return;
-    query = query.where('project_id', 'in', projectIds);
-  }
-  await query.execute();
-}
-
-/** policy set id → attached workspace ids, for a page of sets (one query). */
-export async function workspaceIdsOf(q: Queryable, policySetIds: readonly string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(policySetIds.map((id) => [id, []]));
-  if (policySetIds.length === 0) return result;
-  const rows = await q
-    .selectFrom('policy_set_workspaces')
-    .select(['policy_set_id', 'workspace_id'])
-    .where('policy_set_id', 'in', policySetIds)
-    .orderBy('created_at')
-    .orderBy('workspace_id')
-    .execute();
-  for (const r of rows) result.get(r.policy_set_id)?.push(r.workspace_id);
-  return result;
-}
-
-export async function attachWorkspaces(q: Queryable, policySetId: string, workspaceIds: readonly string[], createdAt: string): Promise<void> {
-  if (workspaceIds.length === 0) return;
-  await q
-    .insertInto('policy_set_workspaces')
-    .values(workspaceIds.map((workspace_id) => ({ policy_set_id: policySetId, workspace_id, created_at: createdAt })))
-    .onConflict((oc) => oc.columns(['policy_set_id', 'workspace_id']).doNothing())
-    .execute();
-}
-
-export async function detachWorkspaces(q: Queryable, policySetId: string, workspaceIds: readonly string[]): Promise<void> {
-  if (workspaceIds.length === 0) return;
-  await q.deleteFrom('policy_set_workspaces').where('policy_set_id', '=', policySetId).where('workspace_id', 'in', workspaceIds).execute();
-}
+/** The projects and the workspaces a policy set is attached to. */
+export const attachedProjects = links('policy_set_projects', { from: 'policy_set_id', to: 'project_id' });
+export const attachedWorkspaces = links('policy_set_workspaces', { from: 'policy_set_id', to: 'workspace_id' });

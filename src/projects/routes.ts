@@ -1,17 +1,21 @@
-import type { Api } from '../app.ts';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { commaList, flagParam, includeParam, sortParam, stringParam, type Query } from '../jsonapi/query.ts';
+import { commaList, flag, includes, sortOf } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreateProjectBody, MoveWorkspacesBody, ProjectParams, UpdateProjectBody } from './schemas.ts';
+import {
+  CreateProjectBody,
+  ListProjectsQuery,
+  MoveWorkspacesBody,
+  PROJECT_INCLUDES,
+  ProjectParams,
+  ShowProjectQuery,
+  UpdateProjectBody,
+} from './schemas.ts';
 import { projectResource } from './serialize.ts';
+import type { ProjectsService } from './service.ts';
 
-/** go-tfe asks for tag bindings; Hangar has none to include, so the answer has no `included`. */
-const INCLUDES = ['effective_tag_bindings'];
-
-export async function projectsRoutes(app: Api): Promise<void> {
-  const { projects } = app.services;
-
+export async function projectsRoutes(app: Api, { projects }: { projects: ProjectsService }): Promise<void> {
   app.post(
     '/organizations/:organization_name/projects',
     { schema: { params: OrganizationParams, body: CreateProjectBody } },
@@ -26,24 +30,28 @@ export async function projectsRoutes(app: Api): Promise<void> {
     },
   );
 
-  app.get('/organizations/:organization_name/projects', { schema: { params: OrganizationParams } }, async (request) => {
-    const query = request.query as Query;
-    const page = parsePage(query);
-    includeParam(query, INCLUDES);
-    const filter = {
-      names: commaList(query, 'filter[names]'),
-      search: stringParam(query, 'q'),
-      canCreateWorkspace: flagParam(query, 'filter[permissions][create-workspace]'),
-      canUpdate: flagParam(query, 'filter[permissions][update]'),
-      sort: sortParam(query, ['name'] as const) ?? null,
-    };
-    const { items, total, matching } = await projects.list(request.caller, request.params.organization_name, filter, page);
-    const { links, meta } = envelope(absoluteUrl(request, app.config.baseUrl), page, matching);
-    return { data: items.map(projectResource), links, meta: { ...meta, 'status-counts': { total, matching } } };
-  });
+  app.get(
+    '/organizations/:organization_name/projects',
+    { schema: { params: OrganizationParams, querystring: ListProjectsQuery } },
+    async (request) => {
+      const query = request.query;
+      const page = parsePage(query);
+      includes(query.include, PROJECT_INCLUDES);
+      const filter = {
+        names: commaList(query['filter[names]']),
+        search: query.q,
+        canCreateWorkspace: flag(query['filter[permissions][create-workspace]']),
+        canUpdate: flag(query['filter[permissions][update]']),
+        sort: sortOf(query.sort) ?? null,
+      };
+      const { items, total, matching } = await projects.list(request.caller, request.params.organization_name, filter, page);
+      const { links, meta } = envelope(absoluteUrl(request, app.config.baseUrl), page, matching);
+      return { data: items.map(projectResource), links, meta: { ...meta, 'status-counts': { total, matching } } };
+    },
+  );
 
-  app.get('/projects/:project_id', { schema: { params: ProjectParams } }, async (request) => {
-    includeParam(request.query as Query, INCLUDES);
+  app.get('/projects/:project_id', { schema: { params: ProjectParams, querystring: ShowProjectQuery } }, async (request) => {
+    includes(request.query.include, PROJECT_INCLUDES);
     return { data: projectResource(await projects.show(request.caller, request.params.project_id)) };
   });
 

@@ -1,12 +1,29 @@
 import { Type } from 'typebox';
+import { PageParams } from '../jsonapi/pagination.ts';
+import { Flag, SortParam } from '../jsonapi/query.ts';
 
 export const ProjectParams = Type.Object({ project_id: Type.String() });
 
+/** go-tfe asks for tag bindings; Hangar has none to include, so the answer has no `included`. */
+export const PROJECT_INCLUDES = ['effective_tag_bindings'];
+
+export const ShowProjectQuery = Type.Object({ include: Type.Optional(Type.String()) });
+
+export const ListProjectsQuery = Type.Object({
+  ...PageParams,
+  include: Type.Optional(Type.String()),
+  'filter[names]': Type.Optional(Type.String()),
+  q: Type.Optional(Type.String()),
+  'filter[permissions][create-workspace]': Flag,
+  'filter[permissions][update]': Flag,
+  sort: SortParam(['name']),
+});
+
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
-// Lengths and formats are checked by the service, which words the details as TFE does. Other
-// attributes real clients send (default-execution-mode, setting-overwrites, tag bindings …) are
-// accepted and ignored.
+// Lengths and formats are checked by the service, after the caller is authorized, and worded as
+// TFE words them. Other attributes real clients send (default-execution-mode,
+// setting-overwrites, tag bindings …) are accepted and ignored.
 export const CreateProjectBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('projects'),

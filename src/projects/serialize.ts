@@ -1,7 +1,8 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { ProjectView } from './service.ts';
 
 /** Create, show, update and list all answer with this one shape. */
-export function projectResource({ project, organizationName, authority, workspaceCount, teamCount }: ProjectView) {
+export function projectResource({ project, organizationName, permissions, workspaceCount, teamCount }: ProjectView) {
   const self = `/api/v2/projects/${project.id}`;
   return {
     id: project.id,
@@ -14,21 +15,10 @@ export function projectResource({ project, organizationName, authority, workspac
       'default-execution-mode': 'remote',
       'workspace-count': workspaceCount,
       'team-count': teamCount,
-      permissions: {
-        'can-read': authority.read,
-        'can-update': authority.update,
-        // Nobody can delete the default project, however much authority they hold.
-        'can-destroy': authority.destroy && !project.isDefault,
-        'can-create-workspace': authority.createWorkspace,
-        'can-move-workspace': authority.moveWorkspace,
-        'can-manage-teams': authority.manageTeams,
-      },
+      permissions,
     },
     relationships: {
-      organization: {
-        data: { id: organizationName, type: 'organizations' },
-        links: { related: `/api/v2/organizations/${encodeURIComponent(organizationName)}` },
-      },
+      organization: toOne('organizations', organizationName),
       'default-agent-pool': { data: null },
     },
     links: { self },

@@ -1,21 +1,16 @@
-import type { Api } from '../app.ts';
-import { errors } from '../jsonapi/errors.ts';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { stringParam, type Query } from '../jsonapi/query.ts';
-import { CreateTeamProjectBody, TeamProjectParams, UpdateTeamProjectBody } from './schemas.ts';
+import { CreateTeamProjectBody, ListTeamProjectsQuery, TeamProjectParams, UpdateTeamProjectBody } from './schemas.ts';
 import { teamProjectResource } from './serialize.ts';
+import type { TeamProjectsService } from './service.ts';
 
-export async function teamProjectsRoutes(app: Api): Promise<void> {
-  const { teamProjects } = app.services;
-
-  app.get('/team-projects', async (request) => {
-    const query = request.query as Query;
+export async function teamProjectsRoutes(app: Api, { teamProjects }: { teamProjects: TeamProjectsService }): Promise<void> {
+  app.get('/team-projects', { schema: { querystring: ListTeamProjectsQuery } }, async (request) => {
+    const query = request.query;
     const page = parsePage(query);
-    const projectId = stringParam(query, 'filter[project][id]');
-    if (!projectId) throw errors.badRequest('filter[project][id] is required', 'filter[project][id]');
-    const teamId = stringParam(query, 'filter[team][id]');
-    const { items, total } = await teamProjects.list(request.caller, { projectId, teamId }, page);
+    const filter = { projectId: query['filter[project][id]'], teamId: query['filter[team][id]'] };
+    const { items, total } = await teamProjects.list(request.caller, filter, page);
     return { data: items.map(teamProjectResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });
 

@@ -1,16 +1,31 @@
 import { Type } from 'typebox';
-import { PROJECT_ACCESS_LEVELS, PROJECT_ACCESS_SCALES, WORKSPACE_ACCESS_FLAGS, WORKSPACE_ACCESS_SCALES } from '../auth/permissions.ts';
+import { PROJECT_ACCESS_LEVELS, PROJECT_ACCESS_SCALES as P, WORKSPACE_ACCESS_SCALES as W } from '../grants.ts';
+import { PageParams } from '../jsonapi/pagination.ts';
+import { Required } from '../jsonapi/query.ts';
 
 export const TeamProjectParams = Type.Object({ team_project_id: Type.String() });
 
-const scaleFields = (scales: Record<string, readonly string[]>) =>
-  Object.fromEntries(Object.entries(scales).map(([k, values]) => [k, Type.Optional(Type.Enum([...values]))]));
+export const ListTeamProjectsQuery = Type.Object({
+  ...PageParams,
+  'filter[project][id]': Required,
+  'filter[team][id]': Type.Optional(Type.String()),
+});
+
+const Scale = <const T extends readonly string[]>(values: T) => Type.Optional(Type.Unsafe<T[number]>(Type.Enum([...values])));
+const Flag = Type.Optional(Type.Boolean());
 
 const Access = Type.Enum([...PROJECT_ACCESS_LEVELS]);
-const ProjectAccess = Type.Object(scaleFields(PROJECT_ACCESS_SCALES));
+const ProjectAccess = Type.Object({ settings: Scale(P.settings), teams: Scale(P.teams), 'variable-sets': Scale(P['variable-sets']) });
 const WorkspaceAccess = Type.Object({
-  ...scaleFields(WORKSPACE_ACCESS_SCALES),
-  ...Object.fromEntries(WORKSPACE_ACCESS_FLAGS.map((k) => [k, Type.Optional(Type.Boolean())])),
+  runs: Scale(W.runs),
+  'sentinel-mocks': Scale(W['sentinel-mocks']),
+  'state-versions': Scale(W['state-versions']),
+  variables: Scale(W.variables),
+  create: Flag,
+  locking: Flag,
+  delete: Flag,
+  move: Flag,
+  'run-tasks': Flag,
 });
 
 const Ref = (type: string) => Type.Object({ data: Type.Object({ type: Type.Literal(type), id: Type.String({ minLength: 1, maxLength: 64 }) }) });

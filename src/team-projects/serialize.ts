@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { TeamProject } from './store.ts';
 
 /** Both sub-objects always carry every permission at its effective value, whatever the level. */
@@ -11,8 +12,8 @@ export function teamProjectResource(t: TeamProject) {
       'workspace-access': { ...t.workspace },
     },
     relationships: {
-      team: { data: { id: t.teamId, type: 'teams' }, links: { related: `/api/v2/teams/${t.teamId}` } },
-      project: { data: { id: t.projectId, type: 'projects' }, links: { related: `/api/v2/projects/${t.projectId}` } },
+      team: toOne('teams', t.teamId),
+      project: toOne('projects', t.projectId),
     },
     links: { self: `/api/v2/team-projects/${t.id}` },
   };

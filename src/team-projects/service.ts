@@ -1,13 +1,17 @@
-import type { Database, Queryable } from '../db/index.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
-import { projectGrant, type CustomAccess, type ProjectAccessLevel, type ProjectAuthority, type ProjectGrant } from '../auth/permissions.ts';
+import { authorize } from '../auth/authorize.ts';
+import { projectGrant } from '../auth/project-grants.ts';
+import type { ProjectGrantLoader } from '../auth/project-scope.ts';
+import { teamGrantFilter } from '../auth/teams.ts';
+import { guarded } from '../db/constraints.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import type { CustomAccess, ProjectAccessLevel, ProjectGrant } from '../grants.ts';
+import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
-import { hasPrefix, newId } from '../jsonapi/ids.ts';
-import { now } from '../jsonapi/time.ts';
 import type { Page } from '../jsonapi/pagination.ts';
-import type { ProjectGrantLoader, ProjectLookup } from '../projects/service.ts';
+import type { ProjectAccess } from '../projects/access.ts';
 import type { TeamsService } from '../teams/service.ts';
+import { now } from '../time.ts';
 import * as store from './store.ts';
 import type { TeamProject } from './store.ts';
 
@@ -20,17 +24,13 @@ export function createProjectGrantLoader(): ProjectGrantLoader {
 
 export interface TeamProjectInput {
   access?: ProjectAccessLevel;
-  projectAccess?: Record<string, unknown>;
-  workspaceAccess?: Record<string, unknown>;
+  projectAccess?: CustomAccess['project'];
+  workspaceAccess?: CustomAccess['workspace'];
 }
 
 /** Custom sub-objects only make sense with `access: custom`; elsewhere the level decides. */
 function effective(input: TeamProjectInput, current?: ProjectGrant): ProjectGrant {
   const access = input.access ?? current?.access ?? 'read';
-  const custom: CustomAccess = {
-    project: input.projectAccess as CustomAccess['project'],
-    workspace: input.workspaceAccess as CustomAccess['workspace'],
-  };
   if (access !== 'custom') {
     const problems = [];
     if (input.projectAccess && Object.keys(input.projectAccess).length) {
@@ -42,76 +42,55 @@ function effective(input: TeamProjectInput, current?: ProjectGrant): ProjectGran
     if (problems.length) throw errors.invalid(problems);
   }
   // A custom grant that stays custom keeps the values the request does not mention.
-  return projectGrant(access, custom, current?.access === 'custom' ? current : undefined);
+  return projectGrant(access, { project: input.projectAccess, workspace: input.workspaceAccess }, current?.access === 'custom' ? current : undefined);
 }
 
-
-export function createTeamProjectsService(deps: { database: Database; projects: ProjectLookup; teams: TeamsService }) {
+export function createTeamProjectsService(deps: { database: Database; projectAccess: ProjectAccess; teams: TeamsService }) {
   const db = deps.database.db;
 
-  /**
-   * Anyone who may read the project sees its grants to their own teams; those who may read the
-   * project's teams (admins, `manage-projects`, `manage-teams`) see all of them.
-   */
-  function seesGrant(authority: ProjectAuthority, teamIds: readonly string[], grant: TeamProject) {
-    return authority.readTeams || teamIds.includes(grant.teamId);
-  }
-
-  async function visible(caller: Caller, id: string) {
+  /** A grant the caller may see, with the caller's authority over its project; 404 otherwise. */
+  async function find(caller: Caller, id: string) {
     const teamProject = hasPrefix(id, 'tprj') ? await store.findTeamProject(db, id) : undefined;
     if (!teamProject) throw errors.notFound();
-    const { authority, standing } = await deps.projects.visible(caller, teamProject.projectId);
-    if (!seesGrant(authority, standing.teamIds, teamProject)) throw errors.notFound();
-    return { teamProject, authority };
+    const found = { ...(await deps.projectAccess.find(caller, teamProject.projectId)), grant: teamProject };
+    authorize(found, 'read-team-grant');
+    return found;
   }
-
-  const forbidden = () => errors.forbidden("You are not allowed to manage this project's team access");
 
   return {
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countTeams(q, projectIds),
 
     async list(caller: Caller, filter: { projectId: string; teamId?: string }, page: Page) {
-      const { project, authority, standing } = await deps.projects.visible(caller, filter.projectId);
-      return store.listTeamProjects(
-        db,
-        { projectId: project.id, teamId: filter.teamId, visibleTeamIds: authority.readTeams ? null : standing.teamIds },
-        page,
-      );
+      const { project, standing, authority } = await deps.projectAccess.find(caller, filter.projectId);
+      return store.listTeamProjects(db, { projectId: project.id, teamId: filter.teamId, visible: teamGrantFilter(standing, authority) }, page);
     },
 
     async create(caller: Caller, input: TeamProjectInput & { access: ProjectAccessLevel; projectId: string; teamId: string }) {
-      const { project, authority } = await deps.projects.visible(caller, input.projectId);
-      if (!authority.manageTeams) throw forbidden();
+      const { project } = await deps.projectAccess.find(caller, input.projectId, 'manage-team-access');
       const team = await deps.teams.findInOrganization(input.teamId, project.organizationId);
       if (!team) throw errors.notFound();
       const teamProject: TeamProject = { id: newId('tprj'), teamId: team.id, projectId: project.id, createdAt: now(), ...effective(input) };
-      try {
-        await store.insertTeamProject(db, teamProject);
-      } catch (e) {
-        if (isUniqueViolation(e)) {
-          throw errors.invalidAttribute('/data/relationships/team/data/id', 'Team already has access to this project');
-        }
+      await guarded(store.insertTeamProject(db, teamProject), {
+        unique: () => errors.invalidAttribute('/data/relationships/team/data/id', 'Team already has access to this project'),
         // The team or the project was deleted a moment ago.
-        if (isForeignKeyViolation(e)) throw errors.notFound();
-        throw e;
-      }
+        foreignKey: () => errors.notFound(),
+      });
       return teamProject;
     },
 
-    show: async (caller: Caller, id: string) => (await visible(caller, id)).teamProject,
+    show: async (caller: Caller, id: string) => (await find(caller, id)).grant,
 
     async update(caller: Caller, id: string, input: TeamProjectInput): Promise<TeamProject> {
-      const { teamProject, authority } = await visible(caller, id);
-      if (!authority.manageTeams) throw forbidden();
-      const grant = effective(input, teamProject);
+      const found = await find(caller, id);
+      authorize(found, 'manage-team-access');
+      const grant = effective(input, found.grant);
       // Deleted since we read it: answer as if it had never been there.
       if ((await store.updateTeamProject(db, id, grant)) === 0) throw errors.notFound();
-      return { ...teamProject, ...grant };
+      return { ...found.grant, ...grant };
     },
 
     async destroy(caller: Caller, id: string): Promise<void> {
-      const { authority } = await visible(caller, id);
-      if (!authority.manageTeams) throw forbidden();
+      authorize(await find(caller, id), 'manage-team-access');
       await store.deleteTeamProject(db, id);
     },
   };

@@ -1,21 +1,24 @@
-import type { Api } from '../app.ts';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { commaList, stringParam, type Query } from '../jsonapi/query.ts';
+import { commaList } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreateTeamBody, TeamMembersBody, TeamParams, UpdateTeamBody } from './schemas.ts';
+import { CreateTeamBody, ListTeamsQuery, TeamMembersBody, TeamParams, UpdateTeamBody } from './schemas.ts';
 import { teamResource } from './serialize.ts';
+import type { TeamsService } from './service.ts';
 
-export async function teamsRoutes(app: Api): Promise<void> {
-  const { teams } = app.services;
-
-  app.get('/organizations/:organization_name/teams', { schema: { params: OrganizationParams } }, async (request) => {
-    const query = request.query as Query;
-    const page = parsePage(query);
-    const filter = { names: commaList(query, 'filter[names]'), search: stringParam(query, 'q') };
-    const { items, total } = await teams.list(request.caller, request.params.organization_name, filter, page);
-    return { data: items.map(teamResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }): Promise<void> {
+  app.get(
+    '/organizations/:organization_name/teams',
+    { schema: { params: OrganizationParams, querystring: ListTeamsQuery } },
+    async (request) => {
+      const query = request.query;
+      const page = parsePage(query);
+      const filter = { names: commaList(query['filter[names]']), search: query.q };
+      const { items, total } = await teams.list(request.caller, request.params.organization_name, filter, page);
+      return { data: items.map(teamResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
   // TFE answers a team create with 200, not 201 (its documentation and OpenAPI agree).
   app.post(

@@ -1,8 +1,7 @@
-import { can } from '../auth/permissions.ts';
+import { toOne } from '../jsonapi/relationships.ts';
 import type { TeamView } from './service.ts';
 
-export function teamResource({ team, memberIds, standing }: TeamView) {
-  const manage = can(standing, 'manage-teams');
+export function teamResource({ team, memberIds, organizationName, permissions }: TeamView) {
   return {
     id: team.id,
     type: 'teams',
@@ -13,19 +12,10 @@ export function teamResource({ team, memberIds, standing }: TeamView) {
       'sso-team-id': null,
       'allow-member-token-management': true,
       'organization-access': team.organizationAccess,
-      permissions: {
-        'can-update-membership': can(standing, 'manage-membership'),
-        'can-destroy': manage && !team.isOwners,
-        'can-update-organization-access': manage && !team.isOwners,
-        'can-update-api-token': manage,
-        'can-update-visibility': manage,
-      },
+      permissions,
     },
     relationships: {
-      organization: {
-        data: { id: standing.organizationName, type: 'organizations' },
-        links: { related: `/api/v2/organizations/${encodeURIComponent(standing.organizationName)}` },
-      },
+      organization: toOne('organizations', organizationName),
       users: { data: memberIds.map((id) => ({ id, type: 'users' })) },
       'authentication-token': { meta: {} },
     },

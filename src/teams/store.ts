@@ -1,8 +1,11 @@
 import type { Queryable } from '../db/index.ts';
-import type { Selectable } from 'kysely';
+import { bool, columns, oneOf } from '../db/columns.ts';
+import type { RowFilter } from '../db/filter.ts';
+import { links } from '../db/links.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
 import type { TeamsTable } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
-import { emptyAccess, withAccess, type OrganizationAccess } from '../auth/permissions.ts';
+import { emptyAccess, withAccess, type OrganizationAccess } from '../grants.ts';
 
 export interface Team {
   id: string;
@@ -14,59 +17,35 @@ export interface Team {
   createdAt: string;
 }
 
-function parseAccess(text: string): OrganizationAccess {
-  return withAccess(emptyAccess(), JSON.parse(text) as Record<string, unknown>);
-}
-
-function toTeam(r: Selectable<TeamsTable>): Team {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    name: r.name,
-    visibility: r.visibility === 'organization' ? 'organization' : 'secret',
-    isOwners: Boolean(r.is_owners),
-    organizationAccess: parseAccess(r.organization_access),
-    createdAt: r.created_at,
-  };
-}
+const TEAMS = columns<TeamsTable, Team>({
+  id: 'id',
+  organizationId: 'organization_id',
+  name: 'name',
+  visibility: oneOf('visibility', ['secret', 'organization'], 'secret'),
+  isOwners: bool('is_owners'),
+  // A JSON object of flags; only the flags Hangar models are read back.
+  organizationAccess: {
+    column: 'organization_access',
+    read: (text: string) => withAccess(emptyAccess(), JSON.parse(text) as Record<string, unknown>),
+    write: (access) => JSON.stringify(access),
+  },
+  createdAt: 'created_at',
+});
+const changes = TEAMS.patch('name', 'visibility', 'organizationAccess');
 
 export async function insertTeam(q: Queryable, t: Team): Promise<void> {
-  await q
-    .insertInto('teams')
-    .values({
-      id: t.id,
-      organization_id: t.organizationId,
-      name: t.name,
-      visibility: t.visibility,
-      is_owners: t.isOwners,
-      organization_access: JSON.stringify(t.organizationAccess),
-      created_at: t.createdAt,
-    })
-    .execute();
+  await q.insertInto('teams').values(TEAMS.write(t)).execute();
 }
 
-export async function updateTeam(
-  q: Queryable,
-  id: string,
-  patch: { name?: string; visibility?: string; organizationAccess?: OrganizationAccess },
-): Promise<void> {
-  const set: Partial<Record<'name' | 'visibility' | 'organization_access', string>> = {};
-  if (patch.name !== undefined) set.name = patch.name;
-  if (patch.visibility !== undefined) set.visibility = patch.visibility;
-  if (patch.organizationAccess !== undefined) set.organization_access = JSON.stringify(patch.organizationAccess);
+export async function updateTeam(q: Queryable, id: string, patch: Partial<Pick<Team, 'name' | 'visibility' | 'organizationAccess'>>): Promise<void> {
+  const set = changes(patch);
   if (Object.keys(set).length === 0) return;
   await q.updateTable('teams').set(set).where('id', '=', id).execute();
 }
 
 export async function findTeamById(q: Queryable, id: string): Promise<Team | undefined> {
   const r = await q.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && toTeam(r);
-}
-
-export async function findTeamsByIds(q: Queryable, ids: readonly string[]): Promise<Team[]> {
-  if (ids.length === 0) return [];
-  const rows = await q.selectFrom('teams').selectAll().where('id', 'in', ids).execute();
-  return rows.map(toTeam);
+  return r && TEAMS.read(r);
 }
 
 export interface TeamFilter {
@@ -75,26 +54,20 @@ export interface TeamFilter {
   names?: readonly string[];
   /** Case-insensitive substring of the name. */
   search?: string;
-  /** null = every team; otherwise only teams visible to the organization or listed here. */
-  visibleTeamIds: readonly string[] | null;
+  /** The teams the caller may see. */
+  visible: RowFilter<'teams'>;
 }
 
-export async function listTeams(q: Queryable, f: TeamFilter, page: { offset: number; size: number }) {
+export async function listTeams(q: Queryable, f: TeamFilter, page: Window) {
   let base = q.selectFrom('teams').where('organization_id', '=', f.organizationId);
   if (f.names && f.names.length) {
-    base = base.where((eb) => eb(eb.fn('lower', ['name']), 'in', f.names!.map((n) => n.toLowerCase())));
+    const lowered = f.names.map((n) => n.toLowerCase());
+    base = base.where((eb) => eb(eb.fn('lower', ['name']), 'in', lowered));
   } else if (f.search) {
     base = base.where(containsInsensitive('name', f.search));
   }
-  if (f.visibleTeamIds !== null) {
-    const ids = f.visibleTeamIds;
-    base = base.where((eb) => eb.or([eb('visibility', '=', 'organization'), ...(ids.length ? [eb('id', 'in', ids)] : [])]));
-  }
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at').orderBy('id').limit(page.size).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows.map(toTeam), total: Number(count.n) };
+  if (f.visible) base = base.where(f.visible);
+  return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, TEAMS.read);
 }
 
 export async function deleteTeam(q: Queryable, id: string): Promise<void> {
@@ -111,47 +84,11 @@ export async function teamsOfUser(q: Queryable, userId: string, organizationIds:
     .where('m.user_id', '=', userId)
     .where('t.organization_id', 'in', organizationIds)
     .execute();
-  return rows.map(toTeam);
+  return rows.map(TEAMS.read);
 }
 
-export async function organizationIdsOfUser(q: Queryable, userId: string): Promise<string[]> {
-  const rows = await q
-    .selectFrom('team_memberships as m')
-    .innerJoin('teams as t', 't.id', 'm.team_id')
-    .select('t.organization_id')
-    .distinct()
-    .where('m.user_id', '=', userId)
-    .execute();
-  return rows.map((r) => r.organization_id);
-}
-
-/** team id → member user ids, for a page of teams (one query). */
-export async function membersOfTeams(q: Queryable, teamIds: readonly string[]): Promise<Map<string, string[]>> {
-  const result = new Map<string, string[]>(teamIds.map((id) => [id, []]));
-  if (teamIds.length === 0) return result;
-  const rows = await q
-    .selectFrom('team_memberships')
-    .select(['team_id', 'user_id'])
-    .where('team_id', 'in', teamIds)
-    .orderBy('created_at')
-    .execute();
-  for (const r of rows) result.get(r.team_id)?.push(r.user_id);
-  return result;
-}
-
-export async function addMembers(q: Queryable, teamId: string, userIds: readonly string[], createdAt: string): Promise<void> {
-  if (userIds.length === 0) return;
-  await q
-    .insertInto('team_memberships')
-    .values(userIds.map((user_id) => ({ team_id: teamId, user_id, created_at: createdAt })))
-    .onConflict((oc) => oc.columns(['team_id', 'user_id']).doNothing())
-    .execute();
-}
-
-export async function removeMembers(q: Queryable, teamId: string, userIds: readonly string[]): Promise<void> {
-  if (userIds.length === 0) return;
-  await q.deleteFrom('team_memberships').where('team_id', '=', teamId).where('user_id', 'in', userIds).execute();
-}
+/** Who is on each team. Members added together keep the order the database returns them in. */
+export const members = links('team_memberships', { from: 'team_id', to: 'user_id' }, { tieBreak: false });
 
 export async function countMembers(q: Queryable, teamId: string): Promise<number> {
   const r = await q

@@ -1,18 +1,16 @@
-import type { Api } from '../app.ts';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
-import type { Query } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { UserParams } from '../users/schemas.ts';
-import { CreateOrganizationTokenBody, CreateUserTokenBody, TokenParams } from './schemas.ts';
+import { CreateOrganizationTokenBody, CreateUserTokenBody, ListUserTokensQuery, TokenParams } from './schemas.ts';
 import { tokenResource } from './serialize.ts';
+import type { TokensService } from './service.ts';
 
-export async function tokensRoutes(app: Api): Promise<void> {
-  const { tokens } = app.services;
-
+export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService }): Promise<void> {
   // Unpaginated unless the client asks for a page, as in TFE.
-  app.get('/users/:user_id/authentication-tokens', { schema: { params: UserParams } }, async (request) => {
-    const query = request.query as Query;
+  app.get('/users/:user_id/authentication-tokens', { schema: { params: UserParams, querystring: ListUserTokensQuery } }, async (request) => {
+    const query = request.query;
     const page = wantsPage(query) ? parsePage(query) : null;
     const { items, total } = await tokens.listUserTokens(request.caller, request.params.user_id, page);
     const data = items.map((t) => tokenResource(t));

@@ -1,6 +1,10 @@
 import { Type } from 'typebox';
+import { PageParams } from '../jsonapi/pagination.ts';
 
 export const TokenParams = Type.Object({ token_id: Type.String() });
+
+/** Unpaginated unless a page parameter is given. */
+export const ListUserTokensQuery = Type.Object({ ...PageParams });
 
 const NullableString = (options: { maxLength: number }) =>
   Type.Union([Type.String(options), Type.Null()]);

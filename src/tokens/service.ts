@@ -1,17 +1,19 @@
-import type { Database, Queryable } from '../db/index.ts';
-import { isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
+import { authorize, can } from '../auth/authorize.ts';
 import type { AgentPrincipal, Principal } from '../auth/principal.ts';
 import { actingUserId } from '../auth/principal.ts';
 import { digestSecret, newTokenSecret } from '../auth/secrets.ts';
-import { ApiError, errors } from '../jsonapi/errors.ts';
-import { newId } from '../jsonapi/ids.ts';
-import { now } from '../jsonapi/time.ts';
-import type { OrganizationLookup } from '../organizations/service.ts';
+import { guarded } from '../db/constraints.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import type { TokenKind } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import { errors } from '../jsonapi/errors.ts';
+import type { Window } from '../db/list.ts';
+import type { OrganizationLookup } from '../organizations/lookup.ts';
+import { now } from '../time.ts';
 import type { UsersService } from '../users/service.ts';
 import * as store from './store.ts';
 import type { Token } from './store.ts';
-import type { TokenKind } from '../db/schema.ts';
 
 export type { Token };
 
@@ -39,20 +41,15 @@ function checkExpiry(expiredAt: string | null | undefined): string | null {
   return new Date(t).toISOString();
 }
 
-export function createTokensService(deps: { database: Database; users: UsersService; organizations: OrganizationLookup }) {
+export function createTokensService(deps: { database: Database; users: UsersService; organizationLookup: OrganizationLookup }) {
   const db = deps.database.db;
+  const { organizationLookup } = deps;
   const rules = new Map<TokenKind, TokenAccessRule>();
 
-  rules.set('user', async (caller, token) => caller.principal.kind === 'user' && caller.principal.user.id === token.userId);
+  rules.set('user', async (caller, token) => token.userId !== null && can({ principal: caller.principal, userId: token.userId }, 'manage-user-tokens'));
   rules.set('organization', async (caller, token) => {
-    if (!token.organizationId) return false;
-    return deps.organizations.resolveById(caller, token.organizationId, 'manage-organization-token', 404).then(
-      () => true,
-      (e) => {
-        if (e instanceof ApiError) return false;
-        throw e;
-      },
-    );
+    const found = token.organizationId ? await organizationLookup.standingIn(caller, token.organizationId) : undefined;
+    return found !== undefined && can(found, 'manage-organization-token');
   });
 
   async function issue(token: Omit<Token, 'id' | 'createdAt' | 'lastUsedAt'>, q: Queryable = db): Promise<IssuedToken> {
@@ -130,7 +127,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     issue,
 
     /** A pool's agent tokens; the agent pools domain has already checked the caller. */
-    listAgentTokens: (agentPoolId: string, order: { descending: boolean }, page: { offset: number; size: number }) =>
+    listAgentTokens: (agentPoolId: string, order: { descending: boolean }, page: Window) =>
       store.listAgentTokens(db, agentPoolId, order, page),
 
     /** For the CLI: a token for a user, no caller involved. */
@@ -139,18 +136,16 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     },
 
     async createUserToken(caller: Caller, userId: string, input: { description?: string | null; expiredAt?: string | null }) {
-      const p = caller.principal;
       // A user manages only their own tokens; to anyone else the user's tokens do not exist.
-      if (p.kind !== 'user' || p.user.id !== userId) throw errors.notFound();
+      authorize({ principal: caller.principal, userId }, 'manage-user-tokens');
       const expiredAt = checkExpiry(input.expiredAt);
       return issue({ kind: 'user', description: input.description ?? null, userId, organizationId: null, agentPoolId: null, createdByUserId: userId, expiredAt });
     },
 
-    async listUserTokens(caller: Caller, userId: string, page: { offset: number; size: number } | null) {
+    async listUserTokens(caller: Caller, userId: string, page: Window | null) {
       if (!(await deps.users.findById(userId))) throw errors.notFound();
-      const p = caller.principal;
       // TFE answers another user's list with 200 and no items, not 404.
-      if (p.kind !== 'user' || p.user.id !== userId) return { items: [] as Token[], total: 0 };
+      if (!can({ principal: caller.principal, userId }, 'manage-user-tokens')) return { items: [] as Token[], total: 0 };
       return store.listUserTokens(db, userId, page);
     },
 
@@ -163,32 +158,30 @@ export function createTokensService(deps: { database: Database; users: UsersServ
 
     /** Creating replaces the organization's token: the old secret stops working at once. */
     async createOrganizationToken(caller: Caller, organizationName: string, input: { expiredAt?: string | null }) {
-      const { org } = await deps.organizations.resolve(caller, organizationName, 'manage-organization-token', 404);
+      const { org } = await organizationLookup.find(caller, organizationName, 'manage-organization-token');
       const expiredAt = checkExpiry(input.expiredAt);
-      try {
-        return await deps.database.transaction(async (trx) => {
+      return guarded(
+        deps.database.transaction(async (trx) => {
           await store.deleteOrganizationToken(trx, org.id);
           return issue(
             { kind: 'organization', description: null, userId: null, organizationId: org.id, agentPoolId: null, createdByUserId: actingUserId(caller.principal), expiredAt },
             trx,
           );
-        });
-      } catch (e) {
+        }),
         // The schema allows one organization token; a simultaneous create lost the race.
-        if (isUniqueViolation(e)) throw errors.conflict('Another organization token was created at the same time; try again');
-        throw e;
-      }
+        { unique: () => errors.conflict('Another organization token was created at the same time; try again') },
+      );
     },
 
     async showOrganizationToken(caller: Caller, organizationName: string): Promise<Token> {
-      const { org } = await deps.organizations.resolve(caller, organizationName, 'manage-organization-token', 404);
+      const { org } = await organizationLookup.find(caller, organizationName, 'manage-organization-token');
       const token = await store.findOrganizationToken(db, org.id);
       if (!token) throw errors.notFound();
       return token;
     },
 
     async deleteOrganizationToken(caller: Caller, organizationName: string): Promise<void> {
-      const { org } = await deps.organizations.resolve(caller, organizationName, 'manage-organization-token', 404);
+      const { org } = await organizationLookup.find(caller, organizationName, 'manage-organization-token');
       if ((await store.deleteOrganizationToken(db, org.id)) === 0) throw errors.notFound();
     },
   };

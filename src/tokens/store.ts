@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/index.ts';
-import type { Selectable } from 'kysely';
+import { columns } from '../db/columns.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
 import type { AuthTokensTable, TokenKind } from '../db/schema.ts';
 
 export interface Token {
@@ -16,38 +17,22 @@ export interface Token {
   expiredAt: string | null;
 }
 
-function toToken(r: Selectable<AuthTokensTable>): Token {
-  return {
-    id: r.id,
-    kind: r.kind,
-    description: r.description,
-    userId: r.user_id,
-    organizationId: r.organization_id,
-    agentPoolId: r.agent_pool_id,
-    createdByUserId: r.created_by_user_id,
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at,
-    expiredAt: r.expired_at,
-  };
-}
+/** Every column but `digest`, which is written once and only ever searched, never read back. */
+const TOKENS = columns<AuthTokensTable, Token>({
+  id: 'id',
+  kind: 'kind',
+  description: 'description',
+  userId: 'user_id',
+  organizationId: 'organization_id',
+  agentPoolId: 'agent_pool_id',
+  createdByUserId: 'created_by_user_id',
+  createdAt: 'created_at',
+  lastUsedAt: 'last_used_at',
+  expiredAt: 'expired_at',
+});
 
 export async function insertToken(q: Queryable, t: Token, digest: string): Promise<void> {
-  await q
-    .insertInto('auth_tokens')
-    .values({
-      id: t.id,
-      kind: t.kind,
-      digest,
-      description: t.description,
-      user_id: t.userId,
-      organization_id: t.organizationId,
-      agent_pool_id: t.agentPoolId,
-      created_by_user_id: t.createdByUserId,
-      created_at: t.createdAt,
-      last_used_at: t.lastUsedAt,
-      expired_at: t.expiredAt,
-    })
-    .execute();
+  await q.insertInto('auth_tokens').values({ ...TOKENS.write(t), digest }).execute();
 }
 
 /**
@@ -84,7 +69,7 @@ export async function touchLastUsed(q: Queryable, id: string, at: string): Promi
 
 export async function findTokenById(q: Queryable, id: string): Promise<Token | undefined> {
   const r = await q.selectFrom('auth_tokens').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && toToken(r);
+  return r && TOKENS.read(r);
 }
 
 export async function findOrganizationToken(q: Queryable, organizationId: string): Promise<Token | undefined> {
@@ -94,35 +79,20 @@ export async function findOrganizationToken(q: Queryable, organizationId: string
     .where('organization_id', '=', organizationId)
     .where('kind', '=', 'organization')
     .executeTakeFirst();
-  return r && toToken(r);
+  return r && TOKENS.read(r);
 }
 
 /** A user's tokens, oldest first; `page` null = all of them (the list is unpaginated by default). */
-export async function listUserTokens(q: Queryable, userId: string, page: { offset: number; size: number } | null) {
+export async function listUserTokens(q: Queryable, userId: string, page: Window | null) {
   const base = q.selectFrom('auth_tokens').where('user_id', '=', userId).where('kind', '=', 'user');
-  let rows = base.selectAll().orderBy('created_at').orderBy('id');
-  if (page) rows = rows.limit(page.size).offset(page.offset);
-  const [items, count] = await Promise.all([
-    rows.execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: items.map(toToken), total: Number(count.n) };
+  return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, TOKENS.read);
 }
 
 /** One page of a pool's tokens by creation time, ties broken by id in the same direction. */
-export async function listAgentTokens(
-  q: Queryable,
-  agentPoolId: string,
-  order: { descending: boolean },
-  page: { offset: number; size: number },
-) {
+export async function listAgentTokens(q: Queryable, agentPoolId: string, order: { descending: boolean }, page: Window) {
   const base = q.selectFrom('auth_tokens').where('agent_pool_id', '=', agentPoolId).where('kind', '=', 'agent');
   const direction = order.descending ? 'desc' : 'asc';
-  const [items, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', direction).orderBy('id', direction).limit(page.size).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: items.map(toToken), total: Number(count.n) };
+  return listWithTotal(base, base.selectAll().orderBy('created_at', direction).orderBy('id', direction), page, TOKENS.read);
 }
 
 export async function deleteToken(q: Queryable, id: string): Promise<void> {

@@ -1,18 +1,14 @@
-import type { Api } from '../app.ts';
+import type { Api } from '../api.ts';
 import { UserParams } from './schemas.ts';
 import { userResource } from './serialize.ts';
+import type { UsersService } from './service.ts';
 
-export async function usersRoutes(app: Api): Promise<void> {
-  const { users } = app.services;
-
+export async function usersRoutes(app: Api, { users }: { users: UsersService }): Promise<void> {
   app.get('/account/details', async (request) => {
-    const user = await users.accountDetails(request.caller);
-    return { data: userResource(user, { self: true, principal: request.caller.principal }) };
+    return { data: userResource(await users.accountDetails(request.caller)) };
   });
 
   app.get('/users/:user_id', { schema: { params: UserParams } }, async (request) => {
-    const user = await users.show(request.caller, request.params.user_id);
-    const p = request.caller.principal;
-    return { data: userResource(user, { self: p.kind === 'user' && p.user.id === user.id }) };
+    return { data: userResource(await users.show(request.caller, request.params.user_id)) };
   });
 }

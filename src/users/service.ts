@@ -1,27 +1,32 @@
-import type { Database, Queryable } from '../db/index.ts';
-import { isUniqueViolation } from '../db/index.ts';
 import type { Caller } from '../auth/caller.ts';
+import { can } from '../auth/authorize.ts';
+import { userPermissions, type UserPermissions } from '../auth/permission-sets.ts';
+import type { Principal } from '../auth/principal.ts';
+import { guarded } from '../db/constraints.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import { newId, randomBase62 } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
-import { newId, randomBase62 } from '../jsonapi/ids.ts';
-import { now } from '../jsonapi/time.ts';
+import { now } from '../time.ts';
+import { checkAttributes, Email, Username } from '../values.ts';
 import * as store from './store.ts';
 import type { User } from './store.ts';
 
 export type { User };
 
-const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+export interface UserView {
+  user: User;
+  permissions: UserPermissions;
+  /** The e-mail address is shown only to the user it belongs to. */
+  showsEmail: boolean;
+  /** Account details only: who the token authenticates (a user, or an organization for its token). */
+  authenticated?: Principal;
+}
 
 export function createUsersService({ database }: { database: Database }) {
   const db = database.db;
 
   async function create(input: { username: string; email: string; isSiteAdmin?: boolean }): Promise<User> {
-    const problems = [];
-    if (!USERNAME.test(input.username)) {
-      problems.push({ pointer: '/data/attributes/username', detail: 'Username may only contain letters, numbers, ".", "-" and "_" (1 to 64 characters)' });
-    }
-    if (!EMAIL.test(input.email)) problems.push({ pointer: '/data/attributes/email', detail: 'Email is invalid' });
-    if (problems.length) throw errors.invalid(problems);
+    checkAttributes({ username: [Username, input.username], email: [Email, input.email] });
     const user: User = {
       id: newId('user'),
       username: input.username,
@@ -30,12 +35,7 @@ export function createUsersService({ database }: { database: Database }) {
       isServiceAccount: false,
       createdAt: now(),
     };
-    try {
-      await store.insertUser(db, user);
-    } catch (e) {
-      if (isUniqueViolation(e)) throw errors.invalidAttribute('/data/attributes/username', 'Username has already been taken');
-      throw e;
-    }
+    await guarded(store.insertUser(db, user), { unique: () => errors.taken('username') });
     return user;
   }
 
@@ -76,19 +76,20 @@ export function createUsersService({ database }: { database: Database }) {
 
     deleteServiceUser: (q: Queryable, id: string) => store.deleteUser(q, id),
 
-    /** `GET /account/details`: organization tokens resolve to their service user. */
-    async accountDetails(caller: Caller): Promise<User> {
+    /** `GET /account/details`: the caller's own account (organization tokens: their service user). */
+    async accountDetails(caller: Caller): Promise<UserView> {
       const p = caller.principal;
       const id = p.kind === 'user' ? p.user.id : p.serviceUserId;
       const user = await store.findUserById(db, id);
       if (!user) throw errors.unauthorized();
-      return user;
+      return { user, permissions: userPermissions(user), showsEmail: true, authenticated: p };
     },
 
-    async show(_caller: Caller, id: string): Promise<User> {
+    /** Any authenticated caller may look a user up. */
+    async show(caller: Caller, id: string): Promise<UserView> {
       const user = await store.findUserById(db, id);
       if (!user) throw errors.notFound();
-      return user;
+      return { user, permissions: userPermissions(user), showsEmail: can({ principal: caller.principal, userId: user.id }, 'read-user-email') };
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/index.ts';
-import type { Selectable } from 'kysely';
+import { bool, columns } from '../db/columns.ts';
 import type { UsersTable } from '../db/schema.ts';
 
 export interface User {
@@ -11,34 +11,22 @@ export interface User {
   createdAt: string;
 }
 
-function toUser(r: Selectable<UsersTable>): User {
-  return {
-    id: r.id,
-    username: r.username,
-    email: r.email,
-    isSiteAdmin: Boolean(r.is_site_admin),
-    isServiceAccount: Boolean(r.is_service_account),
-    createdAt: r.created_at,
-  };
-}
+const USERS = columns<UsersTable, User>({
+  id: 'id',
+  username: 'username',
+  email: 'email',
+  isSiteAdmin: bool('is_site_admin'),
+  isServiceAccount: bool('is_service_account'),
+  createdAt: 'created_at',
+});
 
 export async function insertUser(q: Queryable, u: User): Promise<void> {
-  await q
-    .insertInto('users')
-    .values({
-      id: u.id,
-      username: u.username,
-      email: u.email,
-      is_site_admin: u.isSiteAdmin,
-      is_service_account: u.isServiceAccount,
-      created_at: u.createdAt,
-    })
-    .execute();
+  await q.insertInto('users').values(USERS.write(u)).execute();
 }
 
 export async function findUserById(q: Queryable, id: string): Promise<User | undefined> {
   const r = await q.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && toUser(r);
+  return r && USERS.read(r);
 }
 
 export async function findUsersByUsernames(q: Queryable, usernames: readonly string[]): Promise<User[]> {
@@ -49,7 +37,7 @@ export async function findUsersByUsernames(q: Queryable, usernames: readonly str
     .selectAll()
     .where((eb) => eb(eb.fn('lower', ['username']), 'in', lowered))
     .execute();
-  return rows.map(toUser);
+  return rows.map(USERS.read);
 }
 
 export async function setSiteAdmin(q: Queryable, id: string, isSiteAdmin: boolean): Promise<void> {

@@ -1,12 +1,12 @@
-import type { Api } from '../app.ts';
+import type { Static } from 'typebox';
+import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { sortParam, stringParam, type Query } from '../jsonapi/query.ts';
+import { sortOf } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import type { Static } from 'typebox';
-import { CreateWorkspaceBody, OrganizationWorkspaceParams, UpdateWorkspaceBody, WorkspaceParams } from './schemas.ts';
+import { CreateWorkspaceBody, ListWorkspacesQuery, OrganizationWorkspaceParams, UpdateWorkspaceBody, WorkspaceParams } from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
-import type { WorkspaceInput, WorkspaceRef } from './service.ts';
+import type { WorkspaceInput, WorkspaceRef, WorkspacesService } from './service.ts';
 
 /** The modelled members of a create or update body, field by field; everything else is ignored. */
 function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
@@ -20,9 +20,7 @@ function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
   };
 }
 
-export async function workspacesRoutes(app: Api): Promise<void> {
-  const { workspaces } = app.services;
-
+export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: WorkspacesService }): Promise<void> {
   app.post(
     '/organizations/:organization_name/workspaces',
     { schema: { params: OrganizationParams, body: CreateWorkspaceBody } },
@@ -35,30 +33,26 @@ export async function workspacesRoutes(app: Api): Promise<void> {
     },
   );
 
-  app.get('/organizations/:organization_name/workspaces', { schema: { params: OrganizationParams } }, async (request) => {
-    const query = request.query as Query;
-    const page = parsePage(query);
-    const filter = {
-      search: stringParam(query, 'search[name]'),
-      projectId: stringParam(query, 'filter[project][id]'),
-      descending: sortParam(query, ['name'] as const)?.descending ?? false,
-    };
-    const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
-    return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+  app.get(
+    '/organizations/:organization_name/workspaces',
+    { schema: { params: OrganizationParams, querystring: ListWorkspacesQuery } },
+    async (request) => {
+      const query = request.query;
+      const page = parsePage(query);
+      const filter = { search: query['search[name]'], projectId: query['filter[project][id]'], descending: sortOf(query.sort)?.descending ?? false };
+      const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
+      return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
   // go-tfe addresses a workspace both ways: by id, and by organization and name.
-  const byId = (p: { workspace_id: string }): WorkspaceRef => ({ id: p.workspace_id });
-  const byName = (p: { organization_name: string; workspace_name: string }): WorkspaceRef => ({
-    organizationName: p.organization_name,
-    name: p.workspace_name,
-  });
+  const refOf = (p: Static<typeof WorkspaceParams> | Static<typeof OrganizationWorkspaceParams>): WorkspaceRef =>
+    'workspace_id' in p ? { id: p.workspace_id } : { organizationName: p.organization_name, name: p.workspace_name };
 
-  for (const [path, params, ref] of [
-    ['/workspaces/:workspace_id', WorkspaceParams, byId],
-    ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams, byName],
+  for (const [path, params] of [
+    ['/workspaces/:workspace_id', WorkspaceParams],
+    ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams],
   ] as const) {
-    const refOf = ref as (p: unknown) => WorkspaceRef;
     app.get(path, { schema: { params } }, async (request) => {
       return { data: workspaceResource(await workspaces.show(request.caller, refOf(request.params))) };
     });

@@ -1,7 +1,16 @@
 import { Type } from 'typebox';
+import { PageParams } from '../jsonapi/pagination.ts';
+import { SortParam } from '../jsonapi/query.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
+
+export const ListWorkspacesQuery = Type.Object({
+  ...PageParams,
+  'search[name]': Type.Optional(Type.String()),
+  'filter[project][id]': Type.Optional(Type.String()),
+  sort: SortParam(['name']),
+});
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 

@@ -1,6 +1,7 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
-export function workspaceResource({ workspace: w, organizationName, project, authority }: WorkspaceView) {
+export function workspaceResource({ workspace: w, organizationName, project, permissions }: WorkspaceView) {
   const org = encodeURIComponent(organizationName);
   return {
     id: w.id,
@@ -16,16 +17,11 @@ export function workspaceResource({ workspace: w, organizationName, project, aut
       'execution-mode': 'remote',
       source: 'tfe-api',
       locked: false,
-      permissions: {
-        'can-update': authority.manageWorkspaces,
-        'can-destroy': authority.deleteWorkspaces,
-        'can-force-delete': authority.deleteWorkspaces,
-        'can-read-settings': authority.readWorkspaces,
-      },
+      permissions,
     },
     relationships: {
-      organization: { data: { id: organizationName, type: 'organizations' }, links: { related: `/api/v2/organizations/${org}` } },
-      project: { data: { id: w.projectId, type: 'projects' }, links: { related: `/api/v2/projects/${w.projectId}` } },
+      organization: toOne('organizations', organizationName),
+      project: toOne('projects', w.projectId),
     },
     links: { self: `/api/v2/organizations/${org}/workspaces/${encodeURIComponent(w.name)}` },
   };

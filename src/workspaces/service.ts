@@ -1,23 +1,23 @@
-import type { Database, Queryable } from '../db/index.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../db/index.ts';
 import type { Transaction } from 'kysely';
-import type { Schema } from '../db/schema.ts';
 import type { Caller } from '../auth/caller.ts';
-import { projectScope, type ProjectAuthority, type Standing } from '../auth/permissions.ts';
+import { authorize, can, denied, type ProjectSubject } from '../auth/authorize.ts';
+import type { Standing } from '../auth/organization.ts';
+import { workspacePermissions, type WorkspacePermissions } from '../auth/permission-sets.ts';
+import { workspaceFilter, type ProjectAuthority } from '../auth/project-scope.ts';
+import { guarded } from '../db/constraints.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import type { Schema } from '../db/schema.ts';
+import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
-import { hasPrefix, newId } from '../jsonapi/ids.ts';
-import { now } from '../jsonapi/time.ts';
 import type { Page } from '../jsonapi/pagination.ts';
-import type { OrganizationLookup } from '../organizations/service.ts';
-import { autoDestroyDurationProblem, type Project, type ProjectLookup } from '../projects/service.ts';
+import type { OrganizationLookup } from '../organizations/lookup.ts';
+import type { Project, ProjectAccess } from '../projects/access.ts';
+import { now } from '../time.ts';
+import { AutoDestroyDuration, checkAttributes, Description, WorkspaceName } from '../values.ts';
 import * as store from './store.ts';
 import type { Workspace } from './store.ts';
 
 export type { Workspace };
-
-const WORKSPACE_NAME = /^[A-Za-z0-9_-]+$/;
-const MAX_NAME = 90;
-const MAX_DESCRIPTION = 1000;
 
 export interface WorkspaceInput {
   name?: string;
@@ -33,7 +33,13 @@ export interface WorkspaceView {
   workspace: Workspace;
   organizationName: string;
   project: Project;
-  authority: ProjectAuthority;
+  permissions: WorkspacePermissions;
+}
+
+/** A workspace found for a caller, with what the service needs to decide further. */
+interface FoundWorkspace extends ProjectSubject {
+  workspace: Workspace;
+  project: Project;
 }
 
 /** A workspace named by id (`/workspaces/:id`) or by organization and name. */
@@ -58,125 +64,113 @@ function autoDestroySettings(input: WorkspaceInput, current: { own: string | nul
   return { own: sent, inherits: false };
 }
 
-function validate(input: WorkspaceInput): void {
-  const problems: Array<{ pointer: string; detail: string }> = [];
-  if (input.name !== undefined) {
-    const pointer = '/data/attributes/name';
-    if (input.name.length === 0 || !WORKSPACE_NAME.test(input.name)) {
-      problems.push({ pointer, detail: 'Name may only contain letters, numbers, "-" and "_"' });
-    } else if (input.name.length > MAX_NAME) {
-      problems.push({ pointer, detail: `Name is too long (maximum is ${MAX_NAME} characters)` });
-    }
-  }
-  if (typeof input.description === 'string' && input.description.length > MAX_DESCRIPTION) {
-    problems.push({ pointer: '/data/attributes/description', detail: `Description is too long (maximum is ${MAX_DESCRIPTION} characters)` });
-  }
-  const duration = autoDestroyDurationProblem(input.autoDestroyActivityDuration);
-  if (duration) problems.push(duration);
-  if (problems.length) throw errors.invalid(problems);
-}
+const validate = (input: WorkspaceInput) =>
+  checkAttributes({
+    name: [WorkspaceName, input.name],
+    description: [Description(1000), input.description],
+    'auto-destroy-activity-duration': [AutoDestroyDuration, input.autoDestroyActivityDuration],
+  });
 
-const nameTaken = () => errors.invalidAttribute('/data/attributes/name', 'Name has already been taken');
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
-export function createWorkspacesService(deps: { database: Database; organizations: OrganizationLookup; projects: ProjectLookup }) {
-  const { database } = deps;
+export function createWorkspacesService(deps: { database: Database; organizationLookup: OrganizationLookup; projectAccess: ProjectAccess }) {
+  const { database, projectAccess } = deps;
   const db = database.db;
 
-  /** Views of a page of workspaces: two queries (their projects, the caller's grants there). */
-  async function views(standing: Standing, workspaces: readonly Workspace[]): Promise<WorkspaceView[]> {
-    const projects = await deps.projects.findMany(db, workspaces.map((w) => w.projectId));
+  /** The workspaces with their projects and the caller's authority there: two queries (projects, grants). */
+  async function withAuthority(standing: Standing, workspaces: readonly Workspace[]): Promise<FoundWorkspace[]> {
+    const projects = await projectAccess.rows(db, workspaces.map((w) => w.projectId));
     const byId = new Map(projects.map((p) => [p.id, p]));
-    const authority = await deps.projects.authorities(db, standing, projects);
+    const authority = await projectAccess.authorities(db, standing, projects);
     return workspaces.map((workspace) => ({
       workspace,
-      organizationName: standing.organizationName,
+      standing,
       project: byId.get(workspace.projectId)!,
       authority: authority.get(workspace.projectId)!,
     }));
   }
 
+  const view = ({ workspace, standing, project, authority }: FoundWorkspace): WorkspaceView => ({
+    workspace,
+    organizationName: standing.organizationName,
+    project,
+    permissions: workspacePermissions({ standing, authority }),
+  });
+
   /** A workspace the caller may read; 404 for everything else. */
-  async function visible(caller: Caller, ref: WorkspaceRef): Promise<WorkspaceView & { standing: Standing }> {
+  async function find(caller: Caller, ref: WorkspaceRef): Promise<FoundWorkspace> {
     let workspace: Workspace | undefined;
     let standing: Standing;
     if ('id' in ref) {
       workspace = hasPrefix(ref.id, 'ws') ? await store.findWorkspaceById(db, ref.id) : undefined;
       if (!workspace) throw errors.notFound();
-      ({ standing } = await deps.organizations.resolveById(caller, workspace.organizationId));
+      ({ standing } = await deps.organizationLookup.findById(caller, workspace.organizationId));
     } else {
-      const resolved = await deps.organizations.resolve(caller, ref.organizationName);
-      standing = resolved.standing;
-      workspace = await store.findWorkspaceByName(db, resolved.org.id, ref.name);
+      const found = await deps.organizationLookup.find(caller, ref.organizationName);
+      standing = found.standing;
+      workspace = await store.findWorkspaceByName(db, found.org.id, ref.name);
       if (!workspace) throw errors.notFound();
     }
-    const [view] = await views(standing, [workspace]);
-    if (!view?.project || !view.authority.readWorkspaces) throw errors.notFound();
-    return { ...view, standing };
+    const [found] = await withAuthority(standing, [workspace]);
+    if (!found?.project) throw errors.notFound();
+    authorize(found, 'read-workspace');
+    return found;
   }
 
   /**
    * Moves workspaces into a project, all or nothing, in one transaction with a fixed number of
    * queries however many there are. `then` runs in the same transaction after the move.
    */
-  async function moveInto(
-    caller: Caller,
-    destinationId: string,
-    ids: readonly string[],
-    then?: (trx: Transaction<Schema>) => Promise<void>,
-  ): Promise<void> {
+  async function moveInto(caller: Caller, destinationId: string, ids: readonly string[], then?: (trx: Transaction<Schema>) => Promise<void>): Promise<void> {
     const duplicate = ids.findIndex((id, i) => ids.indexOf(id) !== i);
     if (duplicate >= 0) throw errors.invalidAttribute(`/data/${duplicate}/id`, `Workspace ${ids[duplicate]} is listed more than once`);
-    const found = await deps.projects.find(db, destinationId);
+    const found = await projectAccess.row(db, destinationId);
     if (!found) throw errors.notFound();
     // Standing is loaded before the transaction: SQLite has one connection, held by the transaction.
-    const { standing } = await deps.organizations.resolveById(caller, found.organizationId);
-    try {
-      await database.transaction(async (trx) => {
+    const { standing } = await deps.organizationLookup.findById(caller, found.organizationId);
+    await guarded(
+      database.transaction(async (trx) => {
         // A share lock: concurrent moves into the project proceed, its deletion waits for us.
-        const destination = await deps.projects.find(trx, destinationId, 'share');
+        const destination = await projectAccess.row(trx, destinationId, 'share');
         if (!destination) throw errors.notFound();
         const workspaces = await store.lockWorkspaces(trx, ids);
         const byId = new Map(workspaces.map((w) => [w.id, w]));
         const sourceIds = [...new Set(workspaces.filter((w) => w.organizationId === destination.organizationId).map((w) => w.projectId))];
-        const sources = await deps.projects.findMany(trx, sourceIds.filter((id) => id !== destination.id));
-        const authority = await deps.projects.authorities(trx, standing, [destination, ...sources]);
-        if (!authority.get(destination.id)?.moveWorkspace) throw errors.notFound();
+        const sources = await projectAccess.rows(trx, sourceIds.filter((id) => id !== destination.id));
+        const authority = await projectAccess.authorities(trx, standing, [destination, ...sources]);
+        authorize({ standing, authority: authority.get(destination.id)! }, 'move-workspaces-into');
         const offending = ids.filter((id) => {
           const w = byId.get(id);
-          const a = w && w.organizationId === destination.organizationId ? authority.get(w.projectId) : undefined;
-          return !a || !a.readWorkspaces || !a.moveWorkspace;
+          const a: ProjectAuthority | undefined = w && w.organizationId === destination.organizationId ? authority.get(w.projectId) : undefined;
+          return !a || !can({ standing, authority: a }, 'move-workspace-out');
         });
         if (offending.length) {
-          throw errors.forbidden(`Workspace(s) not found, or you are not authorized to move them: ${offending.join(', ')}`);
+          throw denied('move-workspace-out', `Workspace(s) not found, or you are not authorized to move them: ${offending.join(', ')}`);
         }
         await store.moveWorkspaces(trx, ids, destination.id, now());
         await then?.(trx);
-      });
-    } catch (e) {
+      }),
       // Unreachable with the share lock; the foreign key is the last line of defence.
-      if (isForeignKeyViolation(e)) throw errors.notFound();
-      throw e;
-    }
+      { foreignKey: () => errors.notFound() },
+    );
   }
 
   return {
-    visible,
     moveInto,
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
     /** For domains that refer to workspaces (policy sets, agent pools): which ids are this organization's workspaces. */
-    idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = db) =>
-      store.workspaceIdsInOrganization(q, organizationId, ids),
+    idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = db) => store.workspaceIdsInOrganization(q, organizationId, ids),
 
     async create(caller: Caller, organizationName: string, input: WorkspaceInput & { name: string }): Promise<WorkspaceView> {
-      const { org, standing } = await deps.organizations.resolve(caller, organizationName);
-      const project = input.projectId === undefined ? await deps.projects.findDefault(db, org.id) : await deps.projects.find(db, input.projectId);
+      const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
+      const project = input.projectId === undefined ? await projectAccess.defaultProject(db, org.id) : await projectAccess.row(db, input.projectId);
       if (!project || project.organizationId !== org.id) throw projectNotFound();
-      const authority = (await deps.projects.authorities(db, standing, [project])).get(project.id)!;
-      if (!authority.read) throw projectNotFound();
-      if (!authority.createWorkspace) throw errors.forbidden('You are not allowed to create workspaces in this project');
+      const authority = (await projectAccess.authorities(db, standing, [project])).get(project.id)!;
+      // The project is named in the body: one the caller may not see is answered as one that does not exist.
+      if (!can({ standing, authority }, 'read-project')) throw projectNotFound();
+      authorize({ standing, authority }, 'create-workspace');
       validate(input);
       const settings = autoDestroySettings(input, { own: null, inherits: true });
       const at = now();
@@ -191,34 +185,22 @@ export function createWorkspacesService(deps: { database: Database; organization
         createdAt: at,
         updatedAt: at,
       };
-      try {
-        await store.insertWorkspace(db, workspace);
-      } catch (e) {
-        if (isUniqueViolation(e)) throw nameTaken();
-        // The project was deleted a moment ago.
-        if (isForeignKeyViolation(e)) throw projectNotFound();
-        throw e;
-      }
-      return { workspace, organizationName: org.name, project, authority };
+      // A foreign-key failure: the project was deleted a moment ago.
+      await guarded(store.insertWorkspace(db, workspace), { unique: () => errors.taken('name'), foreignKey: projectNotFound });
+      return view({ workspace, standing, project, authority });
     },
 
-    async show(caller: Caller, ref: WorkspaceRef): Promise<WorkspaceView> {
-      return visible(caller, ref);
-    },
+    show: async (caller: Caller, ref: WorkspaceRef): Promise<WorkspaceView> => view(await find(caller, ref)),
 
     async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; descending: boolean }, page: Page) {
-      const { org, standing } = await deps.organizations.resolve(caller, organizationName);
-      const { items, total } = await store.listWorkspaces(
-        db,
-        { organizationId: org.id, visible: projectScope(standing, 'read-workspaces'), ...filter },
-        page,
-      );
-      return { items: await views(standing, items), total };
+      const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
+      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...filter }, page);
+      return { items: (await withAuthority(standing, items)).map(view), total };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */
     async update(caller: Caller, ref: WorkspaceRef, input: WorkspaceInput): Promise<WorkspaceView> {
-      const current = await visible(caller, ref);
+      const current = await find(caller, ref);
       const w = current.workspace;
       const changesAttributes =
         input.name !== undefined ||
@@ -226,9 +208,7 @@ export function createWorkspacesService(deps: { database: Database; organization
         input.autoDestroyActivityDuration !== undefined ||
         input.inheritsProjectAutoDestroy !== undefined;
       const moving = input.projectId !== undefined && input.projectId !== w.projectId;
-      if (changesAttributes && !current.authority.manageWorkspaces) {
-        throw errors.forbidden('You are not allowed to change the settings of this workspace');
-      }
+      if (changesAttributes) authorize(current, 'update-workspace');
       validate(input);
       const settings = autoDestroySettings(input, { own: w.autoDestroyActivityDuration, inherits: w.inheritsProjectAutoDestroy });
       const patch = {
@@ -238,28 +218,23 @@ export function createWorkspacesService(deps: { database: Database; organization
         inheritsProjectAutoDestroy: settings.inherits,
         updatedAt: now(),
       };
-      try {
-        if (moving) {
-          await moveInto(caller, input.projectId!, [w.id], async (trx) => {
+      const write = moving
+        ? moveInto(caller, input.projectId!, [w.id], async (trx) => {
             if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
-          });
-        } else if (changesAttributes) {
-          await store.updateWorkspace(db, w.id, patch);
-        }
-      } catch (e) {
-        if (isUniqueViolation(e)) throw nameTaken();
-        throw e;
-      }
+          })
+        : changesAttributes
+          ? store.updateWorkspace(db, w.id, patch)
+          : Promise.resolve();
+      await guarded(write, { unique: () => errors.taken('name') });
       const updated = await store.findWorkspaceById(db, w.id);
       if (!updated) throw errors.notFound();
-      const [view] = await views(current.standing, [updated]);
-      return view!;
+      return view((await withAuthority(current.standing, [updated]))[0]!);
     },
 
     async destroy(caller: Caller, ref: WorkspaceRef): Promise<void> {
-      const { workspace, authority } = await visible(caller, ref);
-      if (!authority.deleteWorkspaces) throw errors.forbidden('You are not allowed to delete this workspace');
-      await store.deleteWorkspace(db, workspace.id);
+      const found = await find(caller, ref);
+      authorize(found, 'destroy-workspace');
+      await store.deleteWorkspace(db, found.workspace.id);
     },
   };
 }

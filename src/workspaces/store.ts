@@ -1,9 +1,10 @@
-import { sql, type Selectable, type Updateable } from 'kysely';
+import { sql } from 'kysely';
 import type { Queryable } from '../db/index.ts';
+import { bool, columns } from '../db/columns.ts';
+import type { RowFilter } from '../db/filter.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
 import type { WorkspacesTable } from '../db/schema.ts';
 import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
-import type { ProjectScope } from '../auth/permissions.ts';
-import { projectIdsInScope } from '../projects/store.ts';
 
 export interface Workspace {
   id: string;
@@ -18,40 +19,26 @@ export interface Workspace {
   updatedAt: string;
 }
 
-function toWorkspace(r: Selectable<WorkspacesTable>): Workspace {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    projectId: r.project_id,
-    name: r.name,
-    description: r.description,
-    autoDestroyActivityDuration: r.auto_destroy_activity_duration,
-    inheritsProjectAutoDestroy: Boolean(r.inherits_project_auto_destroy),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
+const WORKSPACES = columns<WorkspacesTable, Workspace>({
+  id: 'id',
+  organizationId: 'organization_id',
+  projectId: 'project_id',
+  name: 'name',
+  description: 'description',
+  autoDestroyActivityDuration: 'auto_destroy_activity_duration',
+  inheritsProjectAutoDestroy: bool('inherits_project_auto_destroy'),
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+});
+const changes = WORKSPACES.patch('name', 'description', 'autoDestroyActivityDuration', 'inheritsProjectAutoDestroy', 'updatedAt');
 
 export async function insertWorkspace(q: Queryable, w: Workspace): Promise<void> {
-  await q
-    .insertInto('workspaces')
-    .values({
-      id: w.id,
-      organization_id: w.organizationId,
-      project_id: w.projectId,
-      name: w.name,
-      description: w.description,
-      auto_destroy_activity_duration: w.autoDestroyActivityDuration,
-      inherits_project_auto_destroy: w.inheritsProjectAutoDestroy,
-      created_at: w.createdAt,
-      updated_at: w.updatedAt,
-    })
-    .execute();
+  await q.insertInto('workspaces').values(WORKSPACES.write(w)).execute();
 }
 
 export async function findWorkspaceById(q: Queryable, id: string): Promise<Workspace | undefined> {
   const r = await q.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && toWorkspace(r);
+  return r && WORKSPACES.read(r);
 }
 
 export async function findWorkspaceByName(q: Queryable, organizationId: string, name: string): Promise<Workspace | undefined> {
@@ -61,7 +48,7 @@ export async function findWorkspaceByName(q: Queryable, organizationId: string, 
     .where('organization_id', '=', organizationId)
     .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
     .executeTakeFirst();
-  return r && toWorkspace(r);
+  return r && WORKSPACES.read(r);
 }
 
 /** Which of `ids` are workspaces of the organization (one query). */
@@ -79,26 +66,15 @@ export async function lockWorkspaces(q: Queryable, ids: readonly string[]): Prom
   if (ids.length === 0) return [];
   let query = q.selectFrom('workspaces').selectAll().where('id', 'in', [...ids]).orderBy('id');
   if (supportsRowLocks(q)) query = query.forUpdate();
-  return (await query.execute()).map(toWorkspace);
+  return (await query.execute()).map(WORKSPACES.read);
 }
 
-export async function updateWorkspace(
-  q: Queryable,
-  id: string,
-  patch: {
-    name?: string;
-    description?: string | null;
-    autoDestroyActivityDuration?: string | null;
-    inheritsProjectAutoDestroy?: boolean;
-    updatedAt: string;
-  },
-): Promise<void> {
-  const set: Updateable<WorkspacesTable> = { updated_at: patch.updatedAt };
-  if (patch.name !== undefined) set.name = patch.name;
-  if (patch.description !== undefined) set.description = patch.description;
-  if (patch.autoDestroyActivityDuration !== undefined) set.auto_destroy_activity_duration = patch.autoDestroyActivityDuration;
-  if (patch.inheritsProjectAutoDestroy !== undefined) set.inherits_project_auto_destroy = patch.inheritsProjectAutoDestroy;
-  await q.updateTable('workspaces').set(set).where('id', '=', id).execute();
+export type WorkspacePatch = Partial<Pick<Workspace, 'name' | 'description' | 'autoDestroyActivityDuration' | 'inheritsProjectAutoDestroy'>> & {
+  updatedAt: string;
+};
+
+export async function updateWorkspace(q: Queryable, id: string, patch: WorkspacePatch): Promise<void> {
+  await q.updateTable('workspaces').set(changes(patch)).where('id', '=', id).execute();
 }
 
 /** One statement however many workspaces move; rows already in the project are left alone. */
@@ -131,24 +107,19 @@ export async function countByProject(q: Queryable, projectIds: readonly string[]
 
 export interface WorkspaceListFilter {
   organizationId: string;
-  /** The projects whose workspaces the caller may see. */
-  visible: ProjectScope;
+  /** The workspaces the caller may see. */
+  visible: RowFilter<'workspaces'>;
   projectId?: string;
   /** Case-insensitive substring of the name. */
   search?: string;
   descending: boolean;
 }
 
-export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page: { offset: number; size: number }) {
+export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page: Window) {
   let base = q.selectFrom('workspaces').where('organization_id', '=', f.organizationId);
-  const visibleProjects = projectIdsInScope(q, f.organizationId, f.visible);
-  if (visibleProjects) base = base.where('project_id', 'in', visibleProjects);
+  if (f.visible) base = base.where(f.visible);
   if (f.projectId !== undefined) base = base.where('project_id', '=', f.projectId);
   if (f.search) base = base.where(containsInsensitive('name', f.search));
   const direction = f.descending ? 'desc' : 'asc';
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy(sql`lower(name)`, direction).orderBy('id', direction).limit(page.size).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows.map(toWorkspace), total: Number(count.n) };
+  return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`, direction).orderBy('id', direction), page, WORKSPACES.read);
 }

@@ -6,12 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import pg from 'pg';
+import { scratchPostgres } from './postgres.ts';
 import { buildApp, REDACTED_LOG_PATHS, type Api } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { openKeyring } from '../../src/crypto/keys.ts';
+import { createServices, type Services } from '../../src/services.ts';
 import { openDatabase, type Database, type Dialect } from '../../src/db/index.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { randomBase62 } from '../../src/jsonapi/ids.ts';
+import { randomBase62 } from '../../src/ids.ts';
 
 export const POSTGRES_URL = process.env.HANGAR_TEST_POSTGRES_URL;
 
@@ -39,29 +41,21 @@ export interface RequestOptions {
 export async function scratchDatabase(
   dialect: Dialect,
   onQuery?: (sql: string) => void,
-): Promise<{ url: string; database: Database; schema?: string; drop(): Promise<void> }> {
+): Promise<{ url: string; database: Database; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'hangar-test-'));
     const url = `sqlite:${path.join(dir, 'hangar.db')}`;
     const database = openDatabase(url, { onQuery });
     return { url, database, drop: async () => { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
   }
-  const schema = `hangar_test_${randomBase62(10).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const database = openDatabase(POSTGRES_URL!, { schema, onQuery });
+  const scratch = await scratchPostgres(POSTGRES_URL!);
+  const database = openDatabase(scratch.url, { onQuery });
   return {
-    url: POSTGRES_URL!,
+    url: scratch.url,
     database,
-    schema,
     drop: async () => {
       await database.close();
-      const c = new pg.Client({ connectionString: POSTGRES_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
+      await scratch.drop();
     },
   };
 }
@@ -69,6 +63,8 @@ export async function scratchDatabase(
 export class TestContext {
   readonly dialect: Dialect;
   app!: Api;
+  /** The services the app serves, to set up state without HTTP. */
+  services!: Services;
   database!: Database;
   config!: Config;
   /** Every log line the app wrote, for secret-leak assertions. */
@@ -102,11 +98,13 @@ export class TestContext {
         done();
       },
     });
+    this.services = createServices(this.database, { keyring: await openKeyring(this.config, this.database) });
     // Log everything (debug included) so leak tests see the most the app could ever write.
     this.app = await buildApp({
       config: this.config,
       database: this.database,
       logger: { level: 'debug', stream: sink, redact: REDACTED_LOG_PATHS },
+      services: this.services,
     });
     await this.app.ready();
   }
@@ -151,8 +149,8 @@ export class TestContext {
   /** A new user straight through the service layer, with an API token. */
   async user(options: { siteAdmin?: boolean; name?: string } = {}): Promise<{ id: string; username: string; token: string }> {
     const username = options.name ?? unique('user');
-    const user = await this.app.services.users.create({ username, email: `${username}@example.test`, isSiteAdmin: options.siteAdmin });
-    const { secret } = await this.app.services.tokens.issueUserToken(user.id, 'test');
+    const user = await this.services.users.create({ username, email: `${username}@example.test`, isSiteAdmin: options.siteAdmin });
+    const { secret } = await this.services.tokens.issueUserToken(user.id, 'test');
     return { id: user.id, username, token: secret };
   }
 

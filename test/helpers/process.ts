@@ -1,11 +1,10 @@
 // Starting the real `hangar` process, for the few tests that talk to it over a socket.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
-import pg from 'pg';
+import { scratchPostgres } from './postgres.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
@@ -74,8 +73,8 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
 }
 
 /**
- * The environment for a server process on `dialect`: SQLite in `dataDir`, or a fresh schema of
- * the test PostgreSQL database (dropped by `cleanup`). `params` are added to the PostgreSQL URL.
+ * The environment for a server process on `dialect`: SQLite in `dataDir`, or a fresh database
+ * on the test PostgreSQL server (dropped by `cleanup`). `params` are added to the PostgreSQL URL.
  */
 export async function databaseEnv(
   dialect: string,
@@ -84,22 +83,12 @@ export async function databaseEnv(
   params: Record<string, string> = {},
 ): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
   if (dialect === 'sqlite') return { env: { HANGAR_DATA_DIR: dataDir }, cleanup: async () => {} };
-  const schema = `hangar_proc_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const url = new URL(postgresUrl!);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  const scratch = await scratchPostgres(postgresUrl!, 'hangar_proc');
+  const url = new URL(scratch.url);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   return {
     env: { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: url.toString(), HANGAR_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') },
-    cleanup: async () => {
-      const c = new pg.Client({ connectionString: postgresUrl });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
+    cleanup: () => scratch.drop(),
   };
 }
 

@@ -2,8 +2,8 @@
 // HTTP except `seedWorkspaces`, which inserts rows directly for the thousand-workspace tests.
 import type { TestContext } from './harness.ts';
 import { unique } from './harness.ts';
-import { newId } from '../../src/jsonapi/ids.ts';
-import { now } from '../../src/jsonapi/time.ts';
+import { newId } from '../../src/ids.ts';
+import { now } from '../../src/time.ts';
 import { insertWorkspace } from '../../src/workspaces/store.ts';
 
 export interface Org {

@@ -3,7 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { randomBase62 } from '../../src/jsonapi/ids.ts';
+import { randomBase62 } from '../../src/ids.ts';
 
 export const REDIS_URL = process.env.HANGAR_TEST_REDIS_URL;
 export const HAS_REDIS_SERVER = spawnSync('redis-server', ['--version']).status === 0;

@@ -1,0 +1,164 @@
+// The front door of authorization. Every permission decision is one row of ACTIONS: the kind of
+// subject the action is checked against, the rule, and how a refusal is answered. A refusal
+// HIDEs (404, as if the thing did not exist, so ids cannot be probed) or FORBIDs (403). Either
+// way, a caller who does not see the subject at all (SEE below) gets 404 first. Services call
+// `authorize` (throws) or `can` (a boolean) before they act.
+//
+// To add an action: add a row here (pick the subject kind, write the rule from the standing or
+// authority, choose HIDE or forbid(detail)), call authorize(subject, 'the-action') first thing in
+// the service method, and add the endpoint's row to test/access/matrix.ts.
+import { errors, type ApiError } from '../jsonapi/errors.ts';
+import { holds, type Standing } from './organization.ts';
+import type { Principal } from './principal.ts';
+import type { ProjectAuthority } from './project-scope.ts';
+import { seesTeam, seesTeamGrant } from './teams.ts';
+
+/** Who is calling, for actions that depend on nothing else. */
+export interface PrincipalSubject {
+  principal: Principal;
+}
+/** A user's own account and what hangs off it (its tokens, its e-mail address). */
+export interface AccountSubject {
+  principal: Principal;
+  userId: string;
+}
+/** The caller's standing in an organization: the subject of organization-wide actions. */
+export interface OrganizationSubject {
+  standing: Standing;
+}
+export interface TeamSubject {
+  standing: Standing;
+  team: { id: string; visibility: string; isOwners: boolean };
+}
+/** A project, or a workspace through its project: the caller's authority there. */
+export interface ProjectSubject {
+  standing: Standing;
+  authority: ProjectAuthority;
+}
+/** A team's grant on a project the caller may read. */
+export interface TeamGrantSubject extends ProjectSubject {
+  grant: { teamId: string };
+}
+
+interface Subjects {
+  principal: PrincipalSubject;
+  account: AccountSubject;
+  organization: OrganizationSubject;
+  team: TeamSubject;
+  project: ProjectSubject;
+  'team-grant': TeamGrantSubject;
+  workspace: ProjectSubject;
+}
+export type Kind = keyof Subjects;
+
+export type Deny = { status: 404 } | { status: 403; detail?: string };
+export const HIDE: Deny = { status: 404 };
+export const forbid = (detail?: string): Deny => ({ status: 403, ...(detail ? { detail } : {}) });
+
+interface Row<K extends Kind> {
+  on: K;
+  deny: Deny;
+  allows: (subject: Subjects[K]) => boolean;
+}
+const row = <K extends Kind>(on: K, deny: Deny, allows: (subject: Subjects[K]) => boolean): Row<K> => ({ on, deny, allows });
+
+const MANAGE_TEAMS = 'You are not allowed to manage teams';
+
+/** Every action: what it is checked against, the rule, and how a refusal is answered. */
+export const ACTIONS = {
+  // Anyone authenticated
+  'create-organization': row('principal', forbid('Only users can create organizations'), ({ principal }) => principal.kind === 'user'),
+  'manage-user-tokens': row('account', HIDE, ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId),
+  'read-user-email': row('account', HIDE, ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId),
+
+  // Organization-wide
+  'read-organization': row('organization', HIDE, ({ standing }) => holds(standing, 'read')),
+  'update-organization': row('organization', forbid(), ({ standing }) => holds(standing, 'update')),
+  'destroy-organization': row('organization', forbid(), ({ standing }) => holds(standing, 'destroy')),
+  'manage-organization-token': row('organization', HIDE, ({ standing }) => holds(standing, 'manage-organization-token')),
+  'read-teams': row('organization', forbid(), ({ standing }) => holds(standing, 'read-teams')),
+  'create-team': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-teams')),
+  'grant-organization-access': row(
+    'organization',
+    forbid('Changing organization access needs the manage-organization-access permission'),
+    ({ standing }) => holds(standing, 'manage-organization-access'),
+  ),
+  'create-project': row('organization', forbid(), ({ standing }) => holds(standing, 'create-project')),
+  'read-policies': row('organization', forbid(), ({ standing }) => holds(standing, 'read-policies')),
+  'manage-policies': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-policies')),
+  'read-agent-pools': row('organization', forbid(), ({ standing }) => holds(standing, 'read-agent-pools')),
+  'manage-agent-pools': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-agent-pools')),
+  // A pool's tokens are invisible, as in TFE, to members who may not manage pools.
+  'manage-agent-tokens': row('organization', HIDE, ({ standing }) => holds(standing, 'manage-agent-pools')),
+
+  // Teams
+  'read-team': row('team', HIDE, ({ standing, team }) => seesTeam(standing, team)),
+  'update-team': row('team', forbid(MANAGE_TEAMS), ({ standing }) => holds(standing, 'manage-teams')),
+  'destroy-team': row('team', forbid(MANAGE_TEAMS), ({ standing }) => holds(standing, 'manage-teams')),
+  'manage-team-membership': row('team', forbid('You are not allowed to manage team membership'), ({ standing }) => holds(standing, 'manage-membership')),
+  // Being on the owners team is being an owner, so only owners decide who is on it; otherwise
+  // membership rights would be a way to become owner (and to remove the real owners).
+  'manage-owners-team-membership': row(
+    'team',
+    forbid('Only owners may change who is on the owners team'),
+    ({ standing, team }) => !team.isOwners || standing.owner,
+  ),
+
+  // Projects and their team access
+  'read-project': row('project', HIDE, ({ authority }) => authority.read),
+  'update-project': row('project', forbid('You are not allowed to update this project'), ({ authority }) => authority.update),
+  'destroy-project': row('project', forbid('You are not allowed to delete this project'), ({ authority }) => authority.destroy),
+  'create-workspace': row('project', forbid('You are not allowed to create workspaces in this project'), ({ authority }) => authority.createWorkspace),
+  'move-workspaces-into': row('project', HIDE, ({ authority }) => authority.moveWorkspace),
+  'manage-team-access': row('project', forbid("You are not allowed to manage this project's team access"), ({ authority }) => authority.manageTeams),
+  'read-team-grant': row('team-grant', HIDE, ({ standing, authority, grant }) => seesTeamGrant(standing, authority, grant)),
+
+  // Workspaces, through their project
+  'read-workspace': row('workspace', HIDE, ({ authority }) => authority.readWorkspaces),
+  'update-workspace': row('workspace', forbid('You are not allowed to change the settings of this workspace'), ({ authority }) => authority.manageWorkspaces),
+  'destroy-workspace': row('workspace', forbid('You are not allowed to delete this workspace'), ({ authority }) => authority.deleteWorkspaces),
+  // Refused moves are answered together, naming every workspace (see `denied`).
+  'move-workspace-out': row('workspace', forbid(), ({ authority }) => authority.readWorkspaces && authority.moveWorkspace),
+} as const;
+
+export type Action = keyof typeof ACTIONS;
+export type SubjectOf<A extends Action> = Subjects[(typeof ACTIONS)[A]['on']];
+/** The actions checked against one kind of subject, e.g. ActionOn<'organization'>. */
+export type ActionOn<K extends Kind> = { [A in Action]: (typeof ACTIONS)[A]['on'] extends K ? A : never }[Action];
+
+/** The action that decides whether a caller sees a subject at all (null: every caller does). */
+export const SEE: Record<Kind, Action | null> = {
+  principal: null,
+  account: null,
+  organization: 'read-organization',
+  team: 'read-team',
+  project: 'read-project',
+  'team-grant': 'read-team-grant',
+  workspace: 'read-workspace',
+};
+
+type Rule = (subject: unknown) => boolean;
+const rule = (action: Action) => ACTIONS[action].allows as Rule;
+
+/** Whether the caller sees the subject at all: what every action on it needs first. */
+function sees(subject: unknown, kind: Kind): boolean {
+  const see = SEE[kind];
+  return see === null || rule(see)(subject);
+}
+
+/** Whether the subject allows `action`: the caller sees it, and the action's rule holds. */
+export function can<A extends Action>(subject: SubjectOf<A>, action: A): boolean {
+  return sees(subject, ACTIONS[action].on) && rule(action)(subject);
+}
+
+/** The answer to a caller who may see the subject but may not perform `action`; `detail` replaces the table's. */
+export function denied(action: Action, detail?: string): ApiError {
+  const deny = ACTIONS[action].deny;
+  return deny.status === 404 ? errors.notFound() : errors.forbidden(detail ?? deny.detail);
+}
+
+/** Returns when the subject allows `action`; otherwise throws 404 (the caller does not see it) or what ACTIONS says. */
+export function authorize<A extends Action>(subject: SubjectOf<A>, action: A): void {
+  if (!sees(subject, ACTIONS[action].on)) throw errors.notFound();
+  if (!rule(action)(subject)) throw denied(action);
+}

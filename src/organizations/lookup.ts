@@ -1,0 +1,47 @@
+// Finding an organization on behalf of a caller: where every domain starts. The caller's standing
+// is loaded once per organization per request (auth/caller.ts); what it may do there is asked of
+// auth/ with the action the caller is about to perform.
+import type { Caller } from '../auth/caller.ts';
+import { authorize, type ActionOn } from '../auth/authorize.ts';
+import type { Standing } from '../auth/organization.ts';
+import type { Database } from '../db/index.ts';
+import { errors } from '../jsonapi/errors.ts';
+import * as store from './store.ts';
+import type { Organization } from './store.ts';
+
+/** Actions checked against the caller's standing in the organization. */
+export type OrganizationAction = ActionOn<'organization'>;
+
+export interface FoundOrganization {
+  org: Organization;
+  standing: Standing;
+}
+
+export function createOrganizationLookup({ database }: { database: Database }) {
+  const db = database.db;
+
+  async function withStanding(caller: Caller, org: Organization | undefined): Promise<FoundOrganization | undefined> {
+    return org && { org, standing: await caller.standing(org) };
+  }
+
+  function authorized(found: FoundOrganization | undefined, action: OrganizationAction): FoundOrganization {
+    if (!found) throw errors.notFound();
+    authorize(found, action);
+    return found;
+  }
+
+  return {
+    /** The organization named `name` if the caller may perform `action` there; 404 or 403 (as auth/ says) otherwise. */
+    find: async (caller: Caller, name: string, action: OrganizationAction = 'read-organization') =>
+      authorized(await withStanding(caller, await store.findOrganizationByName(db, name)), action),
+
+    /** The same, by the organization's internal id (for things that belong to one). */
+    findById: async (caller: Caller, id: string, action: OrganizationAction = 'read-organization') =>
+      authorized(await withStanding(caller, await store.findOrganizationById(db, id)), action),
+
+    /** The organization and the caller's standing in it, without any check; undefined when it does not exist. */
+    standingIn: async (caller: Caller, id: string) => withStanding(caller, await store.findOrganizationById(db, id)),
+  };
+}
+
+export type OrganizationLookup = ReturnType<typeof createOrganizationLookup>;

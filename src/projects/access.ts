@@ -1,0 +1,60 @@
+// Finding projects on behalf of a caller, and what the caller may do with them; and the row-level
+// operations other domains need on projects (workspaces live in them, policy sets attach to
+// them). The projects service builds on this, and so do the domains that must not depend on it.
+import type { Caller } from '../auth/caller.ts';
+import { authorize, type ActionOn } from '../auth/authorize.ts';
+import type { Standing } from '../auth/organization.ts';
+import { needsGrants, projectAuthority, type ProjectAuthority, type ProjectGrantLoader } from '../auth/project-scope.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import type { ProjectGrant } from '../grants.ts';
+import { hasPrefix } from '../ids.ts';
+import { errors } from '../jsonapi/errors.ts';
+import type { OrganizationLookup } from '../organizations/lookup.ts';
+import type { Organization } from '../organizations/store.ts';
+import * as store from './store.ts';
+import type { Project, RowLock } from './store.ts';
+
+export type { Project };
+export type ProjectAction = ActionOn<'project'>;
+
+export interface FoundProject {
+  project: Project;
+  org: Organization;
+  standing: Standing;
+  authority: ProjectAuthority;
+}
+
+export function createProjectAccess(deps: { database: Database; organizationLookup: OrganizationLookup; grants: ProjectGrantLoader }) {
+  const db = deps.database.db;
+
+  /** The caller's authority over each project: one grants query whatever their number, none when grants cannot matter. */
+  async function authorities(q: Queryable, standing: Standing, projects: readonly Project[]): Promise<Map<string, ProjectAuthority>> {
+    const grants = needsGrants(standing) ? await deps.grants(q, standing.teamIds, projects.map((p) => p.id)) : new Map<string, ProjectGrant[]>();
+    return new Map(projects.map((p) => [p.id, projectAuthority(standing, p, grants.get(p.id) ?? [])]));
+  }
+
+  /** A project the caller may perform `action` on; 404 when it may not see it, 403 or 404 (as auth/ says) otherwise. */
+  async function find(caller: Caller, id: string, action: ProjectAction = 'read-project'): Promise<FoundProject> {
+    const project = hasPrefix(id, 'prj') ? await store.findProjectById(db, id) : undefined;
+    if (!project) throw errors.notFound();
+    const { org, standing } = await deps.organizationLookup.findById(caller, project.organizationId);
+    const found = { project, org, standing, authority: (await authorities(db, standing, [project])).get(project.id)! };
+    authorize(found, action);
+    return found;
+  }
+
+  return {
+    find,
+    authorities,
+    /** The project row (locked until the transaction ends, on PostgreSQL, when `lock` is given). */
+    row: (q: Queryable, id: string, lock?: RowLock) => (hasPrefix(id, 'prj') ? store.findProjectById(q, id, lock) : Promise.resolve(undefined)),
+    rows: (q: Queryable, ids: readonly string[]) => store.findProjectsByIds(q, ids),
+    defaultProject: (q: Queryable, organizationId: string) => store.findDefaultProject(q, organizationId),
+    /** organization id → its default project's id (one query). */
+    defaultProjectIds: (organizationIds: readonly string[]) => store.defaultProjectIds(db, organizationIds),
+    /** Which of `ids` are projects of the organization (one query). */
+    idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = db) => store.projectIdsInOrganization(q, organizationId, ids),
+  };
+}
+
+export type ProjectAccess = ReturnType<typeof createProjectAccess>;

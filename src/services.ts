@@ -1,0 +1,44 @@
+// Every domain's service, built once and wired together. The order is the dependency order: a
+// service is built after everything it uses. Domains that act when another domain's thing is
+// created (the owners team and the default project of a new organization) register with it
+// while being built, so the registration order is the order the hooks run in.
+import type { Keyring } from './crypto/keyring.ts';
+import type { Database } from './db/index.ts';
+import { createAgentPoolsService } from './agent-pools/service.ts';
+import { createAgentsService } from './agents/service.ts';
+import { createOrganizationLookup } from './organizations/lookup.ts';
+import { createOrganizationsService } from './organizations/service.ts';
+import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
+import { createPolicySetsService } from './policy-sets/service.ts';
+import { createProjectAccess } from './projects/access.ts';
+import { createProjectsService } from './projects/service.ts';
+import { createProjectGrantLoader, createTeamProjectsService } from './team-projects/service.ts';
+import { createTeamsService } from './teams/service.ts';
+import { createTokensService } from './tokens/service.ts';
+import { createUsersService } from './users/service.ts';
+import { createWorkspacesService } from './workspaces/service.ts';
+
+export interface ServiceOptions {
+  /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
+  keyring?: Keyring;
+}
+
+export function createServices(database: Database, options: ServiceOptions = {}) {
+  const organizationLookup = createOrganizationLookup({ database });
+  const projectAccess = createProjectAccess({ database, organizationLookup, grants: createProjectGrantLoader() });
+
+  const users = createUsersService({ database });
+  const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
+  const teams = createTeamsService({ database, organizationLookup, organizations, users });
+  const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess });
+  const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
+  const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects });
+  const tokens = createTokensService({ database, users, organizationLookup });
+  const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces });
+  const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
+  const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
+  const agents = createAgentsService({ database, pools: agentPools });
+  return { users, organizations, teams, workspaces, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
+}
+
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,70 @@
+// The rules for kinds of values that requests carry, each with the 422 detail a value that breaks
+// it gets (worded as TFE words them). Body schemas check types and sizes before a request is
+// handled; these rules run in the services, after the caller has been authorized, so that a
+// caller who may not see something learns nothing from a 422.
+import { errors, type Problem } from './jsonapi/errors.ts';
+
+/** A kind of value: `problem` answers the detail of what is wrong with a value, or null. */
+export interface ValueType {
+  problem(value: string): string | null;
+}
+
+const LETTERS_DIGITS_DASH_UNDERSCORE = /^[A-Za-z0-9_-]+$/;
+
+/** Names of organizations, teams, workspaces, policy sets and agent pools. */
+export const Name: ValueType = {
+  problem: (v) => (LETTERS_DIGITS_DASH_UNDERSCORE.test(v) ? null : 'Name may only contain letters, numbers, "-" and "_"'),
+};
+
+const WORKSPACE_NAME_MAX = 90;
+export const WorkspaceName: ValueType = {
+  problem: (v) => Name.problem(v) ?? (v.length > WORKSPACE_NAME_MAX ? `Name is too long (maximum is ${WORKSPACE_NAME_MAX} characters)` : null),
+};
+
+const PROJECT_NAME = /^[A-Za-z0-9 _-]+$/;
+/** Project names may hold spaces, but not at either end. */
+export const ProjectName: ValueType = {
+  problem: (v) => {
+    if (v.length < 3) return 'Name is too short (minimum is 3 characters)';
+    if (v.length > 40) return 'Name is too long (maximum is 40 characters)';
+    if (!PROJECT_NAME.test(v) || v.trim() !== v) return 'Name may only contain letters, numbers, spaces, "-" and "_", and may not begin or end with a space';
+    return null;
+  },
+};
+
+export const Description = (max: number): ValueType => ({
+  problem: (v) => (v.length > max ? `Description is too long (maximum is ${max} characters)` : null),
+});
+
+const DURATION = /^(\d{1,4})[dh]$/;
+/** `14d`, `36h`: one to four digits, greater than zero, then `d` (days) or `h` (hours). */
+export const AutoDestroyDuration: ValueType = {
+  problem: (v) => {
+    const m = DURATION.exec(v);
+    return m && Number(m[1]) > 0 ? null : "Auto destroy activity duration has an incorrect format, we expect up to 4 numeric digits and 1 unit ('d' or 'h')";
+  },
+};
+
+const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const Username: ValueType = {
+  problem: (v) => (USERNAME.test(v) ? null : 'Username may only contain letters, numbers, ".", "-" and "_" (1 to 64 characters)'),
+};
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+export const Email: ValueType = { problem: (v) => (EMAIL.test(v) ? null : 'Email is invalid') };
+
+/** Keys of policy set parameters. */
+export const Key: ValueType = { problem: (v) => (v.trim() === '' ? "Key can't be blank" : null) };
+
+/**
+ * Checks the attributes sent, each against its type: `{ name: [Name, input.name] }`. Unsent
+ * (undefined) and null values pass. Every problem is reported at once, each at its attribute.
+ */
+export function checkAttributes(checks: Record<string, readonly [ValueType, string | null | undefined]>): void {
+  const problems: Problem[] = [];
+  for (const [attribute, [type, value]] of Object.entries(checks)) {
+    const detail = value === undefined || value === null ? null : type.problem(value);
+    if (detail) problems.push({ pointer: `/data/attributes/${attribute}`, detail });
+  }
+  if (problems.length) throw errors.invalid(problems);
+}

@@ -1,0 +1,161 @@
+// The shape of src/: imports run down the layers below, never up, and never in a circle. Every
+// import counts (static, type-only, re-exports and dynamic import()), because a type-only import
+// that goes up is still a dependency a reader has to follow.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const SRC = path.resolve(import.meta.dirname, '../src');
+
+/** Folders of shared plumbing; every other folder of src/ is a domain. */
+const FOUNDATION_DIRS = ['db', 'jsonapi', 'crypto'];
+/** Folders that are neither foundation nor a domain. */
+const OTHER_DIRS = ['auth', 'ops'];
+const domainFile = (name: string) => (file: string) => {
+  const [dir, base, ...rest] = file.split('/');
+  return rest.length === 0 && base === name && ![...FOUNDATION_DIRS, ...OTHER_DIRS].includes(dir!);
+};
+
+/**
+ * Top to bottom. A file may import from its own layer and the layers below it. Each src/ file
+ * belongs to the first layer that claims it; a file no layer claims fails the test.
+ */
+export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => boolean }> = [
+  { name: 'entry (main.ts)', holds: (f) => f === 'main.ts' },
+  { name: 'wiring (app.ts, services.ts)', holds: (f) => f === 'app.ts' || f === 'services.ts' },
+  { name: 'routes', holds: domainFile('routes.ts') },
+  {
+    name: 'HTTP plumbing (api.ts, ops/, schemas, serializers)',
+    holds: (f) => f === 'api.ts' || f.startsWith('ops/') || domainFile('schemas.ts')(f) || domainFile('serialize.ts')(f),
+  },
+  { name: 'services', holds: domainFile('service.ts') },
+  { name: 'lookups ("find this for this caller")', holds: (f) => domainFile('lookup.ts')(f) || domainFile('access.ts')(f) },
+  { name: 'auth', holds: (f) => f.startsWith('auth/') },
+  { name: 'stores', holds: domainFile('store.ts') },
+  {
+    name: 'foundation (db, jsonapi, crypto, ids, time, config, values, grants, files)',
+    holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts'].includes(f),
+  },
+];
+
+function sourceFiles(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) return sourceFiles(path.join(dir, e.name), rel);
+    return e.name.endsWith('.ts') ? [rel] : [];
+  });
+}
+
+/** The text with comments blanked out and string contents kept, so that import specifiers survive. */
+function withoutComments(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    const next = text[i + 1];
+    if (c === '/' && next === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (c === '/' && next === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 2;
+      out += ' ';
+    } else if (c === "'" || c === '"' || c === '`') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c) j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+const IMPORT = /\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Every src/ file this file imports, as paths relative to src/. */
+function importsOf(file: string): string[] {
+  const code = withoutComments(readFileSync(path.join(SRC, file), 'utf8'));
+  const found: string[] = [];
+  for (const m of code.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2]!;
+    if (!spec.startsWith('.')) continue;
+    found.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
+  }
+  return found;
+}
+
+const layerOf = (file: string) => LAYERS.findIndex((l) => l.holds(file));
+
+/** Every circle in the graph, each as the path that closes it (Tarjan's strongly connected components). */
+function circles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    indices.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!indices.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indices.get(w)!));
+    }
+    if (low.get(v) === indices.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || graph.get(v)?.includes(v)) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!indices.has(v)) visit(v);
+  return found;
+}
+
+describe('architecture of src/', () => {
+  const files = sourceFiles(SRC);
+  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+
+  it('reads the imports it checks', () => {
+    // A scanner that silently found nothing would pass every test below.
+    assert.ok(graph.get('app.ts')!.length > 5, 'no imports found in app.ts');
+    assert.ok(files.length > 40);
+  });
+
+  it('places every file in exactly one layer', () => {
+    assert.deepEqual(files.filter((f) => layerOf(f) < 0), [], 'files no layer claims: add them to LAYERS');
+  });
+
+  it('imports only files that exist', () => {
+    const missing = [...graph].flatMap(([f, to]) => to.filter((t) => !graph.has(t)).map((t) => `${f} → ${t}`));
+    assert.deepEqual(missing, []);
+  });
+
+  it('has no import circle', () => {
+    assert.deepEqual(circles(graph), [], 'files that import each other, directly or through others');
+  });
+
+  it('imports only from the same layer or below', () => {
+    const upward = [...graph].flatMap(([f, to]) =>
+      to.filter((t) => graph.has(t) && layerOf(t) < layerOf(f)).map((t) => `${f} (${LAYERS[layerOf(f)]!.name}) → ${t} (${LAYERS[layerOf(t)]!.name})`),
+    );
+    assert.deepEqual(upward, []);
+  });
+
+  it("keeps each store to its own domain's tables: no store imports another domain's store", () => {
+    const isStore = domainFile('store.ts');
+    const crossing = [...graph].flatMap(([f, to]) => (isStore(f) ? to.filter((t) => isStore(t) && t !== f).map((t) => `${f} → ${t}`) : []));
+    assert.deepEqual(crossing, []);
+  });
+});
