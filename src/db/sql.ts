@@ -1,5 +1,5 @@
 // Small SQL building blocks that read the same on both engines.
-import { PostgresAdapter, sql, type Expression, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 
 /** `%` and `_` in user input match themselves, not any character. */
 function escapeLike(text: string): string {
@@ -17,4 +17,11 @@ export function containsInsensitive(column: string, text: string): Expression<Sq
  */
 export function supportsRowLocks(q: { getExecutor(): { adapter: unknown } }): boolean {
   return q.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** The values of `column` over the rows of a group, joined with commas (null for no rows). */
+export function commaJoined(q: { getExecutor(): { adapter: unknown } }, column: string): RawBuilder<string | null> {
+  return q.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<string | null>`string_agg(${sql.ref(column)}, ',')`
+    : sql<string | null>`group_concat(${sql.ref(column)}, ',')`;
 }
