@@ -54,6 +54,8 @@ suite('auth: the SQL and JavaScript halves of each rule agree', (ctx) => {
       const caller = new Caller(principal, ctx.services.teams.grants);
 
       const standings = await caller.standings(allOrgs);
+      // The memberships read with the token are the same rule again, in the authentication query.
+      assert.deepEqual(allOrgs.map((o) => caller.mayBelongTo(o.id)), standings.map((s) => s.member), 'memberships known at authentication');
       const sqlOrgs = (await listOrganizations(db, organizationFilter(principal), {}, ALL)).items;
       assert.deepEqual(ids(sqlOrgs), ids(allOrgs.filter((_o, i) => standings[i]!.member)), 'organizations');
 
