@@ -1,7 +1,7 @@
+import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import type { Static } from 'typebox';
 import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationParams, SettingsAttributes, UpdateOrganizationBody } from './schemas.ts';
 import { entitlementSetResource, organizationResource } from './serialize.ts';
 import type { OrganizationInput, OrganizationsService } from './service.ts';

@@ -107,9 +107,9 @@ export function createOrganizationsService(deps: {
     async update(caller: Caller, name: string, input: OrganizationInput): Promise<OrganizationView> {
       const { org } = await organizationLookup.find(caller, name, 'update-organization');
       checkNameAndEmail(input);
-      const changes = { name: input.name, email: input.email, ...sentSettings(input) };
-      await guarded(store.updateOrganization(db, org.id, changes), { unique: () => errors.taken('name') });
-      const updated: Organization = { ...org, ...sentSettings(input), name: input.name ?? org.name, email: input.email ?? org.email };
+      const settings = sentSettings(input);
+      await guarded(store.updateOrganization(db, org.id, { ...settings, name: input.name, email: input.email }), { unique: () => errors.taken('name') });
+      const updated: Organization = { ...org, ...settings, name: input.name ?? org.name, email: input.email ?? org.email };
       return viewOf(caller, updated);
     },
 

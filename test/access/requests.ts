@@ -89,8 +89,10 @@ export const REQUESTS: Record<string, RowRequest> = {
       return { params: await org(w) };
     },
   },
-  // Replacing or deleting the audit-trail token changes no caller, so no cell needs a world of its own.
+  // A world of its own, so that creating replaces nothing (the mass-assignment test compares
+  // what a create writes); deleting one changes no caller, so those cells share one.
   'POST /api/v2/organizations/:organization_name/authentication-token [the audit-trail token]': {
+    isolate: true,
     make: async (w) => ({ params: await org(w), query: AUDIT_TRAILS, body: { data: { type: '' } } }),
   },
   'GET /api/v2/organizations/:organization_name/authentication-token [the audit-trail token]': {
