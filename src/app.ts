@@ -28,6 +28,7 @@ import { RequestLog } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
 import { registerRateLimits } from './ops/rate-limit.ts';
 import { createServices, type Services } from './services.ts';
+import { URL_NAME_MAX } from './values.ts';
 
 export type { Api, RouteEntry };
 
@@ -75,7 +76,8 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     },
     forceCloseConnections: 'idle',
     // Bracketed keys stay flat and a repeated key's last value wins, so every value is a string.
-    routerOptions: { querystringParser: parseQuery },
+    // A path parameter may be as long as the longest name a URL carries, and no longer (414).
+    routerOptions: { querystringParser: parseQuery, maxParamLength: URL_NAME_MAX },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Every route, as registered: the robustness suite and the access matrix walk this list, so a

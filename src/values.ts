@@ -16,10 +16,21 @@ export const Name: ValueType = {
   problem: (v) => (LETTERS_DIGITS_DASH_UNDERSCORE.test(v) ? null : 'Name may only contain letters, numbers, "-" and "_"'),
 };
 
-const WORKSPACE_NAME_MAX = 90;
+/**
+ * The longest name that may appear as one segment of a URL (organization and workspace names),
+ * and the router's limit for a path parameter: the two must agree, or a name could be created
+ * and then answer 414 at every URL naming it. 90 is the limit TFE documents for workspace names;
+ * it documents none for organizations, so they get the same.
+ */
+export const URL_NAME_MAX = 90;
+
+const WORKSPACE_NAME_MAX = URL_NAME_MAX;
 export const WorkspaceName: ValueType = {
   problem: (v) => Name.problem(v) ?? (v.length > WORKSPACE_NAME_MAX ? `Name is too long (maximum is ${WORKSPACE_NAME_MAX} characters)` : null),
 };
+
+/** Organization names follow the workspace name rule: both name a URL segment. */
+export const OrganizationName: ValueType = WorkspaceName;
 
 const PROJECT_NAME = /^[A-Za-z0-9 _-]+$/;
 /** Project names may hold spaces, but not at either end. */
@@ -46,12 +57,44 @@ export const AutoDestroyDuration: ValueType = {
 };
 
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** The prefix of the service accounts behind organization tokens, which no person may take. */
+export const SERVICE_ACCOUNT_PREFIX = 'api-org-';
 export const Username: ValueType = {
-  problem: (v) => (USERNAME.test(v) ? null : 'Username may only contain letters, numbers, ".", "-" and "_" (1 to 64 characters)'),
+  problem: (v) =>
+    !USERNAME.test(v) ? 'Username may only contain letters, numbers, ".", "-" and "_" (1 to 64 characters)'
+    : v.toLowerCase().startsWith(SERVICE_ACCOUNT_PREFIX) ? `Username may not begin with "${SERVICE_ACCOUNT_PREFIX}", which names organization service accounts`
+    : null,
 };
 
+/** One `@` between a non-empty local part and domain, no spaces; no dot needed (`admin@localhost`). */
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 export const Email: ValueType = { problem: (v) => (EMAIL.test(v) ? null : 'Email is invalid') };
+
+// RFC 3339 date-time: a four-digit year, `T`, seconds, optional fraction, `Z` or an offset.
+const RFC3339 = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/;
+
+/**
+ * The instant an RFC 3339 timestamp names, as UTC text with milliseconds, or null when the text
+ * is not one: a day the month does not have, an hour past 23, a year past 9999 (in UTC too, so
+ * that the answer echoing it stays RFC 3339 for every client).
+ */
+export function utcTimestamp(v: string): string | null {
+  const m = RFC3339.exec(v);
+  if (!m) return null;
+  const [, year, month, day, hour, minute, second] = m.map(Number) as number[];
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) return null;
+  // Date.parse rolls 31 April over to 1 May; a date that does not exist is refused instead.
+  const calendar = new Date(Date.UTC(year!, month! - 1, day!));
+  if (calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day! || hour! > 23 || minute! > 59 || second! > 59) return null;
+  const utc = new Date(t);
+  return utc.getUTCFullYear() > 9999 ? null : utc.toISOString();
+}
+
+/** A timestamp attribute; `label` starts the detail (`Expired at`). */
+export const Timestamp = (label: string): ValueType => ({
+  problem: (v) => (utcTimestamp(v) === null ? `${label} must be an RFC 3339 timestamp with a year up to 9999, such as 2030-01-31T12:00:00Z` : null),
+});
 
 /** Keys of policy set parameters. */
 export const Key: ValueType = { problem: (v) => (v.trim() === '' ? "Key can't be blank" : null) };

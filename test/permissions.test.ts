@@ -124,6 +124,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'create-organization': 403,
   'manage-user-tokens': 404,
   'read-user-email': 404,
+  'update-account': 403,
   'read-organization': 404,
   'update-organization': 403,
   'destroy-organization': 403,

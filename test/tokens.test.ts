@@ -161,3 +161,138 @@ suite('organization token', (ctx) => {
     }), 403);
   });
 });
+
+suite("token bodies as go-tfe sends them, and expiry", (ctx) => {
+  const userTokens = (id: string) => `/api/v2/users/${id}/authentication-tokens`;
+  const orgToken = (name: string, query = '') => `/api/v2/organizations/${name}/authentication-token${query}`;
+
+  it('accepts an empty data.type, with or without attributes; no expiry given is none at all', async () => {
+    const org = await ctx.organization();
+    const user = org.owner;
+    for (const body of [{ data: { type: '' } }, { data: { type: '', attributes: { description: 'go-tfe' } } }]) {
+      const res = await ctx.post(userTokens(user.id), user.token, body);
+      assertStatus(res, 201);
+      assert.equal(res.body.data.attributes['expired-at'], null);
+      const shown = await ctx.get(`/api/v2/authentication-tokens/${res.body.data.id}`, user.token);
+      assert.deepEqual(shown.body.data, { ...res.body.data, attributes: { ...res.body.data.attributes, token: null } });
+    }
+    for (const type of ['', 'authentication-token', 'authentication-tokens']) {
+      const res = await ctx.post(orgToken(org.name), user.token, { data: { type } });
+      assertStatus(res, 201);
+      assert.equal(res.body.data.attributes['expired-at'], null);
+      assert.deepEqual(res.body.data.relationships['created-by'].data, { id: user.id, type: 'users' });
+    }
+    assertError(await ctx.post(orgToken(org.name), user.token, { data: { type: 'tokens' } }), 422, '/data/type');
+  });
+
+  it('echoes an expiry as the same instant in UTC, and refuses what RFC 3339 cannot say or a year past 9999', async () => {
+    const org = await ctx.organization();
+    const user = org.owner;
+    const cases: Array<[string, string]> = [
+      ['2031-01-31T12:00:00Z', '2031-01-31T12:00:00.000Z'],
+      ['2031-01-31T13:00:00+01:00', '2031-01-31T12:00:00.000Z'],
+      ['2031-01-31t12:00:00.25z', '2031-01-31T12:00:00.250Z'],
+      ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59.000Z'],
+    ];
+    for (const [sent, echoed] of cases) {
+      for (const url of [userTokens(user.id), orgToken(org.name)]) {
+        const res = await ctx.post(url, user.token, { data: { type: '', attributes: { 'expired-at': sent } } });
+        assertStatus(res, 201);
+        assert.equal(res.body.data.attributes['expired-at'], echoed, sent);
+      }
+    }
+    assert.equal((await ctx.get(orgToken(org.name), user.token)).body.data.attributes['expired-at'], '9999-12-31T23:59:59.000Z');
+    const refused = [
+      '+099999-01-01T00:00:00Z',
+      '10000-01-01T00:00:00Z',
+      '9999-12-31T23:00:00-05:00', // year 10000 in UTC
+      '2031-02-30T00:00:00Z',
+      '2031-04-31T00:00:00Z',
+      '2031-01-31T24:00:00Z',
+      '2031-01-31T12:60:00Z',
+      '2031-01-31',
+      '2031-01-31 12:00:00Z',
+      '2031-01-31T12:00Z',
+      'Fri, 31 Jan 2031 12:00:00 GMT',
+      'tomorrow',
+    ];
+    for (const value of refused) {
+      for (const url of [userTokens(user.id), orgToken(org.name)]) {
+        const e = assertError(await ctx.post(url, user.token, { data: { type: '', attributes: { 'expired-at': value } } }), 422, '/data/attributes/expired-at');
+        assert.match(e.detail!, /^Expired at must be an RFC 3339 timestamp/, value);
+      }
+    }
+    const past = assertError(await ctx.post(userTokens(user.id), user.token, { data: { type: '', attributes: { 'expired-at': '2001-01-01T00:00:00Z' } } }), 422);
+    assert.equal(past.detail, 'Expired at must be in the future');
+  });
+});
+
+suite('the audit-trail token', (ctx) => {
+  const url = (name: string, query = '') => `/api/v2/organizations/${name}/authentication-token${query}`;
+  const AUDIT = '?token=audit-trails';
+  const body = { data: { type: '' } };
+
+  it('is a second slot beside the organization token: created, shown, replaced and deleted on its own', async () => {
+    const org = await ctx.organization();
+    const owner = org.owner.token;
+    assertError(await ctx.get(url(org.name, AUDIT), owner), 404);
+    const regular = await ctx.post(url(org.name), owner, body);
+    const audit = await ctx.post(url(org.name, AUDIT), owner, body);
+    assertStatus(audit, 201);
+    assert.match(audit.body.data.attributes.token, SECRET);
+    assert.notEqual(audit.body.data.id, regular.body.data.id);
+    assert.equal((await ctx.get(url(org.name), owner)).body.data.id, regular.body.data.id);
+    assert.equal((await ctx.get(url(org.name, AUDIT), owner)).body.data.id, audit.body.data.id);
+    assert.equal((await ctx.get(`/api/v2/authentication-tokens/${audit.body.data.id}`, owner)).body.data.attributes.token, null);
+
+    // Replacing one leaves the other as it was.
+    const audit2 = await ctx.post(url(org.name, AUDIT), owner, body);
+    assertStatus(audit2, 201);
+    assertStatus(await ctx.get('/api/v2/account/details', regular.body.data.attributes.token), 200);
+    assertError(await ctx.get(`/api/v2/authentication-tokens/${audit.body.data.id}`, owner), 404);
+    const regular2 = await ctx.post(url(org.name), owner, body);
+    assert.equal((await ctx.get(url(org.name, AUDIT), owner)).body.data.id, audit2.body.data.id);
+
+    assertStatus(await ctx.delete(url(org.name, AUDIT), owner), 204);
+    assertError(await ctx.get(url(org.name, AUDIT), owner), 404);
+    assertError(await ctx.delete(url(org.name, AUDIT), owner), 404);
+    assert.equal((await ctx.get(url(org.name), owner)).body.data.id, regular2.body.data.id);
+    assertStatus(await ctx.delete(url(org.name), owner), 204);
+    assertError(await ctx.delete(url(org.name), owner), 404);
+  });
+
+  it('opens nothing: Hangar serves no audit trail, so the token is refused (401) everywhere', async () => {
+    const org = await ctx.organization();
+    const audit = await ctx.post(url(org.name, AUDIT), org.owner.token, body);
+    const secret = audit.body.data.attributes.token;
+    for (const path of ['/api/v2/account/details', `/api/v2/organizations/${org.name}`, url(org.name, AUDIT)]) {
+      assertError(await ctx.get(path, secret), 401);
+    }
+    assertError(await ctx.post(url(org.name, AUDIT), secret, body), 401);
+    const agent = await ctx.request('POST', '/api/agent/register', { token: secret, body: {}, contentType: 'application/json' });
+    assert.equal(agent.status, 401);
+  });
+
+  it('is the owners\' business like the organization token, and the token parameter takes no other value', async () => {
+    const org = await ctx.organization();
+    const member = await ctx.member(org, { 'manage-teams': true, 'manage-organization-access': true });
+    const stranger = await ctx.organization();
+    const created = await ctx.post(url(org.name, AUDIT), org.owner.token, body);
+    for (const token of [member.token, stranger.owner.token]) {
+      assertError(await ctx.post(url(org.name, AUDIT), token, body), 404);
+      assertError(await ctx.get(url(org.name, AUDIT), token), 404);
+      assertError(await ctx.delete(url(org.name, AUDIT), token), 404);
+      assertError(await ctx.get(`/api/v2/authentication-tokens/${created.body.data.id}`, token), 404);
+    }
+    // The organization token, as an owner, may manage it.
+    const orgToken = await ctx.post(url(org.name), org.owner.token, body);
+    assertStatus(await ctx.get(url(org.name, AUDIT), orgToken.body.data.attributes.token), 200);
+    for (const query of ['?token=organization', '?token=', '?token=AUDIT-TRAILS']) {
+      const e = assertError(await ctx.get(url(org.name, query), org.owner.token), 400);
+      assert.equal((e as any).source?.parameter, 'token');
+    }
+    assertError(await ctx.post(url(org.name, '?token=team'), org.owner.token, body), 400);
+    assertError(await ctx.request('POST', url(org.name, AUDIT), { token: org.owner.token, body, contentType: 'application/json' }), 415);
+    assertError(await ctx.post(url(org.name, AUDIT), null, body), 401);
+  });
+});

@@ -70,6 +70,12 @@ export const ACTIONS = {
   'create-organization': row('principal', forbid('Only users can create organizations'), ({ principal }) => principal.kind === 'user'),
   'manage-user-tokens': row('account', HIDE, ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId),
   'read-user-email': row('account', HIDE, ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId),
+  // The service account behind an organization token sees itself, but is not a person to rename.
+  'update-account': row(
+    'account',
+    forbid('The account of an organization token cannot be changed'),
+    ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId,
+  ),
 
   // Organization-wide
   'read-organization': row('organization', HIDE, ({ standing }) => holds(standing, 'read')),

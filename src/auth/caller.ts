@@ -48,6 +48,17 @@ export class Caller {
     return Promise.all(orgs.map((o) => this.#cache.get(o.id)!));
   }
 
+  /**
+   * False when the caller is certainly no member of the organization, known without a query: a
+   * user on none of its teams when the request was authenticated, another organization's token.
+   * True means only "perhaps": the standing decides.
+   */
+  mayBelongTo(organizationId: string): boolean {
+    const p = this.principal;
+    if (p.kind === 'organization') return p.organizationId === organizationId;
+    return p.user.isSiteAdmin || p.memberOf === undefined || p.memberOf.has(organizationId);
+  }
+
   /** The names of the organizations this request asked about, for the request log. */
   get organizations(): readonly string[] {
     return this.#names;

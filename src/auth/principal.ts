@@ -8,7 +8,16 @@ export interface UserIdentity {
 }
 
 export type Principal =
-  | { kind: 'user'; tokenId: string; user: UserIdentity }
+  | {
+      kind: 'user';
+      tokenId: string;
+      user: UserIdentity;
+      /**
+       * The ids of the organizations the user was on a team of when the request was
+       * authenticated; undefined when not loaded (then every organization may be theirs).
+       */
+      memberOf?: ReadonlySet<string>;
+    }
   | {
       kind: 'organization';
       tokenId: string;

@@ -20,6 +20,17 @@ export interface OrganizationsTable {
   email: string;
   service_user_id: string;
   created_at: string;
+  /** Minutes, 1 to 20160 (as is session_remember). */
+  session_timeout: number;
+  session_remember: number;
+  collaborator_auth_policy: string;
+  cost_estimation_enabled: DbBool;
+  send_passing_statuses_for_untriggered_speculative_plans: DbBool;
+  assessments_enforced: DbBool;
+  allow_force_delete_workspaces: DbBool;
+  aggregated_commit_status_enabled: DbBool;
+  speculative_plan_management_enabled: DbBool;
+  owners_team_saml_role_id: string | null;
 }
 
 export interface TeamsTable {
@@ -39,7 +50,8 @@ export interface TeamMembershipsTable {
   created_at: string;
 }
 
-export type TokenKind = 'user' | 'organization' | 'agent';
+/** `audit-trail`: an organization's second token, for reading its audit trail only. */
+export type TokenKind = 'user' | 'organization' | 'audit-trail' | 'agent';
 
 export interface AuthTokensTable {
   id: string;

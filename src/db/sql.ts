@@ -1,5 +1,8 @@
 // Small SQL building blocks that read the same on both engines.
-import { PostgresAdapter, sql, type Expression, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+
+type WithExecutor = { getExecutor(): { adapter: unknown } };
+const isPostgres = (q: WithExecutor) => q.getExecutor().adapter instanceof PostgresAdapter;
 
 /** `%` and `_` in user input match themselves, not any character. */
 function escapeLike(text: string): string {
@@ -15,6 +18,13 @@ export function containsInsensitive(column: string, text: string): Expression<Sq
  * Row locks (SELECT … FOR UPDATE) exist only on PostgreSQL. SQLite needs none: a write
  * transaction there already holds the whole database, and Kysely runs one at a time.
  */
-export function supportsRowLocks(q: { getExecutor(): { adapter: unknown } }): boolean {
-  return q.getExecutor().adapter instanceof PostgresAdapter;
+export function supportsRowLocks(q: WithExecutor): boolean {
+  return isPostgres(q);
+}
+
+/** The values of `column` over the rows of a group, joined with commas (null for no rows). */
+export function commaJoined(q: WithExecutor, column: string): RawBuilder<string | null> {
+  return isPostgres(q)
+    ? sql<string | null>`string_agg(${sql.ref(column)}, ',')`
+    : sql<string | null>`group_concat(${sql.ref(column)}, ',')`;
 }

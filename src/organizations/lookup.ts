@@ -20,9 +20,19 @@ export interface FoundOrganization {
 export function createOrganizationLookup({ database }: { database: Database }) {
   const db = database.db;
 
+  /**
+   * The organization and the caller's standing in it; undefined when it does not exist or the
+   * caller is certainly no member. Every organization action is hidden from non-members, so
+   * both are the same 404, and a non-member's costs no query beyond finding the row: another
+   * organization's object takes exactly the work of a missing one, and timing tells them apart
+   * no more than the answer does.
+   */
   async function withStanding(caller: Caller, org: Organization | undefined): Promise<FoundOrganization | undefined> {
-    return org && { org, standing: await caller.standing(org) };
+    return org && caller.mayBelongTo(org.id) ? { org, standing: await caller.standing(org) } : undefined;
   }
+
+  /** The organization by id, unless the caller is certainly no member (then not even looked up). */
+  const byId = async (caller: Caller, id: string) => (caller.mayBelongTo(id) ? withStanding(caller, await store.findOrganizationById(db, id)) : undefined);
 
   function authorized(found: FoundOrganization | undefined, action: OrganizationAction): FoundOrganization {
     if (!found) throw errors.notFound();
@@ -36,11 +46,10 @@ export function createOrganizationLookup({ database }: { database: Database }) {
       authorized(await withStanding(caller, await store.findOrganizationByName(db, name)), action),
 
     /** The same, by the organization's internal id (for things that belong to one). */
-    findById: async (caller: Caller, id: string, action: OrganizationAction = 'read-organization') =>
-      authorized(await withStanding(caller, await store.findOrganizationById(db, id)), action),
+    findById: async (caller: Caller, id: string, action: OrganizationAction = 'read-organization') => authorized(await byId(caller, id), action),
 
-    /** The organization and the caller's standing in it, without any check; undefined when it does not exist. */
-    standingIn: async (caller: Caller, id: string) => withStanding(caller, await store.findOrganizationById(db, id)),
+    /** The organization and the caller's standing in it, without any check; undefined when it does not exist or the caller is no member. */
+    standingIn: byId,
   };
 }
 

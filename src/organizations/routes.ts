@@ -1,20 +1,39 @@
+import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationParams, UpdateOrganizationBody } from './schemas.ts';
+import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationParams, SettingsAttributes, UpdateOrganizationBody } from './schemas.ts';
 import { entitlementSetResource, organizationResource } from './serialize.ts';
-import type { OrganizationsService } from './service.ts';
+import type { OrganizationInput, OrganizationsService } from './service.ts';
+
+/** The settings a create or update body sends, member by member. */
+function settingsOf(a: Static<typeof SettingsAttributes>): OrganizationInput {
+  return {
+    sessionTimeout: a['session-timeout'],
+    sessionRemember: a['session-remember'],
+    collaboratorAuthPolicy: a['collaborator-auth-policy'],
+    costEstimationEnabled: a['cost-estimation-enabled'],
+    sendPassingStatusesForUntriggeredSpeculativePlans: a['send-passing-statuses-for-untriggered-speculative-plans'],
+    assessmentsEnforced: a['assessments-enforced'],
+    allowForceDeleteWorkspaces: a['allow-force-delete-workspaces'],
+    aggregatedCommitStatusEnabled: a['aggregated-commit-status-enabled'],
+    speculativePlanManagementEnabled: a['speculative-plan-management-enabled'],
+    ownersTeamSamlRoleId: a['owners-team-saml-role-id'],
+  };
+}
 
 export async function organizationsRoutes(app: Api, { organizations }: { organizations: OrganizationsService }): Promise<void> {
   app.get('/organizations', { schema: { querystring: ListOrganizationsQuery } }, async (request) => {
-    const page = parsePage(request.query);
-    const { items, total } = await organizations.list(request.caller, page);
+    const query = request.query;
+    const page = parsePage(query);
+    const search = { search: query.q || undefined, name: query['q[name]'] || undefined, email: query['q[email]'] || undefined };
+    const { items, total } = await organizations.list(request.caller, search, page);
     return { data: items.map(organizationResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });
 
   app.post('/organizations', { schema: { body: CreateOrganizationBody } }, async (request, reply) => {
     const a = request.body.data.attributes;
-    const view = await organizations.create(request.caller, { name: a.name, email: a.email });
+    const view = await organizations.create(request.caller, { ...settingsOf(a), name: a.name, email: a.email });
     return reply.code(201).send({ data: organizationResource(view) });
   });
 
@@ -31,7 +50,7 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
     { schema: { params: OrganizationParams, body: UpdateOrganizationBody } },
     async (request) => {
       const a = request.body.data.attributes ?? {};
-      const view = await organizations.update(request.caller, request.params.organization_name, { name: a.name, email: a.email });
+      const view = await organizations.update(request.caller, request.params.organization_name, { ...settingsOf(a), name: a.name, email: a.email });
       return { data: organizationResource(view) };
     },
   );

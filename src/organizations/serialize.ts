@@ -11,6 +11,7 @@ export function organizationResource({ org, permissions, defaultProjectId }: Org
       'external-id': org.id,
       'created-at': org.createdAt,
       'default-execution-mode': 'remote',
+      ...settingsAttributes(org),
       permissions,
     },
     relationships: {
@@ -19,6 +20,27 @@ export function organizationResource({ org, permissions, defaultProjectId }: Org
       'entitlement-set': { data: { id: org.id, type: 'entitlement-sets' }, links: { related: `${path}/entitlement-set` } },
     },
     links: { self: path },
+  };
+}
+
+/** The settings, and the fixed answers to what Hangar does not have (SAML, trials, unified accounts). */
+function settingsAttributes(org: OrganizationView['org']) {
+  return {
+    'session-timeout': org.sessionTimeout,
+    'session-remember': org.sessionRemember,
+    'collaborator-auth-policy': org.collaboratorAuthPolicy,
+    'cost-estimation-enabled': org.costEstimationEnabled,
+    'send-passing-statuses-for-untriggered-speculative-plans': org.sendPassingStatusesForUntriggeredSpeculativePlans,
+    'assessments-enforced': org.assessmentsEnforced,
+    'allow-force-delete-workspaces': org.allowForceDeleteWorkspaces,
+    'aggregated-commit-status-enabled': org.aggregatedCommitStatusEnabled,
+    'speculative-plan-management-enabled': org.speculativePlanManagementEnabled,
+    'owners-team-saml-role-id': org.ownersTeamSamlRoleId,
+    'saml-enabled': false,
+    // Hangar has no two-factor authentication: only an organization that does not require it conforms.
+    'two-factor-conformant': org.collaboratorAuthPolicy === 'password',
+    'is-unified': false,
+    'trial-expires-at': null,
   };
 }
 

@@ -11,12 +11,25 @@ import type { Page } from '../jsonapi/pagination.ts';
 import type { ProjectAccess } from '../projects/access.ts';
 import { now } from '../time.ts';
 import type { UsersService } from '../users/service.ts';
-import { checkAttributes, Name } from '../values.ts';
+import { checkAttributes, Email, OrganizationName } from '../values.ts';
 import type { OrganizationLookup } from './lookup.ts';
 import * as store from './store.ts';
-import type { Organization } from './store.ts';
+import { DEFAULT_SETTINGS, SETTINGS, type Organization, type OrganizationSearch, type OrganizationSettings } from './store.ts';
 
-export type { Organization };
+export type { Organization, OrganizationSearch };
+
+/** What a create or update may set; an attribute left undefined is not sent (create: TFE's default). */
+export type OrganizationInput = { name?: string; email?: string } & Partial<OrganizationSettings>;
+
+/** The settings `input` sends, and only those: an undefined one is absent, not a value. */
+function sentSettings(input: OrganizationInput): Partial<OrganizationSettings> {
+  const sent: Partial<Record<keyof OrganizationSettings, unknown>> = {};
+  for (const key of SETTINGS) if (input[key] !== undefined) sent[key] = input[key];
+  return sent as Partial<OrganizationSettings>;
+}
+
+const checkNameAndEmail = (input: OrganizationInput) =>
+  checkAttributes({ name: [OrganizationName, input.name], email: [Email, input.email] });
 
 /**
  * Runs inside the transaction that creates an organization: how a domain creates what every
@@ -56,14 +69,22 @@ export function createOrganizationsService(deps: {
     },
 
     /** Any user may create an organization and becomes a member of its owners team. */
-    async create(caller: Caller, input: { name: string; email: string }): Promise<OrganizationView> {
+    async create(caller: Caller, input: OrganizationInput & { name: string; email: string }): Promise<OrganizationView> {
       authorize({ principal: caller.principal }, 'create-organization');
-      checkAttributes({ name: [Name, input.name] });
+      checkNameAndEmail(input);
       const creator = { userId: actingUserId(caller.principal) };
       const org = await guarded(
         database.transaction(async (trx) => {
           const serviceUser = await deps.users.createServiceUser(trx, input.name);
-          const org: Organization = { id: newId('org'), name: input.name, email: input.email, serviceUserId: serviceUser.id, createdAt: now() };
+          const org: Organization = {
+            ...DEFAULT_SETTINGS,
+            ...sentSettings(input),
+            id: newId('org'),
+            name: input.name,
+            email: input.email,
+            serviceUserId: serviceUser.id,
+            createdAt: now(),
+          };
           await store.insertOrganization(trx, org);
           for (const hook of createdHooks) await hook(trx, org, creator);
           return org;
@@ -73,8 +94,8 @@ export function createOrganizationsService(deps: {
       return viewOf(caller, org);
     },
 
-    async list(caller: Caller, page: Page) {
-      const { items, total } = await store.listOrganizations(db, organizationFilter(caller.principal), page);
+    async list(caller: Caller, search: OrganizationSearch, page: Page) {
+      const { items, total } = await store.listOrganizations(db, organizationFilter(caller.principal), search, page);
       return { items: await views(caller, items), total };
     },
 
@@ -83,11 +104,12 @@ export function createOrganizationsService(deps: {
       return viewOf(caller, org, standing);
     },
 
-    async update(caller: Caller, name: string, input: { name?: string; email?: string }): Promise<OrganizationView> {
+    async update(caller: Caller, name: string, input: OrganizationInput): Promise<OrganizationView> {
       const { org } = await organizationLookup.find(caller, name, 'update-organization');
-      checkAttributes({ name: [Name, input.name] });
-      await guarded(store.updateOrganization(db, org.id, input), { unique: () => errors.taken('name') });
-      const updated = { ...org, name: input.name ?? org.name, email: input.email ?? org.email };
+      checkNameAndEmail(input);
+      const settings = sentSettings(input);
+      await guarded(store.updateOrganization(db, org.id, { ...settings, name: input.name, email: input.email }), { unique: () => errors.taken('name') });
+      const updated: Organization = { ...org, ...settings, name: input.name ?? org.name, email: input.email ?? org.email };
       return viewOf(caller, updated);
     },
 

@@ -3,9 +3,9 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { UserParams } from '../users/schemas.ts';
-import { CreateOrganizationTokenBody, CreateUserTokenBody, ListUserTokensQuery, TokenParams } from './schemas.ts';
+import { CreateOrganizationTokenBody, CreateUserTokenBody, ListUserTokensQuery, OrganizationTokenQuery, TokenParams } from './schemas.ts';
 import { tokenResource } from './serialize.ts';
-import type { TokensService } from './service.ts';
+import type { OrganizationTokenKind, TokensService } from './service.ts';
 
 export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService }): Promise<void> {
   // Unpaginated unless the client asks for a page, as in TFE.
@@ -39,24 +39,27 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
     return reply.code(204).send();
   });
 
+  const slot = (query: { token?: 'audit-trails' }): OrganizationTokenKind => (query.token === 'audit-trails' ? 'audit-trail' : 'organization');
+  const organizationToken = { params: OrganizationParams, querystring: OrganizationTokenQuery };
+
   app.post(
     '/organizations/:organization_name/authentication-token',
-    { schema: { params: OrganizationParams, body: CreateOrganizationTokenBody } },
+    { schema: { ...organizationToken, body: CreateOrganizationTokenBody } },
     async (request, reply) => {
       const a = request.body.data.attributes ?? {};
-      const { token, secret } = await tokens.createOrganizationToken(request.caller, request.params.organization_name, {
+      const { token, secret } = await tokens.createOrganizationToken(request.caller, request.params.organization_name, slot(request.query), {
         expiredAt: a['expired-at'],
       });
       return reply.code(201).send({ data: tokenResource(token, secret) });
     },
   );
 
-  app.get('/organizations/:organization_name/authentication-token', { schema: { params: OrganizationParams } }, async (request) => {
-    return { data: tokenResource(await tokens.showOrganizationToken(request.caller, request.params.organization_name)) };
+  app.get('/organizations/:organization_name/authentication-token', { schema: organizationToken }, async (request) => {
+    return { data: tokenResource(await tokens.showOrganizationToken(request.caller, request.params.organization_name, slot(request.query))) };
   });
 
-  app.delete('/organizations/:organization_name/authentication-token', { schema: { params: OrganizationParams } }, async (request, reply) => {
-    await tokens.deleteOrganizationToken(request.caller, request.params.organization_name);
+  app.delete('/organizations/:organization_name/authentication-token', { schema: organizationToken }, async (request, reply) => {
+    await tokens.deleteOrganizationToken(request.caller, request.params.organization_name, slot(request.query));
     return reply.code(204).send();
   });
 }

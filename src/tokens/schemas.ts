@@ -9,9 +9,12 @@ export const ListUserTokensQuery = Type.Object({ ...PageParams });
 const NullableString = (options: { maxLength: number }) =>
   Type.Union([Type.String(options), Type.Null()]);
 
+// go-tfe's token create options carry no JSON:API type, so it sends `"type": ""`.
+const NoType = Type.Literal('');
+
 export const CreateUserTokenBody = Type.Object({
   data: Type.Object({
-    type: Type.Literal('authentication-tokens'),
+    type: Type.Union([Type.Literal('authentication-tokens'), NoType]),
     attributes: Type.Optional(
       Type.Object({
         description: Type.Optional(NullableString({ maxLength: 255 })),
@@ -24,7 +27,12 @@ export const CreateUserTokenBody = Type.Object({
 /** TFE's organization token type is singular: `authentication-token`. */
 export const CreateOrganizationTokenBody = Type.Object({
   data: Type.Object({
-    type: Type.Union([Type.Literal('authentication-token'), Type.Literal('authentication-tokens')]),
+    type: Type.Union([Type.Literal('authentication-token'), Type.Literal('authentication-tokens'), NoType]),
     attributes: Type.Optional(Type.Object({ 'expired-at': Type.Optional(NullableString({ maxLength: 64 })) })),
   }),
+});
+
+/** Which of an organization's two tokens: absent, the organization token; `audit-trails`, the audit-trail token. */
+export const OrganizationTokenQuery = Type.Object({
+  token: Type.Optional(Type.Enum(['audit-trails'], { description: 'audit-trails (or absent, for the organization token)' })),
 });

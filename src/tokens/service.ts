@@ -11,6 +11,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Window } from '../db/list.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import { now } from '../time.ts';
+import { checkAttributes, Timestamp, utcTimestamp } from '../values.ts';
 import type { UsersService } from '../users/service.ts';
 import * as store from './store.ts';
 import type { Token } from './store.ts';
@@ -33,12 +34,19 @@ export interface IssuedToken {
  */
 export type TokenAccessRule = (caller: Caller, token: Token) => Promise<boolean>;
 
+/** An organization's two token slots: its API token, and the audit-trail token beside it. */
+export type OrganizationTokenKind = Extract<TokenKind, 'organization' | 'audit-trail'>;
+
+/**
+ * The expiry as stored and echoed (UTC, milliseconds: the same instant to the second and below);
+ * none given, none at all: such a token never expires.
+ */
 function checkExpiry(expiredAt: string | null | undefined): string | null {
   if (expiredAt === undefined || expiredAt === null) return null;
-  const t = Date.parse(expiredAt);
-  if (Number.isNaN(t)) throw errors.invalidAttribute('/data/attributes/expired-at', 'Expired at must be an ISO 8601 timestamp');
-  if (t <= Date.now()) throw errors.invalidAttribute('/data/attributes/expired-at', 'Expired at must be in the future');
-  return new Date(t).toISOString();
+  checkAttributes({ 'expired-at': [Timestamp('Expired at'), expiredAt] });
+  const at = utcTimestamp(expiredAt)!;
+  if (Date.parse(at) <= Date.now()) throw errors.invalidAttribute('/data/attributes/expired-at', 'Expired at must be in the future');
+  return at;
 }
 
 export function createTokensService(deps: { database: Database; users: UsersService; organizationLookup: OrganizationLookup }) {
@@ -47,10 +55,12 @@ export function createTokensService(deps: { database: Database; users: UsersServ
   const rules = new Map<TokenKind, TokenAccessRule>();
 
   rules.set('user', async (caller, token) => token.userId !== null && can({ principal: caller.principal, userId: token.userId }, 'manage-user-tokens'));
-  rules.set('organization', async (caller, token) => {
+  const organizationRule: TokenAccessRule = async (caller, token) => {
     const found = token.organizationId ? await organizationLookup.standingIn(caller, token.organizationId) : undefined;
     return found !== undefined && can(found, 'manage-organization-token');
-  });
+  };
+  rules.set('organization', organizationRule);
+  rules.set('audit-trail', organizationRule);
 
   async function issue(token: Omit<Token, 'id' | 'createdAt' | 'lastUsedAt'>, q: Queryable = db): Promise<IssuedToken> {
     const secret = newTokenSecret();
@@ -97,6 +107,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
           kind: 'user',
           tokenId: row.id,
           user: { id: row.user_id, username: row.username, isSiteAdmin: Boolean(row.is_site_admin), isServiceAccount: false },
+          memberOf: new Set(row.member_of ? row.member_of.split(',') : []),
         };
       }
       if (row.kind === 'organization' && row.organization_id && row.organization_name && row.service_user_id) {
@@ -156,33 +167,33 @@ export function createTokensService(deps: { database: Database; users: UsersServ
       await store.deleteToken(db, token.id);
     },
 
-    /** Creating replaces the organization's token: the old secret stops working at once. */
-    async createOrganizationToken(caller: Caller, organizationName: string, input: { expiredAt?: string | null }) {
+    /** Creating replaces the organization's token of that kind: the old secret stops working at once. */
+    async createOrganizationToken(caller: Caller, organizationName: string, kind: OrganizationTokenKind, input: { expiredAt?: string | null }) {
       const { org } = await organizationLookup.find(caller, organizationName, 'manage-organization-token');
       const expiredAt = checkExpiry(input.expiredAt);
       return guarded(
         deps.database.transaction(async (trx) => {
-          await store.deleteOrganizationToken(trx, org.id);
+          await store.deleteOrganizationToken(trx, org.id, kind);
           return issue(
-            { kind: 'organization', description: null, userId: null, organizationId: org.id, agentPoolId: null, createdByUserId: actingUserId(caller.principal), expiredAt },
+            { kind, description: null, userId: null, organizationId: org.id, agentPoolId: null, createdByUserId: actingUserId(caller.principal), expiredAt },
             trx,
           );
         }),
-        // The schema allows one organization token; a simultaneous create lost the race.
+        // The schema allows one token of each kind; a simultaneous create lost the race.
         { unique: () => errors.conflict('Another organization token was created at the same time; try again') },
       );
     },
 
-    async showOrganizationToken(caller: Caller, organizationName: string): Promise<Token> {
+    async showOrganizationToken(caller: Caller, organizationName: string, kind: OrganizationTokenKind): Promise<Token> {
       const { org } = await organizationLookup.find(caller, organizationName, 'manage-organization-token');
-      const token = await store.findOrganizationToken(db, org.id);
+      const token = await store.findOrganizationToken(db, org.id, kind);
       if (!token) throw errors.notFound();
       return token;
     },
 
-    async deleteOrganizationToken(caller: Caller, organizationName: string): Promise<void> {
+    async deleteOrganizationToken(caller: Caller, organizationName: string, kind: OrganizationTokenKind): Promise<void> {
       const { org } = await organizationLookup.find(caller, organizationName, 'manage-organization-token');
-      if ((await store.deleteOrganizationToken(db, org.id)) === 0) throw errors.notFound();
+      if ((await store.deleteOrganizationToken(db, org.id, kind)) === 0) throw errors.notFound();
     },
   };
 }

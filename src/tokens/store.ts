@@ -2,6 +2,7 @@ import type { Queryable } from '../db/index.ts';
 import { columns } from '../db/columns.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { AuthTokensTable, TokenKind } from '../db/schema.ts';
+import { commaJoined } from '../db/sql.ts';
 
 export interface Token {
   id: string;
@@ -58,6 +59,15 @@ export async function findForAuthentication(q: Queryable, digest: string) {
       'u.is_service_account',
       'o.name as organization_name',
       'o.service_user_id',
+      // The organizations a user token's user is on a team of: with them known from the start,
+      // telling another organization's existing object from a missing one costs no query more.
+      (eb) =>
+        eb
+          .selectFrom('team_memberships as m')
+          .innerJoin('teams as tm', 'tm.id', 'm.team_id')
+          .select(commaJoined(q, 'tm.organization_id').as('ids'))
+          .whereRef('m.user_id', '=', 't.user_id')
+          .as('member_of'),
     ])
     .where('t.digest', '=', digest)
     .executeTakeFirst();
@@ -72,12 +82,13 @@ export async function findTokenById(q: Queryable, id: string): Promise<Token | u
   return r && TOKENS.read(r);
 }
 
-export async function findOrganizationToken(q: Queryable, organizationId: string): Promise<Token | undefined> {
+/** The organization's token of `kind` (`organization` or `audit-trail`): at most one of each. */
+export async function findOrganizationToken(q: Queryable, organizationId: string, kind: TokenKind): Promise<Token | undefined> {
   const r = await q
     .selectFrom('auth_tokens')
     .selectAll()
     .where('organization_id', '=', organizationId)
-    .where('kind', '=', 'organization')
+    .where('kind', '=', kind)
     .executeTakeFirst();
   return r && TOKENS.read(r);
 }
@@ -99,11 +110,11 @@ export async function deleteToken(q: Queryable, id: string): Promise<void> {
   await q.deleteFrom('auth_tokens').where('id', '=', id).execute();
 }
 
-export async function deleteOrganizationToken(q: Queryable, organizationId: string): Promise<number> {
+export async function deleteOrganizationToken(q: Queryable, organizationId: string, kind: TokenKind): Promise<number> {
   const r = await q
     .deleteFrom('auth_tokens')
     .where('organization_id', '=', organizationId)
-    .where('kind', '=', 'organization')
+    .where('kind', '=', kind)
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }

@@ -1,5 +1,5 @@
 import type { Caller } from '../auth/caller.ts';
-import { can } from '../auth/authorize.ts';
+import { authorize, can } from '../auth/authorize.ts';
 import { userPermissions, type UserPermissions } from '../auth/permission-sets.ts';
 import type { Principal } from '../auth/principal.ts';
 import { guarded } from '../db/constraints.ts';
@@ -7,7 +7,7 @@ import type { Database, Queryable } from '../db/index.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import { now } from '../time.ts';
-import { checkAttributes, Email, Username } from '../values.ts';
+import { checkAttributes, Email, SERVICE_ACCOUNT_PREFIX, Username } from '../values.ts';
 import * as store from './store.ts';
 import type { User } from './store.ts';
 
@@ -21,6 +21,9 @@ export interface UserView {
   /** Account details only: who the token authenticates (a user, or an organization for its token). */
   authenticated?: Principal;
 }
+
+/** The account a principal acts as: the user, or the service account behind an organization token. */
+const accountId = (p: Principal) => (p.kind === 'user' ? p.user.id : p.serviceUserId);
 
 export function createUsersService({ database }: { database: Database }) {
   const db = database.db;
@@ -37,6 +40,14 @@ export function createUsersService({ database }: { database: Database }) {
     };
     await guarded(store.insertUser(db, user), { unique: () => errors.taken('username') });
     return user;
+  }
+
+  /** `GET /account/details`: the caller's own account (organization tokens: their service user). */
+  async function accountDetails(caller: Caller): Promise<UserView> {
+    const p = caller.principal;
+    const user = await store.findUserById(db, accountId(p));
+    if (!user) throw errors.unauthorized();
+    return { user, permissions: userPermissions(user), showsEmail: true, authenticated: p };
   }
 
   return {
@@ -64,8 +75,8 @@ export function createUsersService({ database }: { database: Database }) {
       const user: User = {
         id: newId('user'),
         // The random suffix keeps the name free even if an organization is deleted and re-created.
-        username: `api-org-${organizationName}-${randomBase62(6)}`,
-        email: `api-org-${organizationName}@service.invalid`,
+        username: `${SERVICE_ACCOUNT_PREFIX}${organizationName}-${randomBase62(6)}`,
+        email: `${SERVICE_ACCOUNT_PREFIX}${organizationName}@service.invalid`,
         isSiteAdmin: false,
         isServiceAccount: true,
         createdAt: now(),
@@ -76,13 +87,18 @@ export function createUsersService({ database }: { database: Database }) {
 
     deleteServiceUser: (q: Queryable, id: string) => store.deleteUser(q, id),
 
-    /** `GET /account/details`: the caller's own account (organization tokens: their service user). */
-    async accountDetails(caller: Caller): Promise<UserView> {
-      const p = caller.principal;
-      const id = p.kind === 'user' ? p.user.id : p.serviceUserId;
-      const user = await store.findUserById(db, id);
-      if (!user) throw errors.unauthorized();
-      return { user, permissions: userPermissions(user), showsEmail: true, authenticated: p };
+    accountDetails,
+
+    /**
+     * `PATCH /account/update`: a user changes their own username and e-mail address (the address
+     * takes effect at once: Hangar sends no mail to confirm it).
+     */
+    async updateAccount(caller: Caller, input: { username?: string; email?: string }): Promise<UserView> {
+      const id = accountId(caller.principal);
+      authorize({ principal: caller.principal, userId: id }, 'update-account');
+      checkAttributes({ username: [Username, input.username], email: [Email, input.email] });
+      await guarded(store.updateUser(db, id, input), { unique: () => errors.taken('username') });
+      return accountDetails(caller);
     },
 
     /** Any authenticated caller may look a user up. */

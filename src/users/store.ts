@@ -20,6 +20,15 @@ const USERS = columns<UsersTable, User>({
   createdAt: 'created_at',
 });
 
+/** The only columns a user may change about themself. */
+const accountChanges = USERS.patch('username', 'email');
+
+export async function updateUser(q: Queryable, id: string, changes: Partial<Pick<User, 'username' | 'email'>>): Promise<void> {
+  const set = accountChanges(changes);
+  if (Object.keys(set).length === 0) return;
+  await q.updateTable('users').set(set).where('id', '=', id).execute();
+}
+
 export async function insertUser(q: Queryable, u: User): Promise<void> {
   await q.insertInto('users').values(USERS.write(u)).execute();
 }

@@ -105,6 +105,10 @@ export const MATRIX: Section[] = [
       // Any authenticated caller may look a user up; the e-mail address is shown only to its owner.
       row('GET /api/v2/users/:user_id', "show a user (the owner)",
         [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+      // Every user changes their own account; the service account behind an organization token
+      // sees itself (account details) but is not a person to rename: 403.
+      row('PATCH /api/v2/account/update', "change the caller's own username or e-mail address",
+        [200, 200, 200, 200, 200, 200, 403, 401, 401, 401, 200, 200, 200, 200, 200]),
     ],
   },
   {
@@ -131,6 +135,8 @@ export const MATRIX: Section[] = [
       // The organization token is the owners' business alone (see its own routes below).
       row('GET /api/v2/authentication-tokens/:token_id', 'show a token',
         [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'the organization token'),
+      row('GET /api/v2/authentication-tokens/:token_id', 'show a token',
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'the audit-trail token'),
     ],
   },
   {
@@ -155,11 +161,19 @@ export const MATRIX: Section[] = [
       // Members who are not owners get 404, not 403: as in TFE, the organization token is
       // hidden from them. The token may replace (and so revoke) itself.
       row('POST /api/v2/organizations/:organization_name/authentication-token', 'create or replace the organization token',
-        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201]),
+        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201], 'the organization token'),
       row('GET /api/v2/organizations/:organization_name/authentication-token', 'show the organization token',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200]),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'the organization token'),
       row('DELETE /api/v2/organizations/:organization_name/authentication-token', 'delete the organization token',
-        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204]),
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'the organization token'),
+      // `?token=audit-trails`: the second slot, with the same rule. The audit-trail token itself
+      // authenticates nowhere (Hangar serves no audit trail), so it is no caller of its own.
+      row('POST /api/v2/organizations/:organization_name/authentication-token', 'create or replace the audit-trail token',
+        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201], 'the audit-trail token'),
+      row('GET /api/v2/organizations/:organization_name/authentication-token', 'show the audit-trail token',
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'the audit-trail token'),
+      row('DELETE /api/v2/organizations/:organization_name/authentication-token', 'delete the audit-trail token',
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'the audit-trail token'),
     ],
   },
   {

@@ -23,6 +23,7 @@ export interface RowRequest {
   make: (w: World) => Promise<CellRequest>;
 }
 
+const AUDIT_TRAILS = 'token=audit-trails';
 const org = async (w: World) => ({ organization_name: (await w.org()).name });
 const owner = async (w: World) => ({ user_id: (await w.org()).owner.id });
 const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
@@ -39,6 +40,8 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/ping': { make: async () => ({}) },
   'GET /api/v2/account/details': { make: async () => ({}) },
   'GET /api/v2/users/:user_id': { make: async (w) => ({ params: await owner(w) }) },
+  // The address only: every caller keeps the username the world knows it by.
+  'PATCH /api/v2/account/update': { make: async () => ({ body: doc('users', { email: `${unique('me')}@example.test` }) }) },
 
   // ---- user tokens and /authentication-tokens/:id
   'GET /api/v2/users/:user_id/authentication-tokens': { make: async (w) => ({ params: await owner(w) }) },
@@ -52,6 +55,7 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: { token_id: (await w.freshAgentToken()).id } }),
   },
   'GET /api/v2/authentication-tokens/:token_id [the organization token]': { make: async (w) => ({ params: { token_id: (await w.orgToken()).id } }) },
+  'GET /api/v2/authentication-tokens/:token_id [the audit-trail token]': { make: async (w) => ({ params: { token_id: (await w.auditTrailToken()).id } }) },
 
   // ---- organizations and the organization token
   'GET /api/v2/organizations': { make: async () => ({}) },
@@ -68,21 +72,39 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: await org(w), body: doc('organizations', { email: `${unique('ops')}@example.test` }) }),
   },
   'DELETE /api/v2/organizations/:organization_name': { isolate: true, make: async (w) => ({ params: await org(w) }) },
-  'POST /api/v2/organizations/:organization_name/authentication-token': {
+  'POST /api/v2/organizations/:organization_name/authentication-token [the organization token]': {
     isolate: true,
     make: async (w) => ({ params: await org(w), body: doc('authentication-token') }),
   },
-  'GET /api/v2/organizations/:organization_name/authentication-token': {
+  'GET /api/v2/organizations/:organization_name/authentication-token [the organization token]': {
     make: async (w) => {
       await w.orgToken();
       return { params: await org(w) };
     },
   },
-  'DELETE /api/v2/organizations/:organization_name/authentication-token': {
+  'DELETE /api/v2/organizations/:organization_name/authentication-token [the organization token]': {
     isolate: true,
     make: async (w) => {
       await w.orgToken();
       return { params: await org(w) };
+    },
+  },
+  // A world of its own, so that creating replaces nothing (the mass-assignment test compares
+  // what a create writes); deleting one changes no caller, so those cells share one.
+  'POST /api/v2/organizations/:organization_name/authentication-token [the audit-trail token]': {
+    isolate: true,
+    make: async (w) => ({ params: await org(w), query: AUDIT_TRAILS, body: { data: { type: '' } } }),
+  },
+  'GET /api/v2/organizations/:organization_name/authentication-token [the audit-trail token]': {
+    make: async (w) => {
+      await w.auditTrailToken();
+      return { params: await org(w), query: AUDIT_TRAILS };
+    },
+  },
+  'DELETE /api/v2/organizations/:organization_name/authentication-token [the audit-trail token]': {
+    make: async (w) => {
+      await w.freshAuditTrailToken();
+      return { params: await org(w), query: AUDIT_TRAILS };
     },
   },
 

@@ -170,6 +170,15 @@ export class World {
       return { id: token.id as string, secret: token.attributes.token as string };
     });
 
+  /** A new audit-trail token of the organization (replacing any before it). */
+  async freshAuditTrailToken(): Promise<{ id: string }> {
+    const org = await this.org();
+    const token = await this.#post(`/api/v2/organizations/${org.name}/authentication-token?token=audit-trails`, { data: { type: '' } }, 201, 'audit-trail token');
+    return { id: token.id as string };
+  }
+
+  auditTrailToken = () => this.#once('auditTrailToken', () => this.freshAuditTrailToken());
+
   // ---- agent pools, agent tokens, agents ----------------------------------------------------
 
   async freshPool(): Promise<string> {
