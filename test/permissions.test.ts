@@ -131,6 +131,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'read-teams': 403,
   'create-team': 403,
   'grant-organization-access': 403,
+  'give-access': 403,
   'create-project': 403,
   'read-policies': 403,
   'manage-policies': 403,
@@ -178,6 +179,11 @@ const SUBJECTS: Record<Kind, { hidden: unknown; bare: unknown; full: unknown }> 
     full: { standing: OWNER, authority: ADMIN, grant: { teamId: 'team-other' } },
   },
   workspace: { hidden: { standing: standing(), authority: NO_AUTHORITY }, bare: { standing: standing(), authority: READ_ONLY }, full: { standing: OWNER, authority: ADMIN } },
+  gift: {
+    hidden: { standing: STRANGER, organizationAccess: [], projects: [] },
+    bare: { standing: standing(), organizationAccess: ['manage-policies'], projects: [] },
+    full: { standing: OWNER, organizationAccess: ['manage-policies'], projects: [{ projectId: 'prj-1', to: projectGrant('admin'), held: [] }] },
+  },
 };
 
 function statusOf(subject: unknown, action: Action): number {

@@ -8,6 +8,7 @@ import * as policySets from './migrations/0003_policy_sets.ts';
 import * as agentPools from './migrations/0004_agent_pools.ts';
 import * as policySetWorkspaces from './migrations/0005_policy_set_workspaces.ts';
 import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts';
+import * as teamsPolicies from './migrations/0009_teams_policies.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0004_agent_pools': agentPools,
   '0005_policy_set_workspaces': policySetWorkspaces,
   '0006_agent_pool_workspaces': agentPoolWorkspaces,
+  '0009_teams_policies': teamsPolicies,
 };
 
 async function migrator(database: Database): Promise<Migrator> {
