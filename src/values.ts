@@ -64,6 +64,13 @@ export const Email: ValueType = { problem: (v) => (EMAIL.test(v) ? null : 'Email
 /** Keys of policy set parameters. */
 export const Key: ValueType = { problem: (v) => (v.trim() === '' ? "Key can't be blank" : null) };
 
+/** The largest parameter value, in bytes of UTF-8: generous for a policy parameter. */
+export const MAX_VALUE_BYTES = 256 * 1024;
+/** Values of policy set parameters. */
+export const ParameterValue: ValueType = {
+  problem: (v) => (Buffer.byteLength(v, 'utf8') > MAX_VALUE_BYTES ? 'Value is too long (maximum is 256 KiB)' : null),
+};
+
 /**
  * Checks the attributes sent, each against its type: `{ name: [Name, input.name] }`. Unsent
  * (undefined) and null values pass. Every problem is reported at once, each at its attribute.
