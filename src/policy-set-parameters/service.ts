@@ -119,9 +119,9 @@ export function createPolicySetParametersService(deps: { database: Database; pol
 
     /**
      * Read-modify-write in one transaction under the row's lock, so concurrent updates apply one
-     * after the other and a row never mixes the key of one with the value of another.
+     * after the other and a row never mixes the key of one with the value of another. `bodyId`,
+     * when the body names the parameter at all, must be the one in the path.
      */
-    /** `bodyId`, when the body names the parameter at all, must be the one in the path. */
     async update(caller: Caller, policySetId: string, id: string, bodyId: string | undefined, input: ParameterInput): Promise<Parameter> {
       const { set } = await deps.policySets.find(caller, policySetId, 'manage-policies');
       if (bodyId !== undefined && bodyId !== id) throw errors.invalidAttribute('/data/id', 'Id must match the parameter in the request path');

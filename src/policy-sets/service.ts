@@ -67,19 +67,14 @@ export function createPolicySetsService(deps: {
   const db = database.db;
 
   // Each relationship's join table, and the owning domain's answer to "are these ours?".
+  const workspacesOf = (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q);
   const links = {
     projects: {
       table: store.attachedProjects,
       known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.projectAccess.idsInOrganization(organizationId, ids, q),
     },
-    workspaces: {
-      table: store.attachedWorkspaces,
-      known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q),
-    },
-    'workspace-exclusions': {
-      table: store.excludedWorkspaces,
-      known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q),
-    },
+    workspaces: { table: store.attachedWorkspaces, known: workspacesOf },
+    'workspace-exclusions': { table: store.excludedWorkspaces, known: workspacesOf },
   } satisfies Record<Relation, unknown>;
 
   /** Views of a page of sets: one query per relationship, whatever the page size. */

@@ -30,6 +30,14 @@ const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Reco
 });
 const projectRelationship = (id: string) => ({ relationships: { project: { data: { type: 'projects', id } } } });
 
+/** A new policy set holding the shared workspace in `relation`, and the body that takes it out. */
+async function unlinkWorkspace(w: World, relation: 'workspaces' | 'workspace-exclusions'): Promise<CellRequest> {
+  const policySetId = await w.freshPolicySet();
+  const workspace = (await w.workspace()).id;
+  await w.linkWorkspaces(policySetId, relation, [workspace]);
+  return { params: { policy_set_id: policySetId }, body: workspaceRefs(workspace) };
+}
+
 /** A new grant on the main project for a team nobody of the matrix is on. */
 async function teamAccessBody(w: World, access: string) {
   const relationships = { project: { data: { type: 'projects', id: await w.project() } }, team: { data: { type: 'teams', id: await w.freshTeam() } } };
@@ -224,25 +232,11 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/v2/policy-sets/:policy_set_id/relationships/workspaces': {
     make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, body: workspaceRefs((await w.workspace()).id) }),
   },
-  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspaces': {
-    make: async (w) => {
-      const policySetId = await w.freshPolicySet();
-      const workspace = (await w.workspace()).id;
-      await w.attachWorkspaces(policySetId, [workspace]);
-      return { params: { policy_set_id: policySetId }, body: workspaceRefs(workspace) };
-    },
-  },
+  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspaces': { make: (w) => unlinkWorkspace(w, 'workspaces') },
   'POST /api/v2/policy-sets/:policy_set_id/relationships/workspace-exclusions': {
     make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, body: workspaceRefs((await w.workspace()).id) }),
   },
-  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspace-exclusions': {
-    make: async (w) => {
-      const policySetId = await w.freshPolicySet();
-      const workspace = (await w.workspace()).id;
-      await w.excludeWorkspaces(policySetId, [workspace]);
-      return { params: { policy_set_id: policySetId }, body: workspaceRefs(workspace) };
-    },
-  },
+  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspace-exclusions': { make: (w) => unlinkWorkspace(w, 'workspace-exclusions') },
   'GET /api/v2/policy-sets/:policy_set_id/parameters': { make: async (w) => ({ params: { policy_set_id: await w.policySet() } }) },
   'POST /api/v2/policy-sets/:policy_set_id/parameters': {
     make: async (w) => ({

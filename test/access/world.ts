@@ -219,12 +219,8 @@ export class World {
     return set.id;
   }
 
-  async attachWorkspaces(policySetId: string, workspaceIds: string[]): Promise<void> {
-    await this.#post(`/api/v2/policy-sets/${policySetId}/relationships/workspaces`, workspaceRefs(...workspaceIds), 204, 'attach workspaces');
-  }
-
-  async excludeWorkspaces(policySetId: string, workspaceIds: string[]): Promise<void> {
-    await this.#post(`/api/v2/policy-sets/${policySetId}/relationships/workspace-exclusions`, workspaceRefs(...workspaceIds), 204, 'exclude workspaces');
+  async linkWorkspaces(policySetId: string, relation: 'workspaces' | 'workspace-exclusions', workspaceIds: string[]): Promise<void> {
+    await this.#post(`/api/v2/policy-sets/${policySetId}/relationships/${relation}`, workspaceRefs(...workspaceIds), 204, relation);
   }
 
   policySet = () => this.#once('policySet', () => this.freshPolicySet());
