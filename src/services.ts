@@ -12,7 +12,7 @@ import { createPolicySetParametersService } from './policy-set-parameters/servic
 import { createPolicySetsService } from './policy-sets/service.ts';
 import { createProjectAccess } from './projects/access.ts';
 import { createProjectsService } from './projects/service.ts';
-import { createProjectGrantLoader, createTeamProjectsService } from './team-projects/service.ts';
+import { createProjectGrantLoader, createTeamGrantsLoader, createTeamProjectsService } from './team-projects/service.ts';
 import { createTeamsService } from './teams/service.ts';
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
@@ -29,7 +29,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
 
   const users = createUsersService({ database });
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
-  const teams = createTeamsService({ database, organizationLookup, organizations, users });
+  const teams = createTeamsService({ database, organizationLookup, organizations, projectAccess, teamGrants: createTeamGrantsLoader(database), users });
   const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects });

@@ -11,7 +11,7 @@ export interface ValueType {
 
 const LETTERS_DIGITS_DASH_UNDERSCORE = /^[A-Za-z0-9_-]+$/;
 
-/** Names of organizations, teams, workspaces, policy sets and agent pools. */
+/** Names of organizations, workspaces, policy sets and agent pools. */
 export const Name: ValueType = {
   problem: (v) => (LETTERS_DIGITS_DASH_UNDERSCORE.test(v) ? null : 'Name may only contain letters, numbers, "-" and "_"'),
 };
@@ -24,6 +24,16 @@ export const Name: ValueType = {
  */
 export const URL_NAME_MAX = 90;
 
+const SPACED_NAME = /^[A-Za-z0-9 _-]+$/;
+/**
+ * Team names may also hold spaces, but not at either end. TFE's documentation allows only
+ * letters, numbers, "-" and "_", but the service accepts `foo bar` (go-tfe renames a team to it).
+ */
+export const TeamName: ValueType = {
+  problem: (v) =>
+    SPACED_NAME.test(v) && v.trim() === v ? null : 'Name may only contain letters, numbers, spaces, "-" and "_", and may not begin or end with a space',
+};
+
 const WORKSPACE_NAME_MAX = URL_NAME_MAX;
 export const WorkspaceName: ValueType = {
   problem: (v) => Name.problem(v) ?? (v.length > WORKSPACE_NAME_MAX ? `Name is too long (maximum is ${WORKSPACE_NAME_MAX} characters)` : null),
@@ -32,14 +42,12 @@ export const WorkspaceName: ValueType = {
 /** Organization names follow the workspace name rule: both name a URL segment. */
 export const OrganizationName: ValueType = WorkspaceName;
 
-const PROJECT_NAME = /^[A-Za-z0-9 _-]+$/;
-/** Project names may hold spaces, but not at either end. */
+/** Project names follow the team name rule, and are 3 to 40 characters long. */
 export const ProjectName: ValueType = {
   problem: (v) => {
     if (v.length < 3) return 'Name is too short (minimum is 3 characters)';
     if (v.length > 40) return 'Name is too long (maximum is 40 characters)';
-    if (!PROJECT_NAME.test(v) || v.trim() !== v) return 'Name may only contain letters, numbers, spaces, "-" and "_", and may not begin or end with a space';
-    return null;
+    return TeamName.problem(v);
   },
 };
 
@@ -98,6 +106,13 @@ export const Timestamp = (label: string): ValueType => ({
 
 /** Keys of policy set parameters. */
 export const Key: ValueType = { problem: (v) => (v.trim() === '' ? "Key can't be blank" : null) };
+
+/** The largest parameter value, in bytes of UTF-8: generous for a policy parameter. */
+export const MAX_VALUE_BYTES = 256 * 1024;
+/** Values of policy set parameters. */
+export const ParameterValue: ValueType = {
+  problem: (v) => (Buffer.byteLength(v, 'utf8') > MAX_VALUE_BYTES ? 'Value is too long (maximum is 256 KiB)' : null),
+};
 
 /**
  * Checks the attributes sent, each against its type: `{ name: [Name, input.name] }`. Unsent

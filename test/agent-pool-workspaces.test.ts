@@ -263,6 +263,41 @@ suite('agent pool allowed-workspaces', (ctx) => {
     assert.equal(await queries(4), await queries(1));
   });
 
+  it('filters by filter[allowed_workspaces][name]: organization-scoped pools and those allowing that workspace', async () => {
+    const org = await ctx.organization();
+    const [ws1, ws2] = await workspaces(ctx, org, 2);
+    const name = async (id: string) => (await ctx.get(`/api/v2/workspaces/${id}`, org.owner.token)).body.data.attributes.name as string;
+    const create = async (attributes: Record<string, unknown>, ids?: string[]) =>
+      (await ctx.post(poolsUrl(org.name), org.owner.token, allowedBody(ids, { name: unique('pool'), ...attributes }))).body.data.id as string;
+    const scoped = await create({});
+    const a = await create({ 'organization-scoped': false }, [ws1!]);
+    const b = await create({ 'organization-scoped': false }, [ws2!]);
+    await create({ 'organization-scoped': false });
+    const filtered = async (workspaceName: string, token = org.owner.token, extra = '') => {
+      const res = await ctx.get(`${poolsUrl(org.name)}?filter%5Ballowed_workspaces%5D%5Bname%5D=${encodeURIComponent(workspaceName)}${extra}`, token);
+      assertStatus(res, 200);
+      return { ids: sorted(res.body.data.map((p: any) => p.id)), total: res.body.meta.pagination['total-count'], counts: res.body.meta['status-counts'] };
+    };
+    const one = await filtered(await name(ws1!));
+    assert.deepEqual(one.ids, sorted([scoped, a]));
+    assert.equal(one.total, 2);
+    assert.deepEqual(one.counts, { total: 4, matching: 2 });
+    // Names match as workspace names do, whatever the case; with q, both apply.
+    assert.deepEqual((await filtered((await name(ws2!)).toUpperCase())).ids, sorted([scoped, b]));
+    assert.deepEqual((await filtered(await name(ws2!), org.owner.token, `&q=${encodeURIComponent('zzz')}`)).ids, []);
+    // No such workspace: the pools every workspace may use.
+    assert.deepEqual((await filtered('no-such-workspace')).ids, [scoped]);
+    // A workspace the caller may not read is answered as one that does not exist.
+    const member = await ctx.member(org);
+    assert.deepEqual((await filtered(await name(ws1!), member.token)).ids, [scoped]);
+    const reader = await ctx.member(org, { 'read-workspaces': true });
+    assert.deepEqual((await filtered(await name(ws1!), reader.token)).ids, sorted([scoped, a]));
+    // Empty: no filter.
+    assert.equal((await filtered('')).total, 4);
+    const stranger = await ctx.organization();
+    assertError(await ctx.get(`${poolsUrl(org.name)}?filter%5Ballowed_workspaces%5D%5Bname%5D=x`, stranger.owner.token), 404);
+  });
+
   it('security: 401 without a token, 404 across organizations, 403 for members who may not manage pools, 415 for a wrong content type', async () => {
     const org = await ctx.organization();
     const other = await ctx.organization();

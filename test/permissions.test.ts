@@ -7,9 +7,10 @@ import { describe, it } from 'node:test';
 import { ACTIONS, authorize, can, SEE, type Action, type Kind } from '../src/auth/authorize.ts';
 import { holds, ORGANIZATION_PERMISSIONS, type OrganizationPermission, type Standing } from '../src/auth/organization.ts';
 import type { Principal } from '../src/auth/principal.ts';
+import { ungiven } from '../src/auth/gifts.ts';
 import { projectGrant } from '../src/auth/project-grants.ts';
 import { projectAuthority, type ProjectAuthority } from '../src/auth/project-scope.ts';
-import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, PROJECT_ACCESS_LEVELS, type OrganizationAccessKey } from '../src/grants.ts';
+import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, PROJECT_ACCESS_LEVELS, type OrganizationAccessKey, type ProjectGrant } from '../src/grants.ts';
 import { ApiError } from '../src/jsonapi/errors.ts';
 
 function standing(flags: readonly OrganizationAccessKey[] = [], extra: Partial<Standing> = {}): Standing {
@@ -119,6 +120,49 @@ describe('project access: every level against every permission', () => {
   });
 });
 
+describe('giving access: nobody but an owner gives a permission it does not hold', () => {
+  const flags = (s: Standing, ...given: OrganizationAccessKey[]) => ungiven({ standing: s, organizationAccess: given, projects: [] });
+  const onProject = (held: ProjectGrant[], to: ProjectGrant, from?: ProjectGrant, s: Standing = standing()) =>
+    ungiven({ standing: s, organizationAccess: [], projects: [{ projectId: 'prj-1', to, from, held }] });
+
+  it('organization flags: each one given must be held, or implied by one held', () => {
+    assert.deepEqual(flags(standing(['manage-policies']), 'manage-policies'), []);
+    assert.deepEqual(flags(standing(['manage-policies']), 'manage-policies', 'manage-projects', 'manage-teams'), ['manage-projects', 'manage-teams']);
+    assert.deepEqual(flags(standing(['manage-teams']), 'manage-membership'), []);
+    assert.deepEqual(flags(standing(['manage-membership']), 'manage-teams'), ['manage-teams']);
+    assert.deepEqual(flags(standing(['manage-projects']), 'read-projects', 'manage-workspaces', 'read-workspaces'), []);
+    assert.deepEqual(flags(standing(['manage-workspaces']), 'read-workspaces', 'manage-projects'), ['manage-projects']);
+    assert.deepEqual(flags(OWNER, ...ORGANIZATION_ACCESS_KEYS), []);
+  });
+
+  it('project grants: each permission raised must be held at its new value by one of the caller\'s grants', () => {
+    const admin = projectGrant('admin');
+    const teamsManager = projectGrant('custom', { project: { teams: 'manage' } });
+    assert.deepEqual(onProject([admin], admin), []);
+    assert.deepEqual(onProject([admin], projectGrant('custom', { project: { settings: 'delete' } })), []);
+    assert.ok(onProject([teamsManager], admin).includes('on project prj-1: project-access.settings delete, project-access.variable-sets write, workspace-access.runs apply, workspace-access.sentinel-mocks read, workspace-access.state-versions write, workspace-access.variables write, workspace-access.create, workspace-access.locking, workspace-access.delete, workspace-access.move, workspace-access.run-tasks, access admin'));
+    // Lowering, or keeping, gives nothing.
+    assert.deepEqual(onProject([teamsManager], projectGrant('read'), admin), []);
+    assert.deepEqual(onProject([teamsManager], admin, admin), []);
+    // Only the raised permission counts: write → maintain adds create, delete, run-tasks and the level.
+    assert.deepEqual(onProject([projectGrant('write')], projectGrant('maintain'), projectGrant('write')), [
+      'on project prj-1: workspace-access.create, workspace-access.delete, workspace-access.run-tasks, access maintain',
+    ]);
+    // The highest value of each permission across the caller's grants counts.
+    const moves = projectGrant('custom', { workspace: { move: true } });
+    const settings = projectGrant('custom', { project: { settings: 'update' } });
+    assert.deepEqual(onProject([moves, settings], projectGrant('custom', { project: { settings: 'update' }, workspace: { move: true } })), []);
+    // No grant at all holds nothing, not even read.
+    assert.ok(onProject([], projectGrant('read')).length > 0);
+  });
+
+  it('project grants: manage-projects and owners hold every permission on every project', () => {
+    assert.deepEqual(onProject([], projectGrant('admin'), undefined, standing(['manage-projects'])), []);
+    assert.deepEqual(onProject([], projectGrant('admin'), undefined, OWNER), []);
+    assert.ok(onProject([], projectGrant('admin'), undefined, standing(['manage-workspaces', 'read-projects'])).length > 0);
+  });
+});
+
 /** How a caller who sees the subject but may not act is answered: the one table of 404 versus 403. */
 const REFUSAL: Record<Action, 404 | 403> = {
   'create-organization': 403,
@@ -132,6 +176,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'read-teams': 403,
   'create-team': 403,
   'grant-organization-access': 403,
+  'give-access': 403,
   'create-project': 403,
   'read-policies': 403,
   'manage-policies': 403,
@@ -179,6 +224,11 @@ const SUBJECTS: Record<Kind, { hidden: unknown; bare: unknown; full: unknown }> 
     full: { standing: OWNER, authority: ADMIN, grant: { teamId: 'team-other' } },
   },
   workspace: { hidden: { standing: standing(), authority: NO_AUTHORITY }, bare: { standing: standing(), authority: READ_ONLY }, full: { standing: OWNER, authority: ADMIN } },
+  gift: {
+    hidden: { standing: STRANGER, organizationAccess: [], projects: [] },
+    bare: { standing: standing(), organizationAccess: ['manage-policies'], projects: [] },
+    full: { standing: OWNER, organizationAccess: ['manage-policies'], projects: [{ projectId: 'prj-1', to: projectGrant('admin'), held: [] }] },
+  },
 };
 
 function statusOf(subject: unknown, action: Action): number {

@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createParameter, createPolicySet, parameterBody, parameterUpdate } from './helpers/policy-sets.ts';
+import { newId } from '../src/ids.ts';
+import { insertParameter } from '../src/policy-set-parameters/store.ts';
+import { now } from '../src/time.ts';
+
+/** The documented bounds: values of 256 KiB, 100 parameters per set. */
+const MAX_VALUE = 256 * 1024;
+const MAX_PARAMETERS = 100;
 
 const VAR_ID = /^var-[0-9A-Za-z]{16}$/;
 
@@ -118,7 +125,22 @@ suite('policy set parameters', (ctx) => {
     assert.deepEqual((await ctx.get(url, t)).body, key.body);
   });
 
-  it('refuses bad updates: id mismatch, bad category, taken or blank key, missing attributes', async () => {
+  it('updates with the bodies go-tfe sends: no id, and no attributes at all for no change', async () => {
+    const org = await ctx.organization();
+    const set = await createPolicySet(ctx, org);
+    const created = await ctx.post(paramsOf(set.id), org.owner.token, parameterBody({ key: 'k', value: 'v' }));
+    const url = `${paramsOf(set.id)}/${created.body.data.id}`;
+    const unchanged = await ctx.patch(url, org.owner.token, { data: { type: 'vars' } });
+    assertStatus(unchanged, 200);
+    assert.deepEqual(unchanged.body, created.body);
+    const renamed = await ctx.patch(url, org.owner.token, { data: { type: 'vars', attributes: { key: 'newname', value: 'newvalue' } } });
+    assertStatus(renamed, 200);
+    assert.deepEqual(renamed.body.data.attributes, { key: 'newname', value: 'newvalue', category: 'policy-set', sensitive: false });
+    const sensitive = await ctx.patch(url, org.owner.token, { data: { type: 'vars', attributes: { sensitive: true } } });
+    assert.deepEqual(sensitive.body.data.attributes, { key: 'newname', value: null, category: 'policy-set', sensitive: true });
+  });
+
+  it('refuses bad updates: id mismatch, bad category, taken or blank key', async () => {
     const org = await ctx.organization();
     const set = await createPolicySet(ctx, org);
     const p = await createParameter(ctx, org.owner.token, set.id, { key: 'one', value: '1' });
@@ -127,8 +149,7 @@ suite('policy set parameters', (ctx) => {
     const t = org.owner.token;
 
     assertError(await ctx.patch(url, t, parameterUpdate('var-0000000000000000', { value: 'x' })), 422, '/data/id');
-    assertError(await ctx.patch(url, t, { data: { type: 'vars', attributes: { value: 'x' } } }), 422, '/data/id');
-    assertError(await ctx.patch(url, t, { data: { type: 'vars', id: p.id } }), 422, '/data/attributes');
+    assertError(await ctx.patch(url, t, { data: { type: 'vars', id: 42, attributes: { value: 'x' } } }), 422, '/data/id');
     assertError(await ctx.patch(url, t, parameterUpdate(p.id, { category: 'env' })), 422, '/data/attributes/category');
     const taken = assertError(await ctx.patch(url, t, parameterUpdate(p.id, { key: 'two' })), 422, '/data/attributes/key');
     assert.equal(taken.detail, 'Key has already been taken');
@@ -210,5 +231,74 @@ suite('policy set parameters', (ctx) => {
     assertStatus(byToken, 201);
     assertStatus(await ctx.delete(`${list}/${byToken.body.data.id}`, orgToken), 204);
     assertStatus(await ctx.delete(one, manager.token), 204);
+  });
+
+  describe('bounds: no member of manage-policies can make a parameter list unbounded', () => {
+    /** Rows straight into the database: fast set-up, and the way a set filled before the caps looks. */
+    async function seed(setId: string, count: number, value: string, from = 0) {
+      for (let i = from; i < from + count; i++) {
+        const at = now();
+        const parameter = { id: newId('var'), policySetId: setId, key: `seeded-${i}`, category: 'policy-set' as const, sensitive: false, value: null, createdAt: at, updatedAt: at };
+        await insertParameter(ctx.database.db, parameter, { value, encryptedValue: null });
+      }
+    }
+
+    it('caps each value at 256 KiB of UTF-8, on create and update, sensitive or not', async () => {
+      const org = await ctx.organization();
+      const set = await createPolicySet(ctx, org);
+      const t = org.owner.token;
+      assertStatus(await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'full', value: 'x'.repeat(MAX_VALUE) })), 201);
+      const big = assertError(await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'big', value: 'x'.repeat(MAX_VALUE + 1) })), 422, '/data/attributes/value');
+      assert.equal(big.detail, 'Value is too long (maximum is 256 KiB)');
+      // Bytes, not characters: 'é' is two.
+      assertError(await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'wide', value: 'é'.repeat(MAX_VALUE / 2 + 1) })), 422, '/data/attributes/value');
+      assertError(await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'secret', value: 'x'.repeat(MAX_VALUE + 1), sensitive: true })), 422, '/data/attributes/value');
+      const p = await createParameter(ctx, t, set.id, { key: 'small', value: 'v' });
+      assertError(await ctx.patch(`${paramsOf(set.id)}/${p.id}`, t, parameterUpdate(p.id, { value: 'x'.repeat(MAX_VALUE + 1) })), 422, '/data/attributes/value');
+      const keys = (await ctx.get(paramsOf(set.id), t)).body.data.map((x: any) => x.attributes.key);
+      assert.deepEqual(keys, ['full', 'small']);
+      assert.equal((await ctx.get(`${paramsOf(set.id)}/${p.id}`, t)).body.data.attributes.value, 'v');
+    });
+
+    it('caps a policy set at 100 parameters (409), even under concurrent creates', async () => {
+      const org = await ctx.organization();
+      const set = await createPolicySet(ctx, org);
+      await seed(set.id, MAX_PARAMETERS - 2, 'v');
+      const results = await Promise.all([1, 2, 3, 4].map((i) => ctx.post(paramsOf(set.id), org.owner.token, parameterBody({ key: `racer-${i}`, value: 'v' }))));
+      assert.deepEqual(results.map((r) => r.status).sort(), [201, 201, 409, 409]);
+      const refused = results.find((r) => r.status === 409)!;
+      assertError(refused, 409);
+      assert.equal(refused.body.errors[0].detail, 'A policy set holds at most 100 parameters');
+      const list = await ctx.get(paramsOf(set.id), org.owner.token);
+      assert.equal(list.body.data.length, MAX_PARAMETERS);
+      // Another set is not affected, and deleting one makes room.
+      assertStatus(await ctx.post(paramsOf((await createPolicySet(ctx, org)).id), org.owner.token, parameterBody({ key: 'k' })), 201);
+      assertStatus(await ctx.delete(`${paramsOf(set.id)}/${list.body.data[0].id}`, org.owner.token), 204);
+      assertStatus(await ctx.post(paramsOf(set.id), org.owner.token, parameterBody({ key: 'room', value: 'v' })), 201);
+    });
+
+    it('keeps every list within its bound: the whole list of a full set, and a set filled before the caps as pages', async () => {
+      const org = await ctx.organization();
+      const set = await createPolicySet(ctx, org);
+      await seed(set.id, MAX_PARAMETERS - 1, 'x'.repeat(MAX_VALUE));
+      assertStatus(await ctx.post(paramsOf(set.id), org.owner.token, parameterBody({ key: 'last', value: 'x'.repeat(MAX_VALUE) })), 201);
+      assertError(await ctx.post(paramsOf(set.id), org.owner.token, parameterBody({ key: 'one-more', value: 'x'.repeat(MAX_VALUE) })), 409);
+      const whole = await ctx.get(paramsOf(set.id), org.owner.token);
+      assertStatus(whole, 200);
+      assert.equal(whole.body.data.length, MAX_PARAMETERS);
+      assert.equal(whole.body.meta, undefined);
+      const bound = MAX_PARAMETERS * (MAX_VALUE + 1024);
+      assert.ok(whole.raw.length <= bound, `${whole.raw.length} bytes is over ${bound}`);
+
+      // More rows than the cap (only possible for sets filled before it): the first 100, with
+      // pagination that says there is more.
+      await seed(set.id, 5, 'small', MAX_PARAMETERS);
+      const first = await ctx.get(paramsOf(set.id), org.owner.token);
+      assert.equal(first.body.data.length, MAX_PARAMETERS);
+      assert.equal(first.body.meta.pagination['total-count'], MAX_PARAMETERS + 5);
+      assert.ok(first.raw.length <= bound);
+      const rest = await ctx.get(first.body.links.next.replace(/^https?:\/\/[^/]+/, ''), org.owner.token);
+      assert.equal(rest.body.data.length, 5);
+    });
   });
 });

@@ -16,7 +16,7 @@ suite('policy sets', (ctx) => {
     const body = policySetBody(
       name,
       { description: 'Org-wide rules', 'policies-path': 'policies/', 'policy-update-pattern': ['x'] },
-      { 'workspace-exclusions': { data: [{ id: 'ws-AAAAAAAAAAAAAAAA', type: 'workspaces' }] }, policies: { data: [] } },
+      { policies: { data: [{ id: 'pol-AAAAAAAAAAAAAAAA', type: 'policies' }] }, 'vcs-repo': { data: null } },
     );
     const res = await ctx.post(setsOf(org.name), org.owner.token, body);
     assertStatus(res, 201);
@@ -39,6 +39,7 @@ suite('policy sets', (ctx) => {
     });
     assert.deepEqual(set.relationships.projects, { data: [] });
     assert.deepEqual(set.relationships.workspaces, { data: [] });
+    assert.deepEqual(set.relationships['workspace-exclusions'], { data: [] });
     assert.equal(set.links.self, `/api/v2/policy-sets/${set.id}`);
 
     const shown = await ctx.get(`/api/v2/policy-sets/${set.id}`, org.owner.token);

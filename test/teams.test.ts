@@ -110,7 +110,8 @@ suite('teams', (ctx) => {
     // Plain team management still works, and sending the flags a team already has is no change.
     const made = await ctx.post(url, manager.token, teamBody(unique('t'), { visibility: 'organization', 'organization-access': { 'manage-projects': false } }));
     assertStatus(made, 200);
-    const granter = await ctx.member(org, { 'manage-teams': true, 'manage-organization-access': true });
+    // Giving a flag also takes holding it (see escalation.test.ts): this granter holds manage-projects.
+    const granter = await ctx.member(org, { 'manage-teams': true, 'manage-organization-access': true, 'manage-projects': true });
     const granted = await ctx.patch(`/api/v2/teams/${made.body.data.id}`, granter.token, { data: { type: 'teams', attributes: grant } });
     assertStatus(granted, 200);
     assert.equal(granted.body.data.attributes['organization-access']['manage-projects'], true);
@@ -131,7 +132,8 @@ suite('teams', (ctx) => {
   it('validates bodies and names, and keeps names unique per organization', async () => {
     const org = await ctx.organization();
     const url = `/api/v2/organizations/${org.name}/teams`;
-    assertError(await ctx.post(url, org.owner.token, teamBody('has space')), 422, '/data/attributes/name');
+    assertError(await ctx.post(url, org.owner.token, teamBody(' leading space')), 422, '/data/attributes/name');
+    assertError(await ctx.post(url, org.owner.token, teamBody('dot.ted')), 422, '/data/attributes/name');
     assertError(await ctx.post(url, org.owner.token, teamBody('ok', { visibility: 'public' })), 422, '/data/attributes/visibility');
     assertError(await ctx.post(url, org.owner.token, teamBody('ok', { 'organization-access': { 'manage-projects': 'yes' } })), 422, '/data/attributes/organization-access/manage-projects');
     assertError(await ctx.post(url, org.owner.token, { data: { type: 'users', attributes: { name: 'x' } } }), 422, '/data/type');

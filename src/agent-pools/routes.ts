@@ -12,7 +12,7 @@ export async function agentPoolsRoutes(app: Api, { agentPools }: { agentPools: A
   app.get('/organizations/:organization_name/agent-pools', { schema: { params: OrganizationParams, querystring: ListAgentPoolsQuery } }, async (request) => {
     const query = request.query;
     const page = parsePage(query);
-    const filter = { search: query.q, sort: sortOf(query.sort) };
+    const filter = { search: query.q, sort: sortOf(query.sort), allowedWorkspaceName: query['filter[allowed_workspaces][name]'] || undefined };
     const { items, total, matching } = await agentPools.list(request.caller, request.params.organization_name, filter, page);
     const { links, meta } = envelope(absoluteUrl(request, app.config.baseUrl), page, matching);
     return { data: items.map(agentPoolResource), links, meta: { ...meta, 'status-counts': { total, matching } } };

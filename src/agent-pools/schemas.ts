@@ -4,7 +4,13 @@ import { SortParam } from '../jsonapi/query.ts';
 
 export const AgentPoolParams = Type.Object({ agent_pool_id: Type.String() });
 
-export const ListAgentPoolsQuery = Type.Object({ ...PageParams, q: Type.Optional(Type.String()), sort: SortParam(['name', 'created-at']) });
+export const ListAgentPoolsQuery = Type.Object({
+  ...PageParams,
+  q: Type.Optional(Type.String()),
+  sort: SortParam(['name', 'created-at']),
+  /** The pools a workspace of this name may use: organization-scoped ones and those allowing it. */
+  'filter[allowed_workspaces][name]': Type.Optional(Type.String()),
+});
 
 /** A pool's agent tokens, and its agents: oldest first unless `sort=-created-at`. */
 export const ListByCreationQuery = Type.Object({ ...PageParams, sort: SortParam(['created-at']) });

@@ -43,7 +43,7 @@ export function createAgentPoolsService(deps: {
   database: Database;
   organizationLookup: OrganizationLookup;
   tokens: TokensService;
-  workspaces: Pick<WorkspacesService, 'idsInOrganization'>;
+  workspaces: Pick<WorkspacesService, 'idsInOrganization' | 'readableIdByName'>;
 }) {
   const { database, organizationLookup, tokens } = deps;
   const db = database.db;
@@ -101,9 +101,17 @@ export function createAgentPoolsService(deps: {
       agentCounts = counter;
     },
 
-    async list(caller: Caller, organizationName: string, filter: { search?: string; sort?: Sort<PoolSortField> }, page: Page) {
+    /**
+     * `allowedWorkspaceName`: only the pools that workspace may use. A name the caller cannot
+     * read is answered as one that does not exist (organization-scoped pools only), so the
+     * filter reveals no workspace.
+     */
+    async list(caller: Caller, organizationName: string, filter: { search?: string; sort?: Sort<PoolSortField>; allowedWorkspaceName?: string }, page: Page) {
       const { org } = await organizationLookup.find(caller, organizationName, 'read-agent-pools');
-      const { items, total, matching } = await store.listPools(db, { organizationId: org.id, ...filter }, page);
+      const { allowedWorkspaceName, ...rest } = filter;
+      const usableBy =
+        allowedWorkspaceName === undefined ? undefined : { workspaceId: await deps.workspaces.readableIdByName(caller, org.name, allowedWorkspaceName) };
+      const { items, total, matching } = await store.listPools(db, { organizationId: org.id, ...rest, usableBy }, page);
       return { items: await views(items, org.name), total, matching };
     },
 

@@ -49,15 +49,27 @@ export interface PoolFilter {
   /** Case-insensitive substring of the name. */
   search?: string;
   sort?: { field: PoolSortField; descending: boolean };
+  /** The pools a workspace may use: organization-scoped, or allowing it (no id: the scoped ones only). */
+  usableBy?: { workspaceId: string | undefined };
+}
+
+/** SQL: the pools a workspace may use. */
+function usableBy(eb: ExpressionBuilder<Schema, 'agent_pools'>, workspaceId: string | undefined) {
+  const scoped = eb('agent_pools.organization_scoped', '=', true);
+  if (workspaceId === undefined) return scoped;
+  const allowing = eb.selectFrom('agent_pool_allowed_workspaces').select('agent_pool_id').where('workspace_id', '=', workspaceId);
+  return eb.or([scoped, eb('agent_pools.id', 'in', allowing)]);
 }
 
 /**
  * One page of an organization's pools (oldest first unless sorted otherwise), and in one more
- * query both counts: `total` (every pool of the organization) and `matching` (after `search`).
+ * query both counts: `total` (every pool of the organization) and `matching` (after `search`
+ * and `usableBy`).
  */
 export async function listPools(q: Queryable, f: PoolFilter, page: Window) {
   const base = q.selectFrom('agent_pools').where('organization_id', '=', f.organizationId);
-  const matching = (eb: ExpressionBuilder<Schema, 'agent_pools'>) => eb.and(f.search ? [containsInsensitive('name', f.search)] : []);
+  const matching = (eb: ExpressionBuilder<Schema, 'agent_pools'>) =>
+    eb.and([...(f.search ? [containsInsensitive('name', f.search)] : []), ...(f.usableBy ? [usableBy(eb, f.usableBy.workspaceId)] : [])]);
   const direction = f.sort?.descending ? 'desc' : 'asc';
   let rows = base.selectAll().where(matching);
   // Names are unique case-insensitively, so lower(name) is a total order (and indexed).

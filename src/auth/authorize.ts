@@ -8,6 +8,7 @@
 // authority, choose HIDE or forbid(detail)), call authorize(subject, 'the-action') first thing in
 // the service method, and add the endpoint's row to test/access/matrix.ts.
 import { errors, type ApiError } from '../jsonapi/errors.ts';
+import { ungiven, type GiftSubject } from './gifts.ts';
 import { holds, type Standing } from './organization.ts';
 import type { Principal } from './principal.ts';
 import type { ProjectAuthority } from './project-scope.ts';
@@ -40,6 +41,8 @@ export interface TeamGrantSubject extends ProjectSubject {
   grant: { teamId: string };
 }
 
+export type { GiftSubject };
+
 interface Subjects {
   principal: PrincipalSubject;
   account: AccountSubject;
@@ -48,19 +51,22 @@ interface Subjects {
   project: ProjectSubject;
   'team-grant': TeamGrantSubject;
   workspace: ProjectSubject;
+  gift: GiftSubject;
 }
 export type Kind = keyof Subjects;
 
-export type Deny = { status: 404 } | { status: 403; detail?: string };
+/** A 403's detail: fixed, or worded from the subject (to name what exactly is missing). */
+type Detail<S> = string | ((subject: S) => string);
+export type Deny<S = never> = { status: 404 } | { status: 403; detail?: Detail<S> };
 export const HIDE: Deny = { status: 404 };
-export const forbid = (detail?: string): Deny => ({ status: 403, ...(detail ? { detail } : {}) });
+export const forbid = <S = never>(detail?: Detail<S>): Deny<S> => ({ status: 403, ...(detail ? { detail } : {}) });
 
 interface Row<K extends Kind> {
   on: K;
-  deny: Deny;
+  deny: Deny<Subjects[K]>;
   allows: (subject: Subjects[K]) => boolean;
 }
-const row = <K extends Kind>(on: K, deny: Deny, allows: (subject: Subjects[K]) => boolean): Row<K> => ({ on, deny, allows });
+const row = <K extends Kind>(on: K, deny: Deny<Subjects[K]>, allows: (subject: Subjects[K]) => boolean): Row<K> => ({ on, deny, allows });
 
 const MANAGE_TEAMS = 'You are not allowed to manage teams';
 
@@ -88,6 +94,14 @@ export const ACTIONS = {
     'organization',
     forbid('Changing organization access needs the manage-organization-access permission'),
     ({ standing }) => holds(standing, 'manage-organization-access'),
+  ),
+  // Whatever else an action needs, nobody but an owner hands out a permission it does not hold
+  // itself: not to a team (organization access, project access) and not by putting a user on a
+  // team. Otherwise a membership or `teams: manage` right would be a way to every permission.
+  'give-access': row(
+    'gift',
+    forbid((gift) => `You cannot give permissions you do not hold: ${ungiven(gift).join('; ')}`),
+    (gift) => ungiven(gift).length === 0,
   ),
   'create-project': row('organization', forbid(), ({ standing }) => holds(standing, 'create-project')),
   'read-policies': row('organization', forbid(), ({ standing }) => holds(standing, 'read-policies')),
@@ -141,6 +155,7 @@ export const SEE: Record<Kind, Action | null> = {
   project: 'read-project',
   'team-grant': 'read-team-grant',
   workspace: 'read-workspace',
+  gift: 'read-organization',
 };
 
 type Rule = (subject: unknown) => boolean;
@@ -160,11 +175,14 @@ export function can<A extends Action>(subject: SubjectOf<A>, action: A): boolean
 /** The answer to a caller who may see the subject but may not perform `action`; `detail` replaces the table's. */
 export function denied(action: Action, detail?: string): ApiError {
   const deny = ACTIONS[action].deny;
-  return deny.status === 404 ? errors.notFound() : errors.forbidden(detail ?? deny.detail);
+  if (deny.status === 404) return errors.notFound();
+  return errors.forbidden(detail ?? (typeof deny.detail === 'function' ? undefined : deny.detail));
 }
 
 /** Returns when the subject allows `action`; otherwise throws 404 (the caller does not see it) or what ACTIONS says. */
 export function authorize<A extends Action>(subject: SubjectOf<A>, action: A): void {
   if (!sees(subject, ACTIONS[action].on)) throw errors.notFound();
-  if (!rule(action)(subject)) throw denied(action);
+  if (rule(action)(subject)) return;
+  const deny = ACTIONS[action].deny as Deny<SubjectOf<A>>;
+  throw denied(action, deny.status === 403 && typeof deny.detail === 'function' ? deny.detail(subject) : undefined);
 }

@@ -113,6 +113,9 @@ export const GRANT_TESTS: Record<GrantCondition, GrantTest> = {
   'manage-workspaces': { kind: 'level', levels: ['maintain', 'admin'] },
 };
 
+/** The conditions only a level passes, whatever a custom grant's values (workspace admin). */
+export const LEVEL_CONDITIONS = (Object.keys(GRANT_TESTS) as GrantCondition[]).filter((c) => GRANT_TESTS[c].kind === 'level');
+
 /** JavaScript: whether one grant passes `condition`. */
 export function grantAllows(g: ProjectGrant, condition: GrantCondition): boolean {
   const t = GRANT_TESTS[condition];

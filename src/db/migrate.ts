@@ -9,6 +9,7 @@ import * as agentPools from './migrations/0004_agent_pools.ts';
 import * as policySetWorkspaces from './migrations/0005_policy_set_workspaces.ts';
 import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts';
 import * as accounts from './migrations/0008_accounts.ts';
+import * as teamsPolicies from './migrations/0009_teams_policies.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0005_policy_set_workspaces': policySetWorkspaces,
   '0006_agent_pool_workspaces': agentPoolWorkspaces,
   '0008_accounts': accounts,
+  '0009_teams_policies': teamsPolicies,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

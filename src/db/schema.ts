@@ -42,6 +42,9 @@ export interface TeamsTable {
   /** JSON object of organization-access flags (grants.ts lists the keys). */
   organization_access: string;
   created_at: string;
+  /** The identity provider's id for the team (stored and shown; Hangar has no SSO). */
+  sso_team_id: string | null;
+  allow_member_token_management: DbBool;
 }
 
 export interface TeamMembershipsTable {
@@ -120,6 +123,13 @@ export interface PolicySetWorkspacesTable {
   created_at: string;
 }
 
+/** A workspace a policy set never applies to, whatever else it is attached to. */
+export interface PolicySetWorkspaceExclusionsTable {
+  policy_set_id: string;
+  workspace_id: string;
+  created_at: string;
+}
+
 export interface PolicySetParametersTable {
   id: string;
   policy_set_id: string;
@@ -193,6 +203,7 @@ export interface Schema {
   policy_sets: PolicySetsTable;
   policy_set_projects: PolicySetProjectsTable;
   policy_set_workspaces: PolicySetWorkspacesTable;
+  policy_set_workspace_exclusions: PolicySetWorkspaceExclusionsTable;
   policy_set_parameters: PolicySetParametersTable;
   workspaces: WorkspacesTable;
   team_projects: TeamProjectsTable;

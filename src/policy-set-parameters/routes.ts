@@ -1,19 +1,25 @@
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
-import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
+import { envelope, parsePage, wantsPage, type Page } from '../jsonapi/pagination.ts';
 import { PolicySetParams } from '../policy-sets/schemas.ts';
 import { CreateParameterBody, ListParametersQuery, ParameterParams, UpdateParameterBody } from './schemas.ts';
 import { parameterResource } from './serialize.ts';
-import type { PolicySetParametersService } from './service.ts';
+import { MAX_PARAMETERS, type PolicySetParametersService } from './service.ts';
+
+/** Without page parameters: every parameter, as one page as long as a set can hold. */
+const WHOLE_LIST: Page = { number: 1, size: MAX_PARAMETERS, offset: 0 };
 
 export async function policySetParametersRoutes(app: Api, { policySetParameters: parameters }: { policySetParameters: PolicySetParametersService }): Promise<void> {
-  // Every parameter and only `data` unless the client asks for a page, as in TFE.
+  // Every parameter and only `data` unless the client asks for a page, as in TFE. A set filled
+  // before the cap on parameters existed may hold more than a page: then the first page comes with
+  // the envelope, so that no response grows past the bound and the client sees there is more.
   app.get('/policy-sets/:policy_set_id/parameters', { schema: { params: PolicySetParams, querystring: ListParametersQuery } }, async (request) => {
     const query = request.query;
-    const page = wantsPage(query) ? parsePage(query) : null;
+    const paged = wantsPage(query);
+    const page = paged ? parsePage(query) : WHOLE_LIST;
     const { items, total } = await parameters.list(request.caller, request.params.policy_set_id, page);
     const data = items.map(parameterResource);
-    return page ? { data, ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) } : { data };
+    return paged || total > items.length ? { data, ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) } : { data };
   });
 
   app.post(
@@ -41,7 +47,7 @@ export async function policySetParametersRoutes(app: Api, { policySetParameters:
     { schema: { params: ParameterParams, body: UpdateParameterBody } },
     async (request) => {
       const { policy_set_id, parameter_id } = request.params;
-      const { id, attributes: a } = request.body.data;
+      const { id, attributes: a = {} } = request.body.data;
       const input = { key: a.key, value: a.value, category: a.category, sensitive: a.sensitive };
       return { data: parameterResource(await parameters.update(request.caller, policy_set_id, parameter_id, id, input)) };
     },

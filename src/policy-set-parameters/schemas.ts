@@ -22,15 +22,18 @@ export const CreateParameterBody = Type.Object({
   }),
 });
 
+/** go-tfe sends neither `id` (the path names the parameter) nor, for no change, `attributes`. */
 export const UpdateParameterBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('vars'),
-    id: Type.String(),
-    attributes: Type.Object({
-      key: Type.Optional(Key),
-      value: Type.Optional(Type.String()),
-      category: Type.Optional(Category),
-      sensitive: Type.Optional(Type.Boolean()),
-    }),
+    id: Type.Optional(Type.String()),
+    attributes: Type.Optional(
+      Type.Object({
+        key: Type.Optional(Key),
+        value: Type.Optional(Type.String()),
+        category: Type.Optional(Category),
+        sensitive: Type.Optional(Type.Boolean()),
+      }),
+    ),
   }),
 });

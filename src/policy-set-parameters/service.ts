@@ -7,7 +7,7 @@ import { newId } from '../ids.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
 import type { PolicySetsService } from '../policy-sets/service.ts';
-import { checkAttributes, Key } from '../values.ts';
+import { checkAttributes, Key, ParameterValue } from '../values.ts';
 import * as store from './store.ts';
 import type { Parameter, StoredValue } from './store.ts';
 
@@ -29,7 +29,13 @@ export interface RuntimeParameter {
   category: 'policy-set';
 }
 
-const checkKey = (key: string | undefined) => checkAttributes({ key: [Key, key] });
+const check = (input: ParameterInput) => checkAttributes({ key: [Key, input.key], value: [ParameterValue, input.value] });
+
+/**
+ * The most parameters one policy set holds. With the cap on each value (values.ts), it bounds
+ * every parameter list, the unpaginated one included, at about 25 MiB.
+ */
+export const MAX_PARAMETERS = 100;
 
 export const ROTATION_BATCH_SIZE = 100;
 
@@ -69,14 +75,14 @@ export function createPolicySetParametersService(deps: { database: Database; pol
   }
 
   return {
-    async list(caller: Caller, policySetId: string, page: Page | null) {
+    async list(caller: Caller, policySetId: string, page: Page) {
       const { set } = await deps.policySets.find(caller, policySetId, 'read-policies');
       return store.listParameters(db, set.id, page);
     },
 
     async create(caller: Caller, policySetId: string, input: ParameterInput & { key: string }): Promise<Parameter> {
       const { set } = await deps.policySets.find(caller, policySetId, 'manage-policies');
-      checkKey(input.key);
+      check(input);
       const at = now();
       const id = newId('var');
       const parameter: Parameter = {
@@ -90,7 +96,15 @@ export function createPolicySetParametersService(deps: { database: Database; pol
         updatedAt: at,
       };
       const value = input.value ?? '';
-      await guarded(store.insertParameter(db, parameter, toStored(id, value, parameter.sensitive)), {
+      const insert = database.transaction(async (trx) => {
+        // Under the set's lock, so that concurrent creates cannot together pass the cap.
+        if (!(await deps.policySets.lock(trx, set.id))) throw errors.notFound();
+        if ((await store.countParameters(trx, set.id)) >= MAX_PARAMETERS) {
+          throw errors.conflict(`A policy set holds at most ${MAX_PARAMETERS} parameters`);
+        }
+        await store.insertParameter(trx, parameter, toStored(id, value, parameter.sensitive));
+      });
+      await guarded(insert, {
         unique: () => errors.taken('key'),
         // The set was deleted while we were writing.
         foreignKey: () => errors.notFound(),
@@ -105,12 +119,13 @@ export function createPolicySetParametersService(deps: { database: Database; pol
 
     /**
      * Read-modify-write in one transaction under the row's lock, so concurrent updates apply one
-     * after the other and a row never mixes the key of one with the value of another.
+     * after the other and a row never mixes the key of one with the value of another. `bodyId`,
+     * when the body names the parameter at all, must be the one in the path.
      */
-    async update(caller: Caller, policySetId: string, id: string, bodyId: string, input: ParameterInput): Promise<Parameter> {
+    async update(caller: Caller, policySetId: string, id: string, bodyId: string | undefined, input: ParameterInput): Promise<Parameter> {
       const { set } = await deps.policySets.find(caller, policySetId, 'manage-policies');
-      if (bodyId !== id) throw errors.invalidAttribute('/data/id', 'Id must match the parameter in the request path');
-      checkKey(input.key);
+      if (bodyId !== undefined && bodyId !== id) throw errors.invalidAttribute('/data/id', 'Id must match the parameter in the request path');
+      check(input);
       let madeSensitive = false;
       const updated = await guarded(
         database.transaction(async (trx) => {

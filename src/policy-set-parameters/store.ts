@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed } from '../db/columns.ts';
-import { listWithTotal, type Window } from '../db/list.ts';
+import { countOf, listWithTotal, type Window } from '../db/list.ts';
 import type { PolicySetParametersTable } from '../db/schema.ts';
 import { supportsRowLocks } from '../db/sql.ts';
 
@@ -64,10 +64,14 @@ export async function lockParameter(q: Queryable, policySetId: string, id: strin
   return r && { parameter: PARAMETERS.read(r), stored: stored(r) };
 }
 
-/** Oldest first; `page` null = every parameter (the list is unpaginated unless asked). */
-export async function listParameters(q: Queryable, policySetId: string, page: Window | null) {
+/** Oldest first. */
+export async function listParameters(q: Queryable, policySetId: string, page: Window) {
   const base = q.selectFrom('policy_set_parameters').where('policy_set_id', '=', policySetId);
   return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, PARAMETERS.read);
+}
+
+export async function countParameters(q: Queryable, policySetId: string): Promise<number> {
+  return countOf(q.selectFrom('policy_set_parameters').where('policy_set_id', '=', policySetId));
 }
 
 /** Every parameter of a set with its stored value, for the policy-check runtime. */

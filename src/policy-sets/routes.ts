@@ -28,6 +28,7 @@ function input(attributes: NonNullable<Data['attributes']>, relationships: Data[
     policyToolVersion: attributes['policy-tool-version'],
     projectIds: relationships?.projects?.data.map((p) => p.id),
     workspaceIds: relationships?.workspaces?.data.map((w) => w.id),
+    excludedWorkspaceIds: relationships?.['workspace-exclusions']?.data.map((w) => w.id),
   };
 }
 
@@ -71,6 +72,7 @@ export async function policySetsRoutes(app: Api, { policySets }: { policySets: P
   for (const [relation, body] of [
     ['projects', PolicySetProjectsBody],
     ['workspaces', PolicySetWorkspacesBody],
+    ['workspace-exclusions', PolicySetWorkspacesBody],
   ] as const satisfies ReadonlyArray<readonly [Relation, unknown]>) {
     const url = `/policy-sets/:policy_set_id/relationships/${relation}`;
     app.post(url, { schema: { params: PolicySetParams, body } }, async (request, reply) => {

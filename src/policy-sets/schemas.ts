@@ -16,11 +16,16 @@ const NullableString = (maxLength: number) => Type.Union([Type.String({ maxLengt
 const ProjectRef = Type.Object({ type: Type.Literal('projects'), id: Type.String({ minLength: 1, maxLength: 64 }) });
 const WorkspaceRef = Type.Object({ type: Type.Literal('workspaces'), id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-/** Other relationships real clients send (`policies`, `workspace-exclusions`) are ignored until Hangar models them. */
+/**
+ * Each list replaces the set's list of that kind. Items are read for `type` and `id` only: go-tfe
+ * sends whole workspace and project records. Other relationships real clients send (`policies`)
+ * are ignored until Hangar models them.
+ */
 const Relationships = Type.Optional(
   Type.Object({
     projects: Type.Optional(Type.Object({ data: Type.Array(ProjectRef, { maxItems: 100 }) })),
     workspaces: Type.Optional(Type.Object({ data: Type.Array(WorkspaceRef, { maxItems: 100 }) })),
+    'workspace-exclusions': Type.Optional(Type.Object({ data: Type.Array(WorkspaceRef, { maxItems: 100 }) })),
   }),
 );
 

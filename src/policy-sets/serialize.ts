@@ -1,7 +1,9 @@
 import { toOne } from '../jsonapi/relationships.ts';
 import type { PolicySetView } from './service.ts';
 
-export function policySetResource({ set, projectIds, workspaceIds, organizationName }: PolicySetView) {
+const refs = (type: string, ids: readonly string[]) => ({ data: ids.map((id) => ({ id, type })) });
+
+export function policySetResource({ set, projectIds, workspaceIds, excludedWorkspaceIds, organizationName }: PolicySetView) {
   const self = `/api/v2/policy-sets/${set.id}`;
   return {
     id: set.id,
@@ -26,8 +28,9 @@ export function policySetResource({ set, projectIds, workspaceIds, organizationN
     },
     relationships: {
       organization: toOne('organizations', organizationName),
-      projects: { data: projectIds.map((id) => ({ id, type: 'projects' })) },
-      workspaces: { data: workspaceIds.map((id) => ({ id, type: 'workspaces' })) },
+      projects: refs('projects', projectIds),
+      workspaces: refs('workspaces', workspaceIds),
+      'workspace-exclusions': refs('workspaces', excludedWorkspaceIds),
       policies: { data: [] },
     },
     links: { self },

@@ -14,7 +14,7 @@ import type { PolicyKind, PolicySet } from './store.ts';
 
 export type { PolicyKind, PolicySet };
 
-const GLOBAL_WITH = (relation: Relation) => `A global policy set applies to every workspace; it cannot be attached to ${relation}`;
+const GLOBAL_WITH = (relation: Attachment) => `A global policy set applies to every workspace; it cannot be attached to ${relation}`;
 
 export interface PolicySetInput {
   name?: string;
@@ -28,20 +28,30 @@ export interface PolicySetInput {
   projectIds?: string[];
   /** Replaces the attached workspaces; undefined leaves them as they are. */
   workspaceIds?: string[];
+  /** Replaces the excluded workspaces; undefined leaves them as they are. */
+  excludedWorkspaceIds?: string[];
 }
 
 export interface PolicySetView {
   set: PolicySet;
   projectIds: string[];
   workspaceIds: string[];
+  excludedWorkspaceIds: string[];
   organizationName: string;
 }
 
-/** What a policy set can be attached to: the two relationships behave alike. */
-export type Relation = 'projects' | 'workspaces';
-const RELATIONS: readonly Relation[] = ['projects', 'workspaces'];
-const NOUN: Record<Relation, string> = { projects: 'Project', workspaces: 'Workspace' };
-const sentIds = (input: PolicySetInput, relation: Relation) => (relation === 'projects' ? input.projectIds : input.workspaceIds);
+/**
+ * A policy set's lists of things, which behave alike: what it is attached to (projects,
+ * workspaces; never while global) and the workspaces it never applies to (whether global or not).
+ */
+export type Relation = 'projects' | 'workspaces' | 'workspace-exclusions';
+type Attachment = Exclude<Relation, 'workspace-exclusions'>;
+const RELATIONS: readonly Relation[] = ['projects', 'workspaces', 'workspace-exclusions'];
+const ATTACHMENTS: readonly Attachment[] = ['projects', 'workspaces'];
+const NOUN: Record<Relation, string> = { projects: 'Project', workspaces: 'Workspace', 'workspace-exclusions': 'Workspace' };
+const SENT = { projects: 'projectIds', workspaces: 'workspaceIds', 'workspace-exclusions': 'excludedWorkspaceIds' } as const satisfies Record<Relation, keyof PolicySetInput>;
+const sentIds = (input: PolicySetInput, relation: Relation) => input[SENT[relation]];
+const isAttachment = (relation: Relation): relation is Attachment => relation !== 'workspace-exclusions';
 
 export type PolicyAction = 'read-policies' | 'manage-policies';
 
@@ -57,24 +67,30 @@ export function createPolicySetsService(deps: {
   const db = database.db;
 
   // Each relationship's join table, and the owning domain's answer to "are these ours?".
+  const workspacesOf = (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q);
   const links = {
     projects: {
       table: store.attachedProjects,
       known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.projectAccess.idsInOrganization(organizationId, ids, q),
     },
-    workspaces: {
-      table: store.attachedWorkspaces,
-      known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q),
-    },
+    workspaces: { table: store.attachedWorkspaces, known: workspacesOf },
+    'workspace-exclusions': { table: store.excludedWorkspaces, known: workspacesOf },
   } satisfies Record<Relation, unknown>;
 
   /** Views of a page of sets: one query per relationship, whatever the page size. */
   async function views(q: Queryable, sets: readonly PolicySet[], organizationName: string): Promise<PolicySetView[]> {
     const setIds = sets.map((s) => s.id);
-    // One after the other: inside a transaction both would queue on the same connection anyway.
+    // One after the other: inside a transaction they would queue on the same connection anyway.
     const projects = await store.attachedProjects.of(q, setIds);
     const workspaces = await store.attachedWorkspaces.of(q, setIds);
-    return sets.map((set) => ({ set, projectIds: projects.get(set.id) ?? [], workspaceIds: workspaces.get(set.id) ?? [], organizationName }));
+    const excluded = await store.excludedWorkspaces.of(q, setIds);
+    return sets.map((set) => ({
+      set,
+      projectIds: projects.get(set.id) ?? [],
+      workspaceIds: workspaces.get(set.id) ?? [],
+      excludedWorkspaceIds: excluded.get(set.id) ?? [],
+      organizationName,
+    }));
   }
 
   /**
@@ -108,8 +124,8 @@ export function createPolicySetsService(deps: {
    * A global set holding attachments: blamed on the relationship when the body sent some, else
    * on `global` (an update turning a set with attachments global).
    */
-  function checkGlobal(input: PolicySetInput, attached: Record<Relation, readonly string[]>) {
-    const problems = RELATIONS.filter((relation) => attached[relation].length > 0).map(
+  function checkGlobal(input: PolicySetInput, attached: Record<Attachment, readonly string[]>) {
+    const problems = ATTACHMENTS.filter((relation) => attached[relation].length > 0).map(
       (relation): Problem => ({
         pointer: sentIds(input, relation)?.length ? `/data/relationships/${relation}` : '/data/attributes/global',
         detail: GLOBAL_WITH(relation),
@@ -143,7 +159,7 @@ export function createPolicySetsService(deps: {
         const problems = await unknown(trx, relation, current.organizationId, ids, (i) => `/data/${i}/id`);
         if (problems.length) throw errors.invalid(problems);
         if (change === 'attach') {
-          if (current.global) throw errors.invalidAttribute('/data', GLOBAL_WITH(relation));
+          if (current.global && isAttachment(relation)) throw errors.invalidAttribute('/data', GLOBAL_WITH(relation));
           await link.table.add(trx, current.id, dedupe(ids), now());
         } else {
           await link.table.remove(trx, current.id, dedupe(ids));
@@ -160,6 +176,12 @@ export function createPolicySetsService(deps: {
     /** For internal callers with no caller to check (the policy-check runtime). */
     findById: (id: string) => store.findPolicySetById(db, id),
 
+    /**
+     * Inside a transaction: whether the set still exists, holding its row (on PostgreSQL) until
+     * the transaction ends, so that writes to what belongs to it run one at a time.
+     */
+    lock: async (q: Queryable, id: string) => (await store.lockPolicySet(q, id)) !== undefined,
+
     async list(caller: Caller, organizationName: string, filter: { search?: string; kind?: PolicyKind }, page: Page) {
       const { org } = await deps.organizationLookup.find(caller, organizationName, 'read-policies');
       const { items, total } = await store.listPolicySets(db, { organizationId: org.id, ...filter }, page);
@@ -171,6 +193,7 @@ export function createPolicySetsService(deps: {
       checkAttributes({ name: [Name, input.name] });
       const projectIds = dedupe(input.projectIds ?? []);
       const workspaceIds = dedupe(input.workspaceIds ?? []);
+      const excludedWorkspaceIds = dedupe(input.excludedWorkspaceIds ?? []);
       if (input.global) checkGlobal(input, { projects: projectIds, workspaces: workspaceIds });
       const at = now();
       const set: PolicySet = {
@@ -192,6 +215,7 @@ export function createPolicySetsService(deps: {
           await store.insertPolicySet(trx, set);
           await store.attachedProjects.add(trx, set.id, projectIds, at);
           await store.attachedWorkspaces.add(trx, set.id, workspaceIds, at);
+          await store.excludedWorkspaces.add(trx, set.id, excludedWorkspaceIds, at);
           // Read back, so the response lists attachments in the order every later read will.
           const [view] = await views(trx, [set], org.name);
           return view!;
@@ -218,12 +242,12 @@ export function createPolicySetsService(deps: {
             throw errors.invalidAttribute('/data/attributes/kind', 'Kind cannot be changed after the policy set is created');
           }
           const [before] = await views(trx, [current], organizationName);
-          const existing = { projects: before!.projectIds, workspaces: before!.workspaceIds };
+          const existing = { projects: before!.projectIds, workspaces: before!.workspaceIds, 'workspace-exclusions': before!.excludedWorkspaceIds };
           const wanted = (relation: Relation) => {
             const sent = sentIds(input, relation);
             return sent === undefined ? existing[relation] : dedupe(sent);
           };
-          const attached = { projects: wanted('projects'), workspaces: wanted('workspaces') };
+          const attached = { projects: wanted('projects'), workspaces: wanted('workspaces'), 'workspace-exclusions': wanted('workspace-exclusions') };
           if (input.global ?? current.global) checkGlobal(input, attached);
           await checkRelationships(trx, current.organizationId, input);
           const at = now();
@@ -252,7 +276,7 @@ export function createPolicySetsService(deps: {
       );
     },
 
-    /** Its parameters and its project and workspace attachments go with it (schema cascades). */
+    /** Its parameters, attachments and exclusions go with it (schema cascades). */
     async destroy(caller: Caller, id: string): Promise<void> {
       const { set } = await find(caller, id, 'manage-policies');
       if ((await store.deletePolicySet(db, set.id)) === 0) throw errors.notFound();

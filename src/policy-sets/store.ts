@@ -90,6 +90,7 @@ export async function deletePolicySet(q: Queryable, id: string): Promise<number>
   return Number(r.numDeletedRows);
 }
 
-/** The projects and the workspaces a policy set is attached to. */
+/** The projects and the workspaces a policy set is attached to, and the workspaces it never applies to. */
 export const attachedProjects = links('policy_set_projects', { from: 'policy_set_id', to: 'project_id' });
 export const attachedWorkspaces = links('policy_set_workspaces', { from: 'policy_set_id', to: 'workspace_id' });
+export const excludedWorkspaces = links('policy_set_workspace_exclusions', { from: 'policy_set_id', to: 'workspace_id' });

@@ -22,14 +22,21 @@ export interface FoundProject {
   org: Organization;
   standing: Standing;
   authority: ProjectAuthority;
+  /** The grants the caller's own teams hold on the project (none loaded when they cannot matter). */
+  grants: readonly ProjectGrant[];
 }
 
 export function createProjectAccess(deps: { database: Database; organizationLookup: OrganizationLookup; grants: ProjectGrantLoader }) {
   const db = deps.database.db;
 
+  /** The grants the caller's teams hold on each project: one query, none when grants cannot matter. */
+  async function heldGrants(q: Queryable, standing: Standing, projectIds: readonly string[]): Promise<Map<string, ProjectGrant[]>> {
+    return needsGrants(standing) && projectIds.length ? deps.grants(q, standing.teamIds, projectIds) : new Map();
+  }
+
   /** The caller's authority over each project: one grants query whatever their number, none when grants cannot matter. */
   async function authorities(q: Queryable, standing: Standing, projects: readonly Project[]): Promise<Map<string, ProjectAuthority>> {
-    const grants = needsGrants(standing) ? await deps.grants(q, standing.teamIds, projects.map((p) => p.id)) : new Map<string, ProjectGrant[]>();
+    const grants = await heldGrants(q, standing, projects.map((p) => p.id));
     return new Map(projects.map((p) => [p.id, projectAuthority(standing, p, grants.get(p.id) ?? [])]));
   }
 
@@ -38,7 +45,8 @@ export function createProjectAccess(deps: { database: Database; organizationLook
     const project = hasPrefix(id, 'prj') ? await store.findProjectById(db, id) : undefined;
     if (!project) throw errors.notFound();
     const { org, standing } = await deps.organizationLookup.findById(caller, project.organizationId);
-    const found = { project, org, standing, authority: (await authorities(db, standing, [project])).get(project.id)! };
+    const grants = (await heldGrants(db, standing, [project.id])).get(project.id) ?? [];
+    const found = { project, org, standing, grants, authority: projectAuthority(standing, project, grants) };
     authorize(found, action);
     return found;
   }
@@ -46,6 +54,7 @@ export function createProjectAccess(deps: { database: Database; organizationLook
   return {
     find,
     authorities,
+    heldGrants,
     /** The project row (locked until the transaction ends, on PostgreSQL, when `lock` is given). */
     row: (q: Queryable, id: string, lock?: RowLock) => (hasPrefix(id, 'prj') ? store.findProjectById(q, id, lock) : Promise.resolve(undefined)),
     rows: (q: Queryable, ids: readonly string[]) => store.findProjectsByIds(q, ids),

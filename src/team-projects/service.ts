@@ -10,7 +10,7 @@ import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { ProjectAccess } from '../projects/access.ts';
-import type { TeamsService } from '../teams/service.ts';
+import type { TeamGrantsLoader, TeamsService } from '../teams/service.ts';
 import { now } from '../time.ts';
 import * as store from './store.ts';
 import type { TeamProject } from './store.ts';
@@ -20,6 +20,11 @@ export type { TeamProject };
 /** The loader behind every caller's authority over projects (one query per call). */
 export function createProjectGrantLoader(): ProjectGrantLoader {
   return (q, teamIds, projectIds) => store.grantsOf(q, teamIds, projectIds);
+}
+
+/** Every grant one team holds, on any project: what a new member of the team would gain. */
+export function createTeamGrantsLoader(database: Database): TeamGrantsLoader {
+  return (teamId) => store.grantsOfTeam(database.db, teamId);
 }
 
 export interface TeamProjectInput {
@@ -66,10 +71,12 @@ export function createTeamProjectsService(deps: { database: Database; projectAcc
     },
 
     async create(caller: Caller, input: TeamProjectInput & { access: ProjectAccessLevel; projectId: string; teamId: string }) {
-      const { project } = await deps.projectAccess.find(caller, input.projectId, 'manage-team-access');
+      const { project, standing, grants } = await deps.projectAccess.find(caller, input.projectId, 'manage-team-access');
       const team = await deps.teams.findInOrganization(input.teamId, project.organizationId);
       if (!team) throw errors.notFound();
-      const teamProject: TeamProject = { id: newId('tprj'), teamId: team.id, projectId: project.id, createdAt: now(), ...effective(input) };
+      const grant = effective(input);
+      authorize({ standing, organizationAccess: [], projects: [{ projectId: project.id, to: grant, held: grants }] }, 'give-access');
+      const teamProject: TeamProject = { id: newId('tprj'), teamId: team.id, projectId: project.id, createdAt: now(), ...grant };
       await guarded(store.insertTeamProject(db, teamProject), {
         unique: () => errors.invalidAttribute('/data/relationships/team/data/id', 'Team already has access to this project'),
         // The team or the project was deleted a moment ago.
@@ -84,6 +91,8 @@ export function createTeamProjectsService(deps: { database: Database; projectAcc
       const found = await find(caller, id);
       authorize(found, 'manage-team-access');
       const grant = effective(input, found.grant);
+      const gift = { projectId: found.project.id, to: grant, from: found.grant, held: found.grants };
+      authorize({ standing: found.standing, organizationAccess: [], projects: [gift] }, 'give-access');
       // Deleted since we read it: answer as if it had never been there.
       if ((await store.updateTeamProject(db, id, grant)) === 0) throw errors.notFound();
       return { ...found.grant, ...grant };

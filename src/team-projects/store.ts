@@ -55,6 +55,12 @@ export async function grantsOf(q: Queryable, teamIds: readonly string[], project
   return result;
 }
 
+/** Every grant one team holds, on any project (a team holds at most one per project). */
+export async function grantsOfTeam(q: Queryable, teamId: string): Promise<TeamProject[]> {
+  const rows = await q.selectFrom('team_projects').selectAll().where('team_id', '=', teamId).execute();
+  return rows.map(TEAM_PROJECTS.read);
+}
+
 /** project id → number of teams with access to it, for a page of projects (one grouped query). */
 export async function countTeams(q: Queryable, projectIds: readonly string[]): Promise<Map<string, number>> {
   if (projectIds.length === 0) return new Map();

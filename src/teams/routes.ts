@@ -1,11 +1,25 @@
+import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { commaList } from '../jsonapi/query.ts';
+import { commaList, includes } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreateTeamBody, ListTeamsQuery, TeamMembersBody, TeamParams, UpdateTeamBody } from './schemas.ts';
-import { teamResource } from './serialize.ts';
-import type { TeamsService } from './service.ts';
+import { CreateTeamBody, ListTeamsQuery, ShowTeamQuery, TeamMembersBody, TeamParams, UpdateTeamBody } from './schemas.ts';
+import { included, teamResource } from './serialize.ts';
+import { TEAM_INCLUDES, type TeamInclude, type TeamInput, type TeamsService } from './service.ts';
+
+type Attributes = NonNullable<Static<typeof UpdateTeamBody>['data']['attributes']>;
+
+/** The modelled attributes of a create or update body, one by one; everything else is ignored. */
+const input = (a: Attributes): TeamInput => ({
+  name: a.name,
+  visibility: a.visibility,
+  organizationAccess: a['organization-access'],
+  ssoTeamId: a['sso-team-id'],
+  allowMemberTokenManagement: a['allow-member-token-management'],
+});
+
+const teamIncludes = (value: string | undefined) => includes(value, TEAM_INCLUDES) as TeamInclude[];
 
 export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }): Promise<void> {
   app.get(
@@ -15,8 +29,9 @@ export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }):
       const query = request.query;
       const page = parsePage(query);
       const filter = { names: commaList(query['filter[names]']), search: query.q };
-      const { items, total } = await teams.list(request.caller, request.params.organization_name, filter, page);
-      return { data: items.map(teamResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+      const include = teamIncludes(query.include);
+      const listed = await teams.list(request.caller, request.params.organization_name, filter, page, include);
+      return { data: listed.teams.map(teamResource), ...included(listed), ...envelope(absoluteUrl(request, app.config.baseUrl), page, listed.total) };
     },
   );
 
@@ -26,26 +41,18 @@ export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }):
     { schema: { params: OrganizationParams, body: CreateTeamBody } },
     async (request) => {
       const a = request.body.data.attributes;
-      const view = await teams.create(request.caller, request.params.organization_name, {
-        name: a.name,
-        visibility: a.visibility,
-        organizationAccess: a['organization-access'],
-      });
+      const view = await teams.create(request.caller, request.params.organization_name, { ...input(a), name: a.name });
       return { data: teamResource(view) };
     },
   );
 
-  app.get('/teams/:team_id', { schema: { params: TeamParams } }, async (request) => {
-    return { data: teamResource(await teams.show(request.caller, request.params.team_id)) };
+  app.get('/teams/:team_id', { schema: { params: TeamParams, querystring: ShowTeamQuery } }, async (request) => {
+    const shown = await teams.show(request.caller, request.params.team_id, teamIncludes(request.query.include));
+    return { data: teamResource(shown.teams), ...included(shown) };
   });
 
   app.patch('/teams/:team_id', { schema: { params: TeamParams, body: UpdateTeamBody } }, async (request) => {
-    const a = request.body.data.attributes ?? {};
-    const view = await teams.update(request.caller, request.params.team_id, {
-      name: a.name,
-      visibility: a.visibility,
-      organizationAccess: a['organization-access'],
-    });
+    const view = await teams.update(request.caller, request.params.team_id, input(request.body.data.attributes ?? {}));
     return { data: teamResource(view) };
   });
 

@@ -4,37 +4,41 @@ import { PageParams } from '../jsonapi/pagination.ts';
 
 export const TeamParams = Type.Object({ team_id: Type.String() });
 
+/** `include=users` adds the members to `included`. */
+const Include = Type.Optional(Type.String());
+
 export const ListTeamsQuery = Type.Object({
   ...PageParams,
   'filter[names]': Type.Optional(Type.String()),
   q: Type.Optional(Type.String()),
+  include: Include,
 });
+
+export const ShowTeamQuery = Type.Object({ include: Include });
 
 const OrganizationAccess = Type.Object(Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((k) => [k, Type.Optional(Type.Boolean())])));
 const Visibility = Type.Union([Type.Literal('secret'), Type.Literal('organization')]);
 const Name = Type.String({ minLength: 1, maxLength: 255 });
+const SsoTeamId = Type.Union([Type.String({ maxLength: 255 }), Type.Null()]);
+
+const optionalAttributes = {
+  visibility: Type.Optional(Visibility),
+  'organization-access': Type.Optional(OrganizationAccess),
+  'sso-team-id': Type.Optional(SsoTeamId),
+  'allow-member-token-management': Type.Optional(Type.Boolean()),
+};
 
 export const CreateTeamBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('teams'),
-    attributes: Type.Object({
-      name: Name,
-      visibility: Type.Optional(Visibility),
-      'organization-access': Type.Optional(OrganizationAccess),
-    }),
+    attributes: Type.Object({ name: Name, ...optionalAttributes }),
   }),
 });
 
 export const UpdateTeamBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('teams'),
-    attributes: Type.Optional(
-      Type.Object({
-        name: Type.Optional(Name),
-        visibility: Type.Optional(Visibility),
-        'organization-access': Type.Optional(OrganizationAccess),
-      }),
-    ),
+    attributes: Type.Optional(Type.Object({ name: Type.Optional(Name), ...optionalAttributes })),
   }),
 });
 

@@ -1,5 +1,6 @@
 import { toOne } from '../jsonapi/relationships.ts';
-import type { TeamView } from './service.ts';
+import { userResource } from '../users/serialize.ts';
+import type { TeamsDocument, TeamView } from './service.ts';
 
 export function teamResource({ team, memberIds, organizationName, permissions }: TeamView) {
   return {
@@ -9,8 +10,8 @@ export function teamResource({ team, memberIds, organizationName, permissions }:
       name: team.name,
       visibility: team.visibility,
       'users-count': memberIds.length,
-      'sso-team-id': null,
-      'allow-member-token-management': true,
+      'sso-team-id': team.ssoTeamId,
+      'allow-member-token-management': team.allowMemberTokenManagement,
       'organization-access': team.organizationAccess,
       permissions,
     },
@@ -21,4 +22,9 @@ export function teamResource({ team, memberIds, organizationName, permissions }:
     },
     links: { self: `/api/v2/teams/${team.id}` },
   };
+}
+
+/** The document's top-level `included` member, when the request asked for related resources. */
+export function included(document: TeamsDocument<unknown>) {
+  return document.users ? { included: document.users.map(userResource) } : {};
 }

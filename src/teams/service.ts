@@ -1,19 +1,21 @@
 import type { Caller, TeamGrant } from '../auth/caller.ts';
 import { authorize, type ActionOn, type TeamSubject } from '../auth/authorize.ts';
+import type { ProjectGift } from '../auth/gifts.ts';
 import type { Standing } from '../auth/organization.ts';
 import { teamPermissions, type TeamPermissions } from '../auth/permission-sets.ts';
 import { teamFilter } from '../auth/teams.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
-import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess } from '../grants.ts';
+import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess, type ProjectGrant } from '../grants.ts';
 import { newId } from '../ids.ts';
 import { errors, unknownIds } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
+import type { ProjectAccess } from '../projects/access.ts';
 import { now } from '../time.ts';
-import type { UsersService } from '../users/service.ts';
-import { checkAttributes, Name } from '../values.ts';
+import type { UsersService, UserView } from '../users/service.ts';
+import { checkAttributes, TeamName } from '../values.ts';
 import * as store from './store.ts';
 import type { Team } from './store.ts';
 
@@ -23,6 +25,9 @@ export interface TeamInput {
   name?: string;
   visibility?: 'secret' | 'organization';
   organizationAccess?: Partial<OrganizationAccess>;
+  /** null or "" clears it. */
+  ssoTeamId?: string | null;
+  allowMemberTokenManagement?: boolean;
 }
 
 export interface TeamView {
@@ -32,12 +37,29 @@ export interface TeamView {
   permissions: TeamPermissions;
 }
 
+/** Related resources a team document can include. */
+export const TEAM_INCLUDES = ['users'] as const;
+export type TeamInclude = (typeof TEAM_INCLUDES)[number];
+
+/** Teams, and the users on them when asked for (`include=users`). */
+export interface TeamsDocument<T> {
+  teams: T;
+  users?: UserView[];
+}
+
+/** Every grant one team holds, by project: what a new member of the team would gain. */
+export type TeamGrantsLoader = (teamId: string) => Promise<Array<ProjectGrant & { projectId: string }>>;
+
+const ssoTeamId = (value: string | null | undefined) => (value === '' ? null : value);
+
 type FoundTeam = TeamSubject & { team: Team };
 
 export function createTeamsService(deps: {
   database: Database;
   organizationLookup: OrganizationLookup;
   organizations: OrganizationsService;
+  projectAccess: ProjectAccess;
+  teamGrants: TeamGrantsLoader;
   users: UsersService;
 }) {
   const db = deps.database.db;
@@ -64,11 +86,33 @@ export function createTeamsService(deps: {
     return viewOf(team, members.get(team.id) ?? [], standing);
   }
 
-  /** Changing a team's organization access (as opposed to sending it unchanged) is its own permission. */
+  /**
+   * Changing a team's organization access (as opposed to sending it unchanged) is its own
+   * permission, and a flag turned on must be one the caller holds.
+   */
   function checkGrant(standing: Standing, current: OrganizationAccess, requested: Partial<OrganizationAccess> | undefined) {
     if (!requested) return;
     const next = withAccess(current, requested);
-    if (ORGANIZATION_ACCESS_KEYS.some((k) => next[k] !== current[k])) authorize({ standing }, 'grant-organization-access');
+    if (!ORGANIZATION_ACCESS_KEYS.some((k) => next[k] !== current[k])) return;
+    authorize({ standing }, 'grant-organization-access');
+    authorize({ standing, organizationAccess: ORGANIZATION_ACCESS_KEYS.filter((k) => next[k] && !current[k]), projects: [] }, 'give-access');
+  }
+
+  /** Whoever puts users on a team gives them what the team holds: its flags and its project grants. */
+  async function checkMembershipGift({ standing, team }: FoundTeam): Promise<void> {
+    const organizationAccess = ORGANIZATION_ACCESS_KEYS.filter((k) => team.organizationAccess[k]);
+    // Owners may give anything: nothing to load.
+    if (standing.owner) return authorize({ standing, organizationAccess, projects: [] }, 'give-access');
+    const grants = await deps.teamGrants(team.id);
+    const held = await deps.projectAccess.heldGrants(db, standing, grants.map((g) => g.projectId));
+    const projects = grants.map((to): ProjectGift => ({ projectId: to.projectId, to, held: held.get(to.projectId) ?? [] }));
+    authorize({ standing, organizationAccess, projects }, 'give-access');
+  }
+
+  /** The users on `views`' teams, when the request includes them: one query for all. */
+  async function withUsers<T>(caller: Caller, teams: T, views: readonly TeamView[], include: readonly TeamInclude[]): Promise<TeamsDocument<T>> {
+    if (!include.includes('users')) return { teams };
+    return { teams, users: await deps.users.views(caller, [...new Set(views.flatMap((v) => v.memberIds))]) };
   }
 
   async function usersByName(usernames: readonly string[]): Promise<string[]> {
@@ -95,6 +139,8 @@ export function createTeamsService(deps: {
       visibility: 'secret',
       isOwners: true,
       organizationAccess: fullAccess(),
+      ssoTeamId: null,
+      allowMemberTokenManagement: true,
       createdAt: now(),
     };
     await store.insertTeam(q, team);
@@ -122,16 +168,23 @@ export function createTeamsService(deps: {
       return byOrg;
     },
 
-    async list(caller: Caller, organizationName: string, filter: { names?: string[]; search?: string }, page: Page) {
+    async list(
+      caller: Caller,
+      organizationName: string,
+      filter: { names?: string[]; search?: string },
+      page: Page,
+      include: readonly TeamInclude[] = [],
+    ): Promise<TeamsDocument<TeamView[]> & { total: number }> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName, 'read-teams');
       const { items, total } = await store.listTeams(db, { organizationId: org.id, ...filter, visible: teamFilter(standing) }, page);
       const members = await store.members.of(db, items.map((t) => t.id));
-      return { items: items.map((team) => viewOf(team, members.get(team.id) ?? [], standing)), total };
+      const views = items.map((team) => viewOf(team, members.get(team.id) ?? [], standing));
+      return { ...(await withUsers(caller, views, views, include)), total };
     },
 
     async create(caller: Caller, organizationName: string, input: TeamInput & { name: string }): Promise<TeamView> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName, 'create-team');
-      checkAttributes({ name: [Name, input.name] });
+      checkAttributes({ name: [TeamName, input.name] });
       checkGrant(standing, emptyAccess(), input.organizationAccess);
       const team: Team = {
         id: newId('team'),
@@ -140,15 +193,18 @@ export function createTeamsService(deps: {
         visibility: input.visibility ?? 'secret',
         isOwners: false,
         organizationAccess: withAccess(emptyAccess(), input.organizationAccess),
+        ssoTeamId: ssoTeamId(input.ssoTeamId) ?? null,
+        allowMemberTokenManagement: input.allowMemberTokenManagement ?? true,
         createdAt: now(),
       };
       await guarded(store.insertTeam(db, team), { unique: () => errors.taken('name') });
       return viewOf(team, [], standing);
     },
 
-    async show(caller: Caller, id: string): Promise<TeamView> {
+    async show(caller: Caller, id: string, include: readonly TeamInclude[] = []): Promise<TeamsDocument<TeamView>> {
       const { team, standing } = await find(caller, id);
-      return view(team, standing);
+      const shown = await view(team, standing);
+      return withUsers(caller, shown, [shown], include);
     },
 
     async update(caller: Caller, id: string, input: TeamInput): Promise<TeamView> {
@@ -162,12 +218,17 @@ export function createTeamsService(deps: {
           throw errors.invalidAttribute('/data/attributes/organization-access', 'The owners team always holds every permission');
         }
       }
-      checkAttributes({ name: [Name, input.name] });
+      checkAttributes({ name: [TeamName, input.name] });
       if (!team.isOwners) checkGrant(standing, team.organizationAccess, input.organizationAccess);
       const organizationAccess = input.organizationAccess && !team.isOwners ? withAccess(team.organizationAccess, input.organizationAccess) : undefined;
-      await guarded(store.updateTeam(db, id, { name: input.name, visibility: input.visibility, organizationAccess }), {
-        unique: () => errors.taken('name'),
-      });
+      const patch = {
+        name: input.name,
+        visibility: input.visibility,
+        organizationAccess,
+        ssoTeamId: ssoTeamId(input.ssoTeamId),
+        allowMemberTokenManagement: input.allowMemberTokenManagement,
+      };
+      await guarded(store.updateTeam(db, id, patch), { unique: () => errors.taken('name') });
       const updated = await store.findTeamById(db, id);
       if (!updated) throw errors.notFound();
       return view(updated, standing);
@@ -180,7 +241,9 @@ export function createTeamsService(deps: {
     },
 
     async addUsers(caller: Caller, id: string, usernames: string[]): Promise<void> {
-      const { team } = await findForMembership(caller, id);
+      const found = await findForMembership(caller, id);
+      await checkMembershipGift(found);
+      const { team } = found;
       const ids = await usersByName(usernames);
       await store.members.add(db, team.id, ids, now());
     },

@@ -14,6 +14,10 @@ export interface Team {
   visibility: 'secret' | 'organization';
   isOwners: boolean;
   organizationAccess: OrganizationAccess;
+  /** The identity provider's id for the team, stored and shown as sent. */
+  ssoTeamId: string | null;
+  /** Stored and shown; Hangar has no team tokens for it to govern. */
+  allowMemberTokenManagement: boolean;
   createdAt: string;
 }
 
@@ -29,15 +33,19 @@ const TEAMS = columns<TeamsTable, Team>({
     read: (text: string) => withAccess(emptyAccess(), JSON.parse(text) as Record<string, unknown>),
     write: (access) => JSON.stringify(access),
   },
+  ssoTeamId: 'sso_team_id',
+  allowMemberTokenManagement: bool('allow_member_token_management'),
   createdAt: 'created_at',
 });
-const changes = TEAMS.patch('name', 'visibility', 'organizationAccess');
+const CHANGEABLE = ['name', 'visibility', 'organizationAccess', 'ssoTeamId', 'allowMemberTokenManagement'] as const;
+export type TeamPatch = Partial<Pick<Team, (typeof CHANGEABLE)[number]>>;
+const changes = TEAMS.patch(...CHANGEABLE);
 
 export async function insertTeam(q: Queryable, t: Team): Promise<void> {
   await q.insertInto('teams').values(TEAMS.write(t)).execute();
 }
 
-export async function updateTeam(q: Queryable, id: string, patch: Partial<Pick<Team, 'name' | 'visibility' | 'organizationAccess'>>): Promise<void> {
+export async function updateTeam(q: Queryable, id: string, patch: TeamPatch): Promise<void> {
   const set = changes(patch);
   if (Object.keys(set).length === 0) return;
   await q.updateTable('teams').set(set).where('id', '=', id).execute();

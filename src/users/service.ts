@@ -25,6 +25,11 @@ export interface UserView {
 /** The account a principal acts as: the user, or the service account behind an organization token. */
 const accountId = (p: Principal) => (p.kind === 'user' ? p.user.id : p.serviceUserId);
 
+/** A user as `caller` sees it: the e-mail address only when it is the caller's own. */
+function viewFor(caller: Caller, user: User): UserView {
+  return { user, permissions: userPermissions(user), showsEmail: can({ principal: caller.principal, userId: user.id }, 'read-user-email') };
+}
+
 export function createUsersService({ database }: { database: Database }) {
   const db = database.db;
 
@@ -105,7 +110,12 @@ export function createUsersService({ database }: { database: Database }) {
     async show(caller: Caller, id: string): Promise<UserView> {
       const user = await store.findUserById(db, id);
       if (!user) throw errors.notFound();
-      return { user, permissions: userPermissions(user), showsEmail: can({ principal: caller.principal, userId: user.id }, 'read-user-email') };
+      return viewFor(caller, user);
+    },
+
+    /** Users another document includes (a team's members), as `show` would present each: one query. */
+    async views(caller: Caller, ids: readonly string[]): Promise<UserView[]> {
+      return (await store.findUsersByIds(db, ids)).map((user) => viewFor(caller, user));
     },
   };
 }

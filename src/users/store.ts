@@ -38,6 +38,12 @@ export async function findUserById(q: Queryable, id: string): Promise<User | und
   return r && USERS.read(r);
 }
 
+export async function findUsersByIds(q: Queryable, ids: readonly string[]): Promise<User[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  return rows.map(USERS.read);
+}
+
 export async function findUsersByUsernames(q: Queryable, usernames: readonly string[]): Promise<User[]> {
   if (usernames.length === 0) return [];
   const lowered = usernames.map((u) => u.toLowerCase());

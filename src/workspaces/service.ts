@@ -163,6 +163,14 @@ export function createWorkspacesService(deps: { database: Database; organization
     /** For domains that refer to workspaces (policy sets, agent pools): which ids are this organization's workspaces. */
     idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = db) => store.workspaceIdsInOrganization(q, organizationId, ids),
 
+    /** The id of the organization's workspace so named, if the caller may read it (agent pools filter by name). */
+    async readableIdByName(caller: Caller, organizationName: string, name: string): Promise<string | undefined> {
+      const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
+      const workspace = await store.findWorkspaceByName(db, org.id, name);
+      const [found] = workspace ? await withAuthority(standing, [workspace]) : [];
+      return found?.project && can(found, 'read-workspace') ? found.workspace.id : undefined;
+    },
+
     async create(caller: Caller, organizationName: string, input: WorkspaceInput & { name: string }): Promise<WorkspaceView> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const project = input.projectId === undefined ? await projectAccess.defaultProject(db, org.id) : await projectAccess.row(db, input.projectId);

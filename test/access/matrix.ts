@@ -20,6 +20,9 @@
 //   mtea  manageTeams      a team with `manage-teams` (which implies `manage-membership`)
 //   mwsp  manageWorkspaces a team with `manage-workspaces`
 //   site  siteAdmin        a site administrator, on no team at all
+//   pcus  projectCustom    a team with custom access to the project(s) the row works on: only
+//                          `teams: manage` (it manages the project's team access, and holds
+//                          little else to give)
 //
 // The resources a row addresses all belong to the caller's organization, except for `out`.
 // The status rules behind the numbers: 401 = no valid token for this surface; 404 = the caller
@@ -42,13 +45,14 @@ export const CALLERS = [
   'manageTeams',
   'manageWorkspaces',
   'siteAdmin',
+  'projectCustom',
 ] as const;
 export type CallerKind = (typeof CALLERS)[number];
 
 export type Status = 200 | 201 | 204 | 401 | 403 | 404 | 422;
 type S = Status;
 /** One status per caller, in the order of CALLERS. */
-export type Cells = readonly [S, S, S, S, S, S, S, S, S, S, S, S, S, S, S];
+export type Cells = readonly [S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S];
 
 export interface Row {
   method: string;
@@ -95,276 +99,303 @@ export const MATRIX: Section[] = [
   {
     title: 'Discovery and account',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // go-tfe pings before it has used its token, so no token is needed and none is checked.
       row('GET /api/v2/ping', 'check that the API is up',
-        [204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204]),
+        [204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204]),
       // An agent token is not accepted anywhere under /api/v2: it only authenticates agents.
       row('GET /api/v2/account/details', 'who am I (organization tokens: the service user)',
-        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       // Any authenticated caller may look a user up; the e-mail address is shown only to its owner.
       row('GET /api/v2/users/:user_id', "show a user (the owner)",
-        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       // Every user changes their own account; the service account behind an organization token
       // sees itself (account details) but is not a person to rename: 403.
       row('PATCH /api/v2/account/update', "change the caller's own username or e-mail address",
-        [200, 200, 200, 200, 200, 200, 403, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 200, 403, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
     ],
   },
   {
     title: 'User tokens (the owner\'s) and the shared /authentication-tokens/:id routes',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // As in TFE, another user's token list is 200 with no items rather than 404: everyone
       // but the owner gets an empty list, site admins included.
       row('GET /api/v2/users/:user_id/authentication-tokens', 'list the tokens of a user',
-        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       // A user manages only their own tokens; to anyone else they do not exist (404).
       row('POST /api/v2/users/:user_id/authentication-tokens', 'create a token for a user',
-        [201, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 404]),
+        [201, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 404, 404]),
       row('GET /api/v2/authentication-tokens/:token_id', 'show a token',
-        [200, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 404], "the owner's user token"),
+        [200, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 404, 404], "the owner's user token"),
       row('DELETE /api/v2/authentication-tokens/:token_id', 'destroy a token',
-        [204, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 404], "the owner's user token"),
+        [204, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 404, 404], "the owner's user token"),
       // Agent tokens go with their pool: whoever manages agent pools sees and destroys them;
       // members who may only read pools are told they do not exist.
       row('GET /api/v2/authentication-tokens/:token_id', 'show a token',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 200, 404, 404, 200], 'an agent token'),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 200, 404, 404, 200, 404], 'an agent token'),
       row('DELETE /api/v2/authentication-tokens/:token_id', 'destroy a token',
-        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 204, 404, 404, 204], 'an agent token'),
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 204, 404, 404, 204, 404], 'an agent token'),
       // The organization token is the owners' business alone (see its own routes below).
       row('GET /api/v2/authentication-tokens/:token_id', 'show a token',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'the organization token'),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 404], 'the organization token'),
       row('GET /api/v2/authentication-tokens/:token_id', 'show a token',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'the audit-trail token'),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 404], 'the audit-trail token'),
     ],
   },
   {
     title: 'Organizations and the organization token',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // Everyone gets a list: of the organizations they belong to (site admins: all of them).
       row('GET /api/v2/organizations', 'list organizations',
-        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       // Any user may create an organization; an organization token is not a user.
       row('POST /api/v2/organizations', 'create an organization',
-        [201, 201, 201, 201, 201, 201, 403, 401, 401, 401, 201, 201, 201, 201, 201]),
+        [201, 201, 201, 201, 201, 201, 403, 401, 401, 401, 201, 201, 201, 201, 201, 201]),
       row('GET /api/v2/organizations/:organization_name', 'show an organization',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('GET /api/v2/organizations/:organization_name/entitlement-set', 'show what the organization may use',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       // Settings and deletion are owners' work; no team permission grants them.
       row('PATCH /api/v2/organizations/:organization_name', 'change the organization',
-        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 403, 200]),
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 403, 200, 403]),
       row('DELETE /api/v2/organizations/:organization_name', 'delete the organization and everything in it',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 403, 204, 403]),
       // Members who are not owners get 404, not 403: as in TFE, the organization token is
       // hidden from them. The token may replace (and so revoke) itself.
       row('POST /api/v2/organizations/:organization_name/authentication-token', 'create or replace the organization token',
-        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201], 'the organization token'),
+        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201, 404], 'the organization token'),
       row('GET /api/v2/organizations/:organization_name/authentication-token', 'show the organization token',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'the organization token'),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 404], 'the organization token'),
       row('DELETE /api/v2/organizations/:organization_name/authentication-token', 'delete the organization token',
-        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'the organization token'),
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'the organization token'),
       // `?token=audit-trails`: the second slot, with the same rule. The audit-trail token itself
       // authenticates nowhere (Hangar serves no audit trail), so it is no caller of its own.
       row('POST /api/v2/organizations/:organization_name/authentication-token', 'create or replace the audit-trail token',
-        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201], 'the audit-trail token'),
+        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201, 404], 'the audit-trail token'),
       row('GET /api/v2/organizations/:organization_name/authentication-token', 'show the audit-trail token',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'the audit-trail token'),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 404], 'the audit-trail token'),
       row('DELETE /api/v2/organizations/:organization_name/authentication-token', 'delete the audit-trail token',
-        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'the audit-trail token'),
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'the audit-trail token'),
     ],
   },
   {
     title: 'Teams and team membership',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // Every member may list teams; the list holds the visible teams and the caller's own.
       row('GET /api/v2/organizations/:organization_name/teams', 'list teams',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       // TFE answers a team create with 200, not 201.
       row('POST /api/v2/organizations/:organization_name/teams', 'create a team',
-        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200]),
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200, 403]),
       row('GET /api/v2/teams/:team_id', 'show a team',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200], 'a visible team'),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200], 'a visible team'),
       // A secret team exists only for its members, owners and `access-secret-teams` (as in TFE):
       // managing teams is not enough to see it.
       row('GET /api/v2/teams/:team_id', 'show a team',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200], 'a secret team'),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 404], 'a secret team'),
       row('PATCH /api/v2/teams/:team_id', 'rename a team or change its settings',
-        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200], 'a visible team'),
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200, 403], 'a visible team'),
       row('DELETE /api/v2/teams/:team_id', 'delete a team',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204], 'a visible team'),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204, 403], 'a visible team'),
       row('POST /api/v2/teams/:team_id/relationships/users', 'add users to a team',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204], 'a visible team'),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204, 403], 'a visible team'),
       row('DELETE /api/v2/teams/:team_id/relationships/users', 'remove users from a team',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204], 'a visible team'),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204, 403], 'a visible team'),
+      // Whoever puts a user on a team gives them what the team holds, so it must hold that too
+      // (owners hold everything): membership rights alone would be a way to every permission,
+      // by adding oneself to a team that holds it. Stricter than TFE.
+      row('POST /api/v2/teams/:team_id/relationships/users', 'add users to a team',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 403, 204, 403], 'a visible team holding manage-organization-access'),
+      row('POST /api/v2/teams/:team_id/relationships/users', 'add users to a team',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 403, 204, 403], 'a visible team holding manage-projects'),
+      // The same for the team's project access: `manage-teams` holds no access to the project.
+      row('POST /api/v2/teams/:team_id/relationships/users', 'add users to a team',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 403, 204, 403], 'a visible team with admin access to the project'),
+      // Changing a team's organization access takes `manage-organization-access` as well as
+      // `manage-teams`, and holding each flag it turns on.
+      row('PATCH /api/v2/teams/:team_id', 'rename a team or change its settings',
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 403, 200, 403], 'giving a visible team manage-policies'),
       // Being on the owners team is being an owner, so only owners decide who is on it. The
       // owners team is secret: to everyone else, team managers included, it does not exist.
       row('POST /api/v2/teams/:team_id/relationships/users', 'add users to a team',
-        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'the owners team'),
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'the owners team'),
       row('DELETE /api/v2/teams/:team_id/relationships/users', 'remove users from a team',
-        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'the owners team'),
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'the owners team'),
     ],
   },
   {
     title: 'Projects',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // Every member gets 200, with only the projects they may read in it.
       row('GET /api/v2/organizations/:organization_name/projects', 'list projects',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       // Access to one project, even admin, does not let a team create others.
       row('POST /api/v2/organizations/:organization_name/projects', 'create a project',
-        [201, 201, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 403, 403, 201]),
+        [201, 201, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 403, 403, 201, 403]),
       // A member without access to the project gets 404, not 403: for them it does not exist.
       // `manage-workspaces` reads the default project only (where it may create workspaces).
       row('GET /api/v2/projects/:project_id', 'show a project',
-        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200]),
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
       // `read` sees the project, so it is told 403; whoever cannot see it, 404.
       row('PATCH /api/v2/projects/:project_id', 'change a project',
-        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200]),
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403]),
       row('DELETE /api/v2/projects/:project_id', 'delete an empty project',
-        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204]),
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 403]),
       // The destination decides first: not allowed to move into it is 404 (the seed's rule),
       // even for `read`, who can see it. Here the workspace comes from a second project where
       // the project teams hold the same access.
       row('POST /api/v2/projects/:project_id/relationships/workspaces', 'move workspaces into a project',
-        [204, 204, 404, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'a workspace the caller may move'),
+        [204, 204, 404, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'a workspace the caller may move'),
       // Allowed into the destination but not out of the workspace's project (the default
       // project, where `admin` of the destination has no access): 403 naming the workspace.
       row('POST /api/v2/projects/:project_id/relationships/workspaces', 'move workspaces into a project',
-        [204, 204, 404, 403, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204], 'a workspace of the default project'),
+        [204, 204, 404, 403, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'a workspace of the default project'),
     ],
   },
   {
     title: 'Workspaces (in the project; by id and by organization and name)',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       row('GET /api/v2/organizations/:organization_name/workspaces', 'list workspaces',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       // The project is named in the body. Whoever cannot see it gets 422 "Project not found"
       // at /data/relationships/project/data/id, exactly as for a project that does not exist;
       // `read` sees it and gets 403. `manage-workspaces` creates only in the default project.
       row('POST /api/v2/organizations/:organization_name/workspaces', 'create a workspace',
-        [201, 201, 403, 201, 422, 404, 201, 401, 401, 401, 422, 422, 422, 422, 201], 'in the project'),
+        [201, 201, 403, 201, 422, 404, 201, 401, 401, 401, 422, 422, 422, 422, 201, 403], 'in the project'),
       // Without a project the default project is meant, with the same rules: here it is
       // `manage-workspaces` that may, and the project teams that cannot see it (422).
       row('POST /api/v2/organizations/:organization_name/workspaces', 'create a workspace',
-        [201, 201, 422, 422, 422, 404, 201, 401, 401, 401, 422, 422, 422, 201, 201], 'in the default project'),
+        [201, 201, 422, 422, 422, 404, 201, 401, 401, 401, 422, 422, 422, 201, 201, 422], 'in the default project'),
       // `manage-workspaces` reads and manages every workspace, even in projects it cannot see.
       row('GET /api/v2/workspaces/:workspace_id', 'show a workspace',
-        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200]),
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       // Changing settings takes workspace admin: project `maintain` or `admin`, not `read`.
       row('PATCH /api/v2/workspaces/:workspace_id', 'change a workspace',
-        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200]),
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/workspaces/:workspace_id', 'delete a workspace',
-        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204]),
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
       row('GET /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'show a workspace',
-        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200]),
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('PATCH /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'change a workspace',
-        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200]),
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'delete a workspace',
-        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204]),
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
     ],
   },
   {
     title: 'Project team access (another team\'s access to the project)',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // Whoever reads the project may list its team access (200); `read` sees only its own
       // team's entry in the list. `manage-teams` cannot see the project, so 404.
       row('GET /api/v2/team-projects', 'list the teams with access to a project',
-        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200]),
-      // Managing team access takes project admin (or `manage-projects`); `read` sees the project: 403.
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
+      // Managing team access takes project admin, `teams: manage` or `manage-projects`; `read`
+      // sees the project: 403. Nobody but an owner gives more than it holds on the project, so
+      // `teams: manage` alone may not give `write` (nor anything else beyond its own values).
       row('POST /api/v2/team-projects', 'give a team access to a project',
-        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201]),
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201, 403], 'write access for another team'),
+      row('POST /api/v2/team-projects', 'give a team access to a project',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201, 403], 'admin access for another team'),
       // `read` does not see other teams' access at all, so 404 even though it sees the project.
       row('GET /api/v2/team-projects/:team_project_id', "show a team's access",
-        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200]),
+        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
       row('PATCH /api/v2/team-projects/:team_project_id', "change a team's access",
-        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200]),
+        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403], "another team's write access, raised to maintain"),
+      // The projectCustom team's own grant (on a project of its own, so that the raise changes
+      // nothing for later cells): raising it to admin is the escalation refused to pcus itself.
+      row('PATCH /api/v2/team-projects/:team_project_id', "change a team's access",
+        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403], "the projectCustom team's grant, raised to admin"),
+      // Taking access away gives nothing: `teams: manage` may.
       row('DELETE /api/v2/team-projects/:team_project_id', "remove a team's access",
-        [204, 204, 404, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204]),
+        [204, 204, 404, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 204]),
     ],
   },
   {
     title: 'Policy sets and their parameters',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // Every member reads policy sets and parameters (sensitive values never); writing takes
       // `manage-policies`, so other members get 403, outsiders 404.
       row('GET /api/v2/organizations/:organization_name/policy-sets', 'list policy sets',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('POST /api/v2/organizations/:organization_name/policy-sets', 'create a policy set',
-        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 201, 403, 403, 403, 201]),
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 201, 403, 403, 403, 201, 403]),
       row('GET /api/v2/policy-sets/:policy_set_id', 'show a policy set',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('PATCH /api/v2/policy-sets/:policy_set_id', 'change a policy set',
-        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 200, 403, 403, 403, 200]),
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 200, 403, 403, 403, 200, 403]),
       row('DELETE /api/v2/policy-sets/:policy_set_id', 'delete a policy set and its parameters',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
       // Attaching a project needs no access to the project itself, only `manage-policies`.
       row('POST /api/v2/policy-sets/:policy_set_id/relationships/projects', 'attach projects to a policy set',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
       row('DELETE /api/v2/policy-sets/:policy_set_id/relationships/projects', 'detach projects from a policy set',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
       // Likewise for workspaces: `manage-policies` is enough, whatever access the caller has to them.
       row('POST /api/v2/policy-sets/:policy_set_id/relationships/workspaces', 'attach workspaces to a policy set',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
       row('DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspaces', 'detach workspaces from a policy set',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('POST /api/v2/policy-sets/:policy_set_id/relationships/workspace-exclusions', 'exclude workspaces from a policy set',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspace-exclusions', 'stop excluding workspaces',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
       row('GET /api/v2/policy-sets/:policy_set_id/parameters', 'list the parameters of a policy set',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('POST /api/v2/policy-sets/:policy_set_id/parameters', 'create a parameter',
-        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 201, 403, 403, 403, 201]),
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 201, 403, 403, 403, 201, 403]),
       row('GET /api/v2/policy-sets/:policy_set_id/parameters/:parameter_id', 'show a parameter',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('PATCH /api/v2/policy-sets/:policy_set_id/parameters/:parameter_id', 'change a parameter',
-        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 200, 403, 403, 403, 200]),
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 200, 403, 403, 403, 200, 403]),
       row('DELETE /api/v2/policy-sets/:policy_set_id/parameters/:parameter_id', 'delete a parameter',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
     ],
   },
   {
     title: 'Agent pools, agent tokens and agents',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // Every member sees pools and their agents; changing them takes `manage-agent-pools`.
       row('GET /api/v2/organizations/:organization_name/agent-pools', 'list agent pools',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('POST /api/v2/organizations/:organization_name/agent-pools', 'create an agent pool',
-        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 403, 201, 403, 403, 201]),
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 403, 201, 403, 403, 201, 403]),
       row('GET /api/v2/agent-pools/:agent_pool_id', 'show an agent pool',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('PATCH /api/v2/agent-pools/:agent_pool_id', 'change an agent pool',
-        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 200, 403, 403, 200]),
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 200, 403, 403, 200, 403]),
       row('DELETE /api/v2/agent-pools/:agent_pool_id', 'delete a pool (its tokens stop working)',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 204, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 204, 403, 403, 204, 403]),
       // A pool's tokens are hidden from members who may not manage pools: 404, not 403, as
       // the seed says ("pool not found or caller unauthorized").
       row('GET /api/v2/agent-pools/:agent_pool_id/authentication-tokens', 'list the tokens of a pool',
-        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 200, 404, 404, 200]),
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 200, 404, 404, 200, 404]),
       row('POST /api/v2/agent-pools/:agent_pool_id/authentication-tokens', 'create an agent token',
-        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 201, 404, 404, 201]),
+        [201, 404, 404, 404, 404, 404, 201, 401, 401, 401, 404, 201, 404, 404, 201, 404]),
       row('GET /api/v2/agent-pools/:agent_pool_id/agents', 'list the agents of a pool',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('GET /api/v2/agents/:agent_id', 'show an agent',
-        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200]),
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
       row('DELETE /api/v2/agents/:agent_id', 'delete an agent that has exited',
-        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 204, 403, 403, 204]),
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 204, 403, 403, 204, 403]),
     ],
   },
   {
     title: 'The agent endpoints (plain JSON, under /api/agent)',
     rows: [
-      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // The mirror image of /api/v2: only agent tokens authenticate here, every other one is 401.
       row('POST /api/agent/register', 'an agent joins its pool',
-        [401, 401, 401, 401, 401, 401, 401, 201, 401, 401, 401, 401, 401, 401, 401]),
+        [401, 401, 401, 401, 401, 401, 401, 201, 401, 401, 401, 401, 401, 401, 401, 401]),
       row('POST /api/agent/status', 'an agent reports its status',
-        [401, 401, 401, 401, 401, 401, 401, 200, 401, 401, 401, 401, 401, 401, 401]),
+        [401, 401, 401, 401, 401, 401, 401, 200, 401, 401, 401, 401, 401, 401, 401, 401]),
     ],
   },
 ];

@@ -31,6 +31,20 @@ const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Reco
 });
 const projectRelationship = (id: string) => ({ relationships: { project: { data: { type: 'projects', id } } } });
 
+/** A new policy set holding the shared workspace in `relation`, and the body that takes it out. */
+async function unlinkWorkspace(w: World, relation: 'workspaces' | 'workspace-exclusions'): Promise<CellRequest> {
+  const policySetId = await w.freshPolicySet();
+  const workspace = (await w.workspace()).id;
+  await w.linkWorkspaces(policySetId, relation, [workspace]);
+  return { params: { policy_set_id: policySetId }, body: workspaceRefs(workspace) };
+}
+
+/** A new grant on the main project for a team nobody of the matrix is on. */
+async function teamAccessBody(w: World, access: string) {
+  const relationships = { project: { data: { type: 'projects', id: await w.project() } }, team: { data: { type: 'teams', id: await w.freshTeam() } } };
+  return doc('team-projects', { access }, { relationships });
+}
+
 async function workspaceByName(w: World, workspace: { name: string }) {
   return { ...(await org(w)), workspace_name: workspace.name };
 }
@@ -128,6 +142,21 @@ export const REQUESTS: Record<string, RowRequest> = {
       return { params: { team_id: team }, body: membersBody(await w.userOnTeam(team)) };
     },
   },
+  'POST /api/v2/teams/:team_id/relationships/users [a visible team holding manage-organization-access]': {
+    make: async (w) => ({
+      params: { team_id: await w.freshTeam('organization', { 'manage-teams': true, 'manage-organization-access': true }) },
+      body: membersBody(await w.outsideUser()),
+    }),
+  },
+  'POST /api/v2/teams/:team_id/relationships/users [a visible team holding manage-projects]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam('organization', { 'manage-projects': true }) }, body: membersBody(await w.outsideUser()) }),
+  },
+  'POST /api/v2/teams/:team_id/relationships/users [a visible team with admin access to the project]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeamWithProjectAccess('admin') }, body: membersBody(await w.outsideUser()) }),
+  },
+  'PATCH /api/v2/teams/:team_id [giving a visible team manage-policies]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('teams', { 'organization-access': { 'manage-policies': true } }) }),
+  },
   'POST /api/v2/teams/:team_id/relationships/users [the owners team]': {
     make: async (w) => ({ params: { team_id: await w.ownersTeam() }, body: membersBody(await w.outsideUser()) }),
   },
@@ -192,16 +221,14 @@ export const REQUESTS: Record<string, RowRequest> = {
       return { query: `filter[project][id]=${await w.project()}` };
     },
   },
-  'POST /api/v2/team-projects': {
-    make: async (w) => ({
-      body: doc('team-projects', { access: 'write' }, {
-        relationships: { project: { data: { type: 'projects', id: await w.project() } }, team: { data: { type: 'teams', id: await w.freshTeam() } } },
-      }),
-    }),
-  },
+  'POST /api/v2/team-projects [write access for another team]': { make: async (w) => ({ body: await teamAccessBody(w, 'write') }) },
+  'POST /api/v2/team-projects [admin access for another team]': { make: async (w) => ({ body: await teamAccessBody(w, 'admin') }) },
   'GET /api/v2/team-projects/:team_project_id': { make: async (w) => ({ params: { team_project_id: await w.teamAccess() } }) },
-  'PATCH /api/v2/team-projects/:team_project_id': {
+  "PATCH /api/v2/team-projects/:team_project_id [another team's write access, raised to maintain]": {
     make: async (w) => ({ params: { team_project_id: await w.freshTeamAccess() }, body: doc('team-projects', { access: 'maintain' }) }),
+  },
+  "PATCH /api/v2/team-projects/:team_project_id [the projectCustom team's grant, raised to admin]": {
+    make: async (w) => ({ params: { team_project_id: (await w.freshProjectWithGrants()).customGrant }, body: doc('team-projects', { access: 'admin' }) }),
   },
   'DELETE /api/v2/team-projects/:team_project_id': { make: async (w) => ({ params: { team_project_id: await w.freshTeamAccess() } }) },
 
@@ -227,14 +254,11 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/v2/policy-sets/:policy_set_id/relationships/workspaces': {
     make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, body: workspaceRefs((await w.workspace()).id) }),
   },
-  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspaces': {
-    make: async (w) => {
-      const policySetId = await w.freshPolicySet();
-      const workspace = (await w.workspace()).id;
-      await w.attachWorkspaces(policySetId, [workspace]);
-      return { params: { policy_set_id: policySetId }, body: workspaceRefs(workspace) };
-    },
+  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspaces': { make: (w) => unlinkWorkspace(w, 'workspaces') },
+  'POST /api/v2/policy-sets/:policy_set_id/relationships/workspace-exclusions': {
+    make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, body: workspaceRefs((await w.workspace()).id) }),
   },
+  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/workspace-exclusions': { make: (w) => unlinkWorkspace(w, 'workspace-exclusions') },
   'GET /api/v2/policy-sets/:policy_set_id/parameters': { make: async (w) => ({ params: { policy_set_id: await w.policySet() } }) },
   'POST /api/v2/policy-sets/:policy_set_id/parameters': {
     make: async (w) => ({

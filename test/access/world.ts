@@ -54,6 +54,7 @@ export class World {
         return (await this.#teamMember(kind, { 'manage-projects': true })).token;
       case 'projectRead':
       case 'projectAdmin':
+      case 'projectCustom':
         // Their access exists before they act, whatever the row addresses.
         await this.projects();
         return (await this.#teamMember(kind)).token;
@@ -89,14 +90,22 @@ export class World {
 
   // ---- projects and workspaces -------------------------------------------------------------
 
-  /** A new project on which the projectRead team holds `read` and the projectAdmin team `admin`. */
-  async freshProject(): Promise<string> {
+  /**
+   * A new project on which the projectRead team holds `read`, the projectAdmin team `admin` and
+   * the projectCustom team a custom grant of `teams: manage`; returns it and the custom grant.
+   */
+  async freshProjectWithGrants(): Promise<{ project: string; customGrant: string }> {
     const org = await this.org();
     const project = await createProject(this.ctx, org);
     await grant(this.ctx, org, (await this.#teamMember('projectRead')).teamId, project.id, 'read');
     await grant(this.ctx, org, (await this.#teamMember('projectAdmin')).teamId, project.id, 'admin');
-    return project.id;
+    const custom = await grant(this.ctx, org, (await this.#teamMember('projectCustom')).teamId, project.id, 'custom', {
+      'project-access': { teams: 'manage' },
+    });
+    return { project: project.id, customGrant: custom.id };
   }
+
+  freshProject = async (): Promise<string> => (await this.freshProjectWithGrants()).project;
 
   /** The project rows work on, and a second one with the same access to move workspaces from. */
   projects = (): Promise<{ main: string; source: string }> =>
@@ -116,11 +125,18 @@ export class World {
 
   // ---- teams --------------------------------------------------------------------------------
 
-  /** A new team with no members (and so no caller on it). */
-  async freshTeam(visibility: 'secret' | 'organization' = 'organization'): Promise<string> {
+  /** A new team with no members (and so no caller on it), holding `access` (organization flags). */
+  async freshTeam(visibility: 'secret' | 'organization' = 'organization', access: Record<string, boolean> = {}): Promise<string> {
     const org = await this.org();
-    const body = { data: { type: 'teams', attributes: { name: unique('team'), visibility } } };
+    const body = { data: { type: 'teams', attributes: { name: unique('team'), visibility, 'organization-access': access } } };
     return (await this.#post(`/api/v2/organizations/${org.name}/teams`, body, 200, 'team')).id;
+  }
+
+  /** A new visible team with no members and `access` to the main project. */
+  async freshTeamWithProjectAccess(access: string): Promise<string> {
+    const team = await this.freshTeam();
+    await grant(this.ctx, await this.org(), team, await this.project(), access);
+    return team;
   }
 
   team = (visibility: 'secret' | 'organization') => this.#once(`team:${visibility}`, () => this.freshTeam(visibility));
@@ -212,8 +228,8 @@ export class World {
     return set.id;
   }
 
-  async attachWorkspaces(policySetId: string, workspaceIds: string[]): Promise<void> {
-    await this.#post(`/api/v2/policy-sets/${policySetId}/relationships/workspaces`, workspaceRefs(...workspaceIds), 204, 'attach workspaces');
+  async linkWorkspaces(policySetId: string, relation: 'workspaces' | 'workspace-exclusions', workspaceIds: string[]): Promise<void> {
+    await this.#post(`/api/v2/policy-sets/${policySetId}/relationships/${relation}`, workspaceRefs(...workspaceIds), 204, relation);
   }
 
   policySet = () => this.#once('policySet', () => this.freshPolicySet());

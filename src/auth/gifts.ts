@@ -1,0 +1,96 @@
+// No caller gives anyone, itself included, a permission it does not hold. A "gift" is what a change
+// would hand out: the organization-access flags a team gains, or that a new member gains by joining
+// a team; and the project grants a team gains, or that a new member gains with its team. Owners
+// (the organization token and site admins among them) hold everything, so they may give anything.
+// This is stricter than TFE, where membership rights or a project's `teams: manage` are enough to
+// hand out whatever the team in question holds.
+import {
+  PROJECT_ACCESS_SCALES,
+  WORKSPACE_ACCESS_FLAGS,
+  WORKSPACE_ACCESS_SCALES,
+  type OrganizationAccessKey,
+  type ProjectGrant,
+} from '../grants.ts';
+import { holds, type Standing } from './organization.ts';
+import { grantAllows, LEVEL_CONDITIONS } from './project-grants.ts';
+
+/** One project grant a change creates or raises. */
+export interface ProjectGift {
+  projectId: string;
+  /** The grant as it would be afterwards. */
+  to: ProjectGrant;
+  /** The grant as it is now (undefined: the team has no access to the project yet). */
+  from?: ProjectGrant;
+  /** The grants the caller's own teams hold on the project. */
+  held: readonly ProjectGrant[];
+}
+
+/** Everything a change would give: the subject of the `give-access` action. */
+export interface GiftSubject {
+  standing: Standing;
+  /** Organization-access flags the change gives (turned on for a team, or held by the team a user joins). */
+  organizationAccess: readonly OrganizationAccessKey[];
+  projects: readonly ProjectGift[];
+}
+
+/**
+ * The flags a flag stands for, beyond itself: managing teams includes managing membership,
+ * `manage-projects` manages every project and workspace, `manage-workspaces` reads every
+ * workspace (the same implications the organization permissions in organization.ts make).
+ */
+const COVERED_BY: Partial<Record<OrganizationAccessKey, readonly OrganizationAccessKey[]>> = {
+  'manage-membership': ['manage-teams'],
+  'read-projects': ['manage-projects'],
+  'manage-workspaces': ['manage-projects'],
+  'read-workspaces': ['manage-workspaces', 'manage-projects'],
+};
+
+function holdsFlag(s: Standing, flag: OrganizationAccessKey): boolean {
+  return s.owner || s.access[flag] || (COVERED_BY[flag] ?? []).some((k) => s.access[k]);
+}
+
+type Values = Record<string, string>;
+const rank = (scale: readonly string[], values: unknown, key: string) => scale.indexOf((values as Values)[key]!);
+
+/**
+ * What `to` gives beyond `from` that none of `held` holds: each permission raised above its
+ * current value must be held at least at its new value by one of the caller's grants (the highest
+ * grant wins, permission by permission), and so must what the level itself allows (`maintain` and
+ * `admin` manage workspaces). Lowering a permission gives nothing.
+ */
+function ungivenGrant({ to, from, held }: ProjectGift): string[] {
+  const missing: string[] = [];
+  const scales = [
+    ['project-access', PROJECT_ACCESS_SCALES, to.project, from?.project, held.map((h) => h.project)],
+    ['workspace-access', WORKSPACE_ACCESS_SCALES, to.workspace, from?.workspace, held.map((h) => h.workspace)],
+  ] as const;
+  for (const [group, scaleSet, next, now, mine] of scales) {
+    for (const [key, scale] of Object.entries(scaleSet) as Array<[string, readonly string[]]>) {
+      const wanted = rank(scale, next, key);
+      const current = now ? rank(scale, now, key) : -1;
+      const best = Math.max(-1, ...mine.map((m) => rank(scale, m, key)));
+      if (wanted > current && best < wanted) missing.push(`${group}.${key} ${(next as Values)[key]}`);
+    }
+  }
+  for (const flag of WORKSPACE_ACCESS_FLAGS) {
+    if (to.workspace[flag] && !from?.workspace[flag] && !held.some((h) => h.workspace[flag])) missing.push(`workspace-access.${flag}`);
+  }
+  for (const condition of LEVEL_CONDITIONS) {
+    const gained = grantAllows(to, condition) && !(from && grantAllows(from, condition));
+    if (gained && !held.some((h) => grantAllows(h, condition))) missing.push(`access ${to.access}`);
+  }
+  return missing;
+}
+
+/** The permissions of the gift the caller does not hold, named for the 403 (empty: it may give it all). */
+export function ungiven(g: GiftSubject): string[] {
+  if (g.standing.owner) return [];
+  const missing: string[] = g.organizationAccess.filter((flag) => !holdsFlag(g.standing, flag));
+  // Managing every project is holding every permission on each of them.
+  if (holds(g.standing, 'manage-all-projects')) return missing;
+  for (const gift of g.projects) {
+    const lacking = ungivenGrant(gift);
+    if (lacking.length) missing.push(`on project ${gift.projectId}: ${lacking.join(', ')}`);
+  }
+  return missing;
+}
