@@ -97,6 +97,9 @@ export function createAgentPoolsService(deps: {
     find,
 
     /** How `agent-count` is counted: registered by the agents domain. */
+    /** For domains that name pools (organization and workspace execution): which ids are this organization's pools. */
+    idsInOrganization: (q: Queryable, organizationId: string, ids: readonly string[]) => store.poolIdsInOrganization(q, organizationId, ids),
+
     countAgentsWith(counter: AgentCounter): void {
       agentCounts = counter;
     },

@@ -2,7 +2,15 @@ import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationParams, SettingsAttributes, UpdateOrganizationBody } from './schemas.ts';
+import {
+  CreateOrganizationBody,
+  ExecutionAttributes,
+  ListOrganizationsQuery,
+  OrganizationParams,
+  OrganizationRelationships,
+  SettingsAttributes,
+  UpdateOrganizationBody,
+} from './schemas.ts';
 import { entitlementSetResource, organizationResource } from './serialize.ts';
 import type { OrganizationInput, OrganizationsService } from './service.ts';
 
@@ -22,6 +30,16 @@ function settingsOf(a: Static<typeof SettingsAttributes>): OrganizationInput {
   };
 }
 
+/** The default execution mode and agent pool a body sends; the relationship wins over the attribute. */
+function executionOf(a: Static<typeof ExecutionAttributes>, body: Static<typeof OrganizationRelationships>): OrganizationInput {
+  const relationship = body.relationships?.['default-agent-pool'];
+  const pool =
+    relationship !== undefined ? { id: relationship.data?.id ?? null, pointer: '/data/relationships/default-agent-pool/data' }
+    : a['default-agent-pool-id'] !== undefined ? { id: a['default-agent-pool-id'], pointer: '/data/attributes/default-agent-pool-id' }
+    : undefined;
+  return { defaultExecutionMode: a['default-execution-mode'], defaultAgentPool: pool };
+}
+
 export async function organizationsRoutes(app: Api, { organizations }: { organizations: OrganizationsService }): Promise<void> {
   app.get('/organizations', { schema: { querystring: ListOrganizationsQuery } }, async (request) => {
     const query = request.query;
@@ -33,7 +51,7 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
 
   app.post('/organizations', { schema: { body: CreateOrganizationBody } }, async (request, reply) => {
     const a = request.body.data.attributes;
-    const view = await organizations.create(request.caller, { ...settingsOf(a), name: a.name, email: a.email });
+    const view = await organizations.create(request.caller, { ...settingsOf(a), ...executionOf(a, request.body.data), name: a.name, email: a.email });
     return reply.code(201).send({ data: organizationResource(view) });
   });
 
@@ -50,7 +68,12 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
     { schema: { params: OrganizationParams, body: UpdateOrganizationBody } },
     async (request) => {
       const a = request.body.data.attributes ?? {};
-      const view = await organizations.update(request.caller, request.params.organization_name, { ...settingsOf(a), name: a.name, email: a.email });
+      const view = await organizations.update(request.caller, request.params.organization_name, {
+        ...settingsOf(a),
+        ...executionOf(a, request.body.data),
+        name: a.name,
+        email: a.email,
+      });
       return { data: organizationResource(view) };
     },
   );

@@ -35,16 +35,38 @@ const Settings = {
 /** The settings alone, for the type of what a route maps. */
 export const SettingsAttributes = Type.Object(Settings);
 
+const PoolId = Type.String({ minLength: 1, maxLength: 64 });
+/**
+ * The default execution mode of the organization's workspaces, and the agent pool that `agent`
+ * needs. go-tfe sends the pool as the relationship `default-agent-pool`; TFE's documentation
+ * names the attribute `default-agent-pool-id`: both are accepted, null clears it.
+ */
+const ExecutionDefaults = {
+  'default-execution-mode': Type.Optional(Type.Union([Type.Literal('remote'), Type.Literal('local'), Type.Literal('agent')])),
+  'default-agent-pool-id': Type.Optional(Type.Union([PoolId, Type.Null()])),
+};
+const Relationships = Type.Optional(
+  Type.Object({
+    'default-agent-pool': Type.Optional(
+      Type.Object({ data: Type.Union([Type.Object({ type: Type.Literal('agent-pools'), id: PoolId }), Type.Null()]) }),
+    ),
+  }),
+);
+export const ExecutionAttributes = Type.Object(ExecutionDefaults);
+export const OrganizationRelationships = Type.Object({ relationships: Relationships });
+
 export const CreateOrganizationBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('organizations'),
-    attributes: Type.Object({ name: Name, email: Email, ...Settings }),
+    attributes: Type.Object({ name: Name, email: Email, ...Settings, ...ExecutionDefaults }),
+    relationships: Relationships,
   }),
 });
 
 export const UpdateOrganizationBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('organizations'),
-    attributes: Type.Optional(Type.Object({ name: Type.Optional(Name), email: Type.Optional(Email), ...Settings })),
+    attributes: Type.Optional(Type.Object({ name: Type.Optional(Name), email: Type.Optional(Email), ...Settings, ...ExecutionDefaults })),
+    relationships: Relationships,
   }),
 });

@@ -2,32 +2,72 @@ import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { sortOf } from '../jsonapi/query.ts';
+import { includes, sortOf } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreateWorkspaceBody, ListWorkspacesQuery, OrganizationWorkspaceParams, UpdateWorkspaceBody, WorkspaceParams } from './schemas.ts';
+import { organizationResource } from '../organizations/serialize.ts';
+import {
+  CreateWorkspaceBody,
+  ListWorkspacesQuery,
+  OrganizationWorkspaceParams,
+  ShowWorkspaceQuery,
+  UpdateWorkspaceBody,
+  WORKSPACE_INCLUDES,
+  WorkspaceParams,
+} from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
-import type { WorkspaceInput, WorkspaceRef, WorkspacesService } from './service.ts';
+import type { WorkspaceInput, WorkspaceRef, WorkspacesService, WorkspaceView } from './service.ts';
 
 /** The modelled members of a create or update body, field by field; everything else is ignored. */
 function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
   const a = body.data.attributes ?? {};
+  const overwrites = a['setting-overwrites'];
   return {
     name: a.name,
     description: a.description,
     autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
     inheritsProjectAutoDestroy: a['inherits-project-auto-destroy'],
     projectId: body.data.relationships?.project?.data?.id,
+    settings: {
+      autoApply: a['auto-apply'],
+      autoApplyRunTrigger: a['auto-apply-run-trigger'],
+      allowDestroyPlan: a['allow-destroy-plan'],
+      assessmentsEnabled: a['assessments-enabled'],
+      fileTriggersEnabled: a['file-triggers-enabled'],
+      globalRemoteState: a['global-remote-state'],
+      queueAllRuns: a['queue-all-runs'],
+      speculativeEnabled: a['speculative-enabled'],
+      structuredRunOutputEnabled: a['structured-run-output-enabled'],
+      terraformVersion: a['terraform-version'],
+      workingDirectory: a['working-directory'],
+      triggerPrefixes: a['trigger-prefixes'],
+      triggerPatterns: a['trigger-patterns'],
+      autoDestroyAt: a['auto-destroy-at'],
+    },
+    executionMode: a['execution-mode'],
+    operations: a.operations,
+    agentPoolId: a['agent-pool-id'],
+    overwrites: overwrites && { executionMode: overwrites['execution-mode'], agentPool: overwrites['agent-pool'] },
   };
 }
 
 export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: WorkspacesService }): Promise<void> {
+  /** `included` for the views (all of one organization), as `include` asks. */
+  async function included(include: string | undefined, views: readonly WorkspaceView[]) {
+    const wanted = includes(include, WORKSPACE_INCLUDES);
+    if (!wanted.includes('organization') || views.length === 0) return {};
+    return { included: [organizationResource(await workspaces.includedOrganization(views[0]!))] };
+  }
+
   app.post(
     '/organizations/:organization_name/workspaces',
     { schema: { params: OrganizationParams, body: CreateWorkspaceBody } },
     async (request, reply) => {
+      const a = request.body.data.attributes;
+      const given = input(request.body);
       const view = await workspaces.create(request.caller, request.params.organization_name, {
-        ...input(request.body),
-        name: request.body.data.attributes.name,
+        ...given,
+        name: a.name,
+        settings: { ...given.settings, sourceName: a['source-name'], sourceUrl: a['source-url'] },
       });
       return reply.code(201).send({ data: workspaceResource(view) });
     },
@@ -39,9 +79,19 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      const filter = { search: query['search[name]'], projectId: query['filter[project][id]'], descending: sortOf(query.sort)?.descending ?? false };
+      includes(query.include, WORKSPACE_INCLUDES);
+      const filter = {
+        search: query['search[name]'],
+        wildcardName: query['search[wildcard-name]'] || undefined,
+        projectId: query['filter[project][id]'],
+        descending: sortOf(query.sort)?.descending ?? false,
+      };
       const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
-      return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+      return {
+        data: items.map(workspaceResource),
+        ...(await included(query.include, items)),
+        ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
+      };
     },
   );
 
@@ -53,8 +103,10 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     ['/workspaces/:workspace_id', WorkspaceParams],
     ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams],
   ] as const) {
-    app.get(path, { schema: { params } }, async (request) => {
-      return { data: workspaceResource(await workspaces.show(request.caller, refOf(request.params))) };
+    app.get(path, { schema: { params, querystring: ShowWorkspaceQuery } }, async (request) => {
+      includes(request.query.include, WORKSPACE_INCLUDES);
+      const view = await workspaces.show(request.caller, refOf(request.params));
+      return { data: workspaceResource(view), ...(await included(request.query.include, [view])) };
     });
     app.patch(path, { schema: { params, body: UpdateWorkspaceBody } }, async (request) => {
       return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };

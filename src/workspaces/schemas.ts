@@ -5,19 +5,55 @@ import { SortParam } from '../jsonapi/query.ts';
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
 
+/** What `include` may name on a workspace or a list of them. */
+export const WORKSPACE_INCLUDES = ['organization'];
+
+export const ShowWorkspaceQuery = Type.Object({ include: Type.Optional(Type.String()) });
+
 export const ListWorkspacesQuery = Type.Object({
   ...PageParams,
+  include: Type.Optional(Type.String()),
   'search[name]': Type.Optional(Type.String()),
+  /** `*` at either end or both matches any text there; without one, the whole name (any case). */
+  'search[wildcard-name]': Type.Optional(Type.String({ maxLength: 100 })),
   'filter[project][id]': Type.Optional(Type.String()),
   sort: SortParam(['name']),
 });
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
+/** Trigger prefixes and patterns: paths in the repository. */
+const PathList = Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 100 });
+const ExecutionMode = Type.Union([Type.Literal('remote'), Type.Literal('local'), Type.Literal('agent')]);
 
 const Attributes = {
   description: Type.Optional(NullableString),
   'auto-destroy-activity-duration': Type.Optional(NullableString),
   'inherits-project-auto-destroy': Type.Optional(Type.Boolean()),
+  'auto-destroy-at': Type.Optional(NullableString),
+  'auto-apply': Type.Optional(Type.Boolean()),
+  'auto-apply-run-trigger': Type.Optional(Type.Boolean()),
+  'allow-destroy-plan': Type.Optional(Type.Boolean()),
+  'assessments-enabled': Type.Optional(Type.Boolean()),
+  'file-triggers-enabled': Type.Optional(Type.Boolean()),
+  'global-remote-state': Type.Optional(Type.Boolean()),
+  'queue-all-runs': Type.Optional(Type.Boolean()),
+  'speculative-enabled': Type.Optional(Type.Boolean()),
+  'structured-run-output-enabled': Type.Optional(Type.Boolean()),
+  'terraform-version': Type.Optional(Type.String({ maxLength: 100 })),
+  'working-directory': Type.Optional(Type.String({ maxLength: 1024 })),
+  'trigger-prefixes': Type.Optional(PathList),
+  'trigger-patterns': Type.Optional(PathList),
+  'execution-mode': Type.Optional(ExecutionMode),
+  /** Deprecated in TFE: true is `remote`, false `local`; never together with `execution-mode`. */
+  operations: Type.Optional(Type.Boolean()),
+  'agent-pool-id': Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+  /** false: follow the organization's default; true: the workspace's own value. */
+  'setting-overwrites': Type.Optional(
+    Type.Object({
+      'execution-mode': Type.Optional(Type.Boolean()),
+      'agent-pool': Type.Optional(Type.Boolean()),
+    }),
+  ),
 };
 
 /** `data: null` means "no project given" (the default project on create, no move on update). */
@@ -31,12 +67,17 @@ const Relationships = Type.Optional(
   }),
 );
 
-// Real clients send many workspace attributes Hangar does not model (execution-mode,
-// terraform-version, vcs-repo …); they are accepted and ignored.
+// Real clients send more workspace attributes than Hangar models (vcs-repo …); they are accepted
+// and ignored. `source-name` and `source-url` say what created the workspace: create only.
 export const CreateWorkspaceBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('workspaces'),
-    attributes: Type.Object({ name: Type.String(), ...Attributes }),
+    attributes: Type.Object({
+      name: Type.String(),
+      ...Attributes,
+      'source-name': Type.Optional(Type.String({ maxLength: 255 })),
+      'source-url': Type.Optional(Type.String({ maxLength: 2048 })),
+    }),
     relationships: Relationships,
   }),
 });
