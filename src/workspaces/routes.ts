@@ -9,6 +9,8 @@ import {
   CreateWorkspaceBody,
   ListWorkspacesQuery,
   OrganizationWorkspaceParams,
+  RemoteStateConsumersBody,
+  RemoteStateConsumersQuery,
   ShowWorkspaceQuery,
   UpdateWorkspaceBody,
   WORKSPACE_INCLUDES,
@@ -114,6 +116,29 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     app.delete(path, { schema: { params } }, async (request, reply) => {
       await workspaces.destroy(request.caller, refOf(request.params));
       return reply.code(204).send();
+    });
+  }
+
+  const consumers = '/workspaces/:workspace_id/relationships/remote-state-consumers';
+  app.get(consumers, { schema: { params: WorkspaceParams, querystring: RemoteStateConsumersQuery } }, async (request) => {
+    const page = parsePage(request.query);
+    const { items, total } = await workspaces.remoteStateConsumers(request.caller, request.params.workspace_id, page);
+    return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+  });
+  for (const [method, how] of [
+    ['POST', 'add'],
+    ['PATCH', 'replace'],
+    ['DELETE', 'remove'],
+  ] as const) {
+    app.route({
+      method,
+      url: consumers,
+      schema: { params: WorkspaceParams, body: RemoteStateConsumersBody },
+      handler: async (request, reply) => {
+        const ids = request.body.data.map((d) => d.id);
+        await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids, how);
+        return reply.code(204).send();
+      },
     });
   }
 }

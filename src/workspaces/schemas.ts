@@ -89,3 +89,16 @@ export const UpdateWorkspaceBody = Type.Object({
     relationships: Relationships,
   }),
 });
+
+/** Far more consumers than any workspace needs, and well inside both engines' bind-parameter limits. */
+export const MAX_REMOTE_STATE_CONSUMERS = 1000;
+
+/** go-tfe sends whole workspace objects; only `type` and `id` are read. */
+export const RemoteStateConsumersBody = Type.Object({
+  data: Type.Array(Type.Object({ type: Type.Literal('workspaces'), id: Type.String({ minLength: 1, maxLength: 64 }) }), {
+    minItems: 1,
+    maxItems: MAX_REMOTE_STATE_CONSUMERS,
+  }),
+});
+
+export const RemoteStateConsumersQuery = Type.Object({ ...PageParams });

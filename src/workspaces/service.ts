@@ -381,6 +381,41 @@ export function createWorkspacesService(deps: { database: Database; organization
       return view((await withAuthority(current.standing, current.org, [updated]))[0]!);
     },
 
+    /** The workspaces that may read this one's state, of those the caller may see. */
+    async remoteStateConsumers(caller: Caller, id: string, page: Page) {
+      const found = await find(caller, { id });
+      const { items, total } = await store.listRemoteStateConsumers(db, found.workspace.id, workspaceFilter(found.standing), page);
+      return { items: (await withAuthority(found.standing, found.org, items)).map(view), total };
+    },
+
+    /**
+     * Adds, removes or replaces (`how`) the workspaces that may read this one's state: a setting
+     * of the workspace, so it needs `update-workspace`. Each id must be another workspace of the
+     * same organization that the caller may see, else that id gets its own 422.
+     */
+    async changeRemoteStateConsumers(caller: Caller, id: string, ids: readonly string[], how: 'add' | 'remove' | 'replace'): Promise<void> {
+      const found = await find(caller, { id });
+      authorize(found, 'update-workspace');
+      const w = found.workspace;
+      const candidates = (await store.findWorkspacesByIds(db, [...new Set(ids)])).filter((c) => c.organizationId === w.organizationId);
+      const seen = new Set((await withAuthority(found.standing, found.org, candidates)).filter((c) => c.project && can(c, 'read-workspace')).map((c) => c.workspace.id));
+      const problems = unknownIds(ids, (i) => seen.has(i), 'Workspace', (i) => `/data/${i}/id`);
+      const self = ids.indexOf(w.id);
+      if (self >= 0 && how !== 'remove') problems.push({ pointer: `/data/${self}/id`, detail: 'A workspace cannot be its own remote state consumer' });
+      if (problems.length) throw errors.invalid(problems);
+      const consumers = [...seen];
+      const at = now();
+      await guarded(
+        database.transaction(async (trx) => {
+          if (how === 'remove') return store.removeRemoteStateConsumers(trx, w.id, consumers);
+          if (how === 'replace') await store.removeRemoteStateConsumers(trx, w.id);
+          await store.addRemoteStateConsumers(trx, w.id, consumers, at);
+        }),
+        // A workspace named was deleted a moment ago.
+        { foreignKey: () => errors.notFound() },
+      );
+    },
+
     async destroy(caller: Caller, ref: WorkspaceRef): Promise<void> {
       const found = await find(caller, ref);
       authorize(found, 'destroy-workspace');

@@ -203,3 +203,36 @@ export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page:
   const direction = f.descending ? 'desc' : 'asc';
   return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`, direction).orderBy('id', direction), page, WORKSPACES.read);
 }
+
+/** The workspaces with these ids (one query), in no particular order. */
+export async function findWorkspacesByIds(q: Queryable, ids: readonly string[]): Promise<Workspace[]> {
+  if (ids.length === 0) return [];
+  return (await q.selectFrom('workspaces').selectAll().where('id', 'in', [...ids]).execute()).map(WORKSPACES.read);
+}
+
+/** One page of the workspaces that may read `workspaceId`'s state, of those `visible` lets through, by name. */
+export async function listRemoteStateConsumers(q: Queryable, workspaceId: string, visible: RowFilter<'workspaces'>, page: Window) {
+  let base = q
+    .selectFrom('workspaces')
+    .where('id', 'in', (eb) => eb.selectFrom('workspace_remote_state_consumers').select('consumer_id').where('workspace_id', '=', workspaceId));
+  if (visible) base = base.where(visible);
+  return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`).orderBy('id'), page, WORKSPACES.read);
+}
+
+/** Adds the pairs not there yet (one statement). */
+export async function addRemoteStateConsumers(q: Queryable, workspaceId: string, consumerIds: readonly string[], at: string): Promise<void> {
+  if (consumerIds.length === 0) return;
+  await q
+    .insertInto('workspace_remote_state_consumers')
+    .values(consumerIds.map((consumer_id) => ({ workspace_id: workspaceId, consumer_id, created_at: at })))
+    .onConflict((oc) => oc.columns(['workspace_id', 'consumer_id']).doNothing())
+    .execute();
+}
+
+/** Removes the listed consumers, or every one when `consumerIds` is undefined. */
+export async function removeRemoteStateConsumers(q: Queryable, workspaceId: string, consumerIds?: readonly string[]): Promise<void> {
+  if (consumerIds?.length === 0) return;
+  let query = q.deleteFrom('workspace_remote_state_consumers').where('workspace_id', '=', workspaceId);
+  if (consumerIds) query = query.where('consumer_id', 'in', [...consumerIds]);
+  await query.execute();
+}
