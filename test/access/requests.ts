@@ -49,6 +49,11 @@ async function workspaceByName(w: World, workspace: { name: string }) {
   return { ...(await org(w)), workspace_name: workspace.name };
 }
 
+/** The workspace (the rows' own unless given), and a body naming another workspace of the same project as its consumer. */
+async function consumers(w: World, workspace = w.workspace()) {
+  return { params: { workspace_id: (await workspace).id }, body: workspaceRefs((await w.freshWorkspace()).id) };
+}
+
 export const REQUESTS: Record<string, RowRequest> = {
   // ---- discovery and account
   'GET /api/v2/ping': { make: async () => ({}) },
@@ -213,6 +218,11 @@ export const REQUESTS: Record<string, RowRequest> = {
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
+  'GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
+  // A fresh workspace each time: replacing drops the consumers an earlier request gave.
+  'PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w, w.freshWorkspace()) },
+  'DELETE /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
 
   // ---- project team access
   'GET /api/v2/team-projects': {
