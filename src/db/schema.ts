@@ -33,7 +33,7 @@ export interface OrganizationsTable {
   owners_team_saml_role_id: string | null;
   /** `remote`, `local` or `agent`: what a workspace that does not choose its own gets. */
   default_execution_mode: string;
-  /** Set exactly when the default mode is `agent` (a deleted pool leaves null). */
+  /** Set exactly when the default mode is `agent`. */
   default_agent_pool_id: string | null;
 }
 

@@ -41,7 +41,7 @@ export const SETTINGS = Object.keys(DEFAULT_SETTINGS) as Array<keyof Organizatio
 /** What a workspace that does not choose its own execution mode gets. */
 export interface ExecutionDefaults {
   defaultExecutionMode: ExecutionMode;
-  /** Set when the default mode is `agent` (null after the pool is deleted). */
+  /** Set exactly when the default mode is `agent` (a pool in use cannot be deleted). */
   defaultAgentPoolId: string | null;
 }
 

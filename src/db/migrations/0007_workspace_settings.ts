@@ -34,11 +34,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .alterTable('workspaces')
     .addColumn('execution_mode', 'text', (c) => c.check(sql`execution_mode is null or execution_mode in ${MODES}`))
     .execute();
-  // SET NULL: a deleted pool leaves no dangling id behind (in the same statement as a cascade
-  // from the organization's deletion, which a NO ACTION key could refuse mid-way).
+  // NO ACTION: a pool that workspaces run on, or that is its organization's default, cannot be
+  // deleted (its deletion along with the whole organization still goes through: the statement's
+  // cascades remove the workspaces and the organization row too).
   await db.schema
     .alterTable('workspaces')
-    .addColumn('agent_pool_id', 'text', (c) => c.references('agent_pools.id').onDelete('set null'))
+    .addColumn('agent_pool_id', 'text', (c) =>
+      // A pool exactly when the workspace's own mode is `agent`.
+      c.references('agent_pools.id').onDelete('no action').check(sql`(agent_pool_id is not null) = (coalesce(execution_mode, '') = 'agent')`),
+    )
     .execute();
   await db.schema.createIndex('workspaces_agent_pool').on('workspaces').column('agent_pool_id').execute();
 
@@ -48,7 +52,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema
     .alterTable('organizations')
-    .addColumn('default_agent_pool_id', 'text', (c) => c.references('agent_pools.id').onDelete('set null'))
+    .addColumn('default_agent_pool_id', 'text', (c) =>
+      // A pool exactly when the default mode is `agent`.
+      c.references('agent_pools.id').onDelete('no action').check(sql`(default_agent_pool_id is not null) = (default_execution_mode = 'agent')`),
+    )
     .execute();
   await db.schema.createIndex('organizations_default_agent_pool').on('organizations').column('default_agent_pool_id').execute();
 
