@@ -110,7 +110,9 @@ function ownExecution(input: WorkspaceInput, current: OwnExecution, org: Executi
     if (pointer) throw errors.invalidAttribute(pointer, 'Cannot be given while setting-overwrites says the workspace follows the default');
     return { executionMode: null, agentPoolId: null };
   }
-  if (mode === undefined && overwrite === undefined && input.agentPoolId === undefined) return current;
+  if (mode === undefined && overwrite === undefined && input.agentPoolId === undefined) {
+    return { executionMode: current.executionMode, agentPoolId: current.agentPoolId };
+  }
   const effective = effectiveExecution(current, org);
   const next = mode ?? effective.mode;
   const pool = input.agentPoolId !== undefined ? input.agentPoolId : next === 'agent' && effective.mode === 'agent' ? effective.agentPoolId : null;
