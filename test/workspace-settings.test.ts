@@ -222,6 +222,10 @@ suite('execution modes', (ctx) => {
     assert.equal(w.attributes['execution-mode'], 'agent');
     assert.deepEqual(w.attributes['setting-overwrites'], { 'execution-mode': false, 'agent-pool': false });
     assert.deepEqual(w.relationships['agent-pool'].data, { id: pool.id, type: 'agent-pools' });
+    // Projects have no mode of their own yet: they show the organization's, which their workspaces follow.
+    const project = (await ctx.get(`/api/v2/projects/${org.defaultProjectId}`, org.owner.token)).body.data;
+    assert.equal(project.attributes['default-execution-mode'], 'agent');
+    assert.deepEqual(project.relationships['default-agent-pool'].data, { id: pool.id, type: 'agent-pools' });
     assertStatus(await ctx.patch(`/api/v2/organizations/${org.name}`, org.owner.token, orgBody({ 'default-execution-mode': 'local' })), 200);
     const now = (await ctx.get(`/api/v2/workspaces/${w.id}`, org.owner.token)).body.data;
     assert.equal(now.attributes['execution-mode'], 'local');

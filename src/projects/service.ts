@@ -9,6 +9,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
+import type { ExecutionDefaults } from '../organizations/store.ts';
 import type { TeamProjectsService } from '../team-projects/service.ts';
 import { now } from '../time.ts';
 import { AutoDestroyDuration, checkAttributes, Description, ProjectName } from '../values.ts';
@@ -38,6 +39,8 @@ export interface ProjectView {
   permissions: ProjectPermissions;
   workspaceCount: number;
   teamCount: number;
+  /** Projects have no execution mode of their own yet: their workspaces follow the organization's. */
+  execution: ExecutionDefaults;
 }
 
 export interface ProjectListQuery {
@@ -63,7 +66,7 @@ export function createProjectsService(deps: {
    * Views of a page of projects: three queries (authorities, workspace and team counts), two
    * when the caller's authority is already known (a single project found through the lookup).
    */
-  async function views(standing: Standing, projects: readonly Project[], known?: Map<string, ProjectAuthority>): Promise<ProjectView[]> {
+  async function views(standing: Standing, org: ExecutionDefaults, projects: readonly Project[], known?: Map<string, ProjectAuthority>): Promise<ProjectView[]> {
     const ids = projects.map((p) => p.id);
     const [authority, workspaces, teams] = await Promise.all([
       known ?? projectAccess.authorities(db, standing, projects),
@@ -75,14 +78,15 @@ export function createProjectsService(deps: {
       organizationName: standing.organizationName,
       permissions: projectPermissions({ standing, authority: authority.get(project.id)! }, project),
       workspaceCount: workspaces.get(project.id) ?? 0,
+      execution: { defaultExecutionMode: org.defaultExecutionMode, defaultAgentPoolId: org.defaultAgentPoolId },
       teamCount: teams.get(project.id) ?? 0,
     }));
   }
 
-  async function viewOf(standing: Standing, id: string): Promise<ProjectView> {
+  async function viewOf(standing: Standing, org: ExecutionDefaults, id: string): Promise<ProjectView> {
     const project = await store.findProjectById(db, id);
     if (!project) throw errors.notFound();
-    return (await views(standing, [project]))[0]!;
+    return (await views(standing, org, [project]))[0]!;
   }
 
   // Every organization is born with one project, `Default Project`.
@@ -102,12 +106,12 @@ export function createProjectsService(deps: {
         createdAt: now(),
       };
       await guarded(store.insertProject(db, project), { unique: () => errors.taken('name') });
-      return (await views(standing, [project]))[0]!;
+      return (await views(standing, org, [project]))[0]!;
     },
 
     async show(caller: Caller, id: string): Promise<ProjectView> {
-      const { project, standing, authority } = await projectAccess.find(caller, id);
-      return (await views(standing, [project], new Map([[project.id, authority]])))[0]!;
+      const { project, org, standing, authority } = await projectAccess.find(caller, id);
+      return (await views(standing, org, [project], new Map([[project.id, authority]])))[0]!;
     },
 
     async list(caller: Caller, organizationName: string, query: ProjectListQuery, page: Page) {
@@ -120,15 +124,15 @@ export function createProjectsService(deps: {
         { organizationId: org.id, visible: projectFilter(standing, 'read'), names: query.names, search: query.search, required, sort: query.sort },
         page,
       );
-      return { items: await views(standing, items), total, matching };
+      return { items: await views(standing, org, items), total, matching };
     },
 
     /** The default project may be renamed like any other. */
     async update(caller: Caller, id: string, input: ProjectInput): Promise<ProjectView> {
-      const { project, standing } = await projectAccess.find(caller, id, 'update-project');
+      const { project, org, standing } = await projectAccess.find(caller, id, 'update-project');
       validate(input);
       await guarded(store.updateProject(db, project.id, input), { unique: () => errors.taken('name') });
-      return viewOf(standing, project.id);
+      return viewOf(standing, org, project.id);
     },
 
     async destroy(caller: Caller, id: string): Promise<void> {
