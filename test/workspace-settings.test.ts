@@ -108,14 +108,25 @@ suite('workspace settings', (ctx) => {
     assertError(await ctx.patch(url, t, wsBody({ 'auto-apply': 'yes' })), 422, '/data/attributes/auto-apply');
     assertError(await ctx.patch(url, t, wsBody({ 'trigger-prefixes': 'modules' })), 422, '/data/attributes/trigger-prefixes');
     assertError(await ctx.patch(url, t, wsBody({ 'trigger-prefixes': ['/a'], 'trigger-patterns': ['/b/**'] })), 422, '/data/attributes/trigger-patterns');
-    // Patterns while the workspace already has prefixes: still both, still refused.
-    assertStatus(await ctx.patch(url, t, wsBody({ 'trigger-prefixes': ['/a'] })), 200);
-    assertError(await ctx.patch(url, t, wsBody({ 'trigger-patterns': ['/b/**'] })), 422, '/data/attributes/trigger-patterns');
     assertError(await ctx.patch(url, t, wsBody({ 'execution-mode': 'cloud' })), 422, '/data/attributes/execution-mode');
     const after = (await ctx.get(url, t)).body.data.attributes;
     assert.equal(after['terraform-version'], 'latest');
     assert.equal(after['auto-apply'], false);
     assert.deepEqual(after['trigger-patterns'], []);
+  });
+
+  it('replaces trigger prefixes with patterns and the other way round', async () => {
+    const org = await ctx.organization();
+    const w = (await createWs(ctx, org, { 'trigger-prefixes': ['/a'] })).body.data;
+    const url = `/api/v2/workspaces/${w.id}`;
+    const patterns = await ctx.patch(url, org.owner.token, wsBody({ 'trigger-patterns': ['/b/**'] }));
+    assertStatus(patterns, 200);
+    assert.deepEqual([patterns.body.data.attributes['trigger-prefixes'], patterns.body.data.attributes['trigger-patterns']], [[], ['/b/**']]);
+    const prefixes = await ctx.patch(url, org.owner.token, wsBody({ 'trigger-prefixes': ['/c'] }));
+    assert.deepEqual([prefixes.body.data.attributes['trigger-prefixes'], prefixes.body.data.attributes['trigger-patterns']], [['/c'], []]);
+    // Emptying one leaves the other alone.
+    const emptied = await ctx.patch(url, org.owner.token, wsBody({ 'trigger-patterns': [] }));
+    assert.deepEqual(emptied.body.data.attributes['trigger-prefixes'], ['/c']);
   });
 
   it('lets a member without workspace admin read the settings but not change them (403)', async () => {

@@ -132,8 +132,8 @@ function sentSettings(input: WorkspaceInput): Partial<WorkspaceSettings> {
 }
 
 /** Trigger prefixes and patterns are two ways to say the same thing: one of them, at most. */
-function checkTriggers(settings: Pick<WorkspaceSettings, 'triggerPrefixes' | 'triggerPatterns'>): void {
-  if (settings.triggerPrefixes.length > 0 && settings.triggerPatterns.length > 0) {
+function checkTriggers(settings: Partial<Pick<WorkspaceSettings, 'triggerPrefixes' | 'triggerPatterns'>>): void {
+  if (settings.triggerPrefixes?.length && settings.triggerPatterns?.length) {
     throw errors.invalidAttribute('/data/attributes/trigger-patterns', 'Trigger patterns and trigger prefixes cannot both be set');
   }
 }
@@ -359,7 +359,11 @@ export function createWorkspacesService(deps: { database: Database; organization
       if (changesAttributes) authorize(current, 'update-workspace');
       validate(input);
       const settings = autoDestroySettings(input, { own: w.autoDestroyActivityDuration, inherits: w.inheritsProjectAutoDestroy });
-      checkTriggers({ ...w, ...sent });
+      checkTriggers(sent);
+      // Patterns replace prefixes and the other way round (go-tfe sets patterns on a workspace
+      // with prefixes, and the service accepts it): one sent alone clears the other.
+      if (sent.triggerPatterns?.length && sent.triggerPrefixes === undefined) sent.triggerPrefixes = [];
+      if (sent.triggerPrefixes?.length && sent.triggerPatterns === undefined) sent.triggerPatterns = [];
       const execution = await checkedExecution(input, w, current.org);
       const patch = {
         ...sent,
