@@ -92,10 +92,19 @@ function startServer(env: NodeJS.ProcessEnv, logFile: string): Promise<{ child: 
   });
 }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (line: string) => void): Promise<{ code: number | null; stdout: string }> {
+/** Runs a command to its end; its stderr is passed through, or with `captureStderr` kept in `stderr`. */
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onLine?: (line: string) => void,
+  captureStderr = false,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', captureStderr ? 'pipe' : 'inherit'] });
     let stdout = '';
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let pending = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
@@ -106,9 +115,16 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (line
     });
     child.on('close', (code) => {
       if (pending) onLine?.(pending);
-      resolve({ code, stdout });
+      resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A URL without its password, for messages. */
+function redacted(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
 }
 
 const minutes = (ms: number) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
@@ -137,7 +153,11 @@ async function conformance(dialect: Dialect): Promise<Outcome> {
   let drop = async () => {};
   if (dialect === 'postgres') {
     const name = `hangar_conformance_${randomBytes(6).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE ${name}`);
+    try {
+      await adminQuery(`CREATE DATABASE ${name}`);
+    } catch (e) {
+      return { dialect, ok: false, summary: `cannot create a database on ${redacted(POSTGRES_URL)}: ${(e as Error).message}`, elapsed: Date.now() - started, logs };
+    }
     drop = () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     const url = new URL(POSTGRES_URL);
     url.pathname = `/${name}`;
@@ -156,17 +176,19 @@ async function conformance(dialect: Dialect): Promise<Outcome> {
   };
   stopCurrent = stop;
   try {
-    const started_ = await startServer(env, path.join(logs, 'hangar.log'));
-    server = started_.child;
-    const boot = await run(process.execPath, [MAIN, 'bootstrap'], env);
+    const listening = await startServer(env, path.join(logs, 'hangar.log'));
+    server = listening.child;
+    const boot = await run(process.execPath, [MAIN, 'bootstrap'], env, undefined, true);
     const token = boot.stdout.trim().split('\n').at(-1) ?? '';
-    if (boot.code !== 0 || !token) throw new Error(`hangar bootstrap failed (${boot.code})`);
-    console.log(`conformance [${dialect}]: server at ${started_.url}, logs in ${logs}`);
+    if (boot.code !== 0 || !token) throw new Error(`hangar bootstrap failed (${boot.code}): ${boot.stderr.trim()}`);
+    console.log(`conformance [${dialect}]: server at ${listening.url}, logs in ${logs}`);
     let summary = '';
     const result = await run(
       RUNNER,
       selection,
-      { ...process.env, TFE_ADDRESS: started_.url, TFE_TOKEN: token, GOTFE_LOG_DIR: logs },
+      // Every listed test takes a second or two; 120 s (the runner's default is 240) bounds what
+      // a hung test costs CI without cutting a slow one short.
+      { ...process.env, TFE_ADDRESS: listening.url, TFE_TOKEN: token, GOTFE_LOG_DIR: logs, GOTFE_TEST_TIMEOUT: process.env.GOTFE_TEST_TIMEOUT ?? '120' },
       (line) => {
         if (line.startsWith('go-tfe: ')) summary = line;
         else if (!line.startsWith('logs: ')) console.log(`  ${line}`);
