@@ -1,6 +1,6 @@
 // Builds the Fastify instance: plugins, the error handler and every domain's routes, each given
 // the services it uses. main.ts serves it; tests drive it with app.inject.
-import Fastify from 'fastify';
+import Fastify, { type FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Api, RouteEntry } from './api.ts';
@@ -54,12 +54,17 @@ export interface AppOptions {
   keyring?: Keyring;
   /** The services to serve; by default built here (tests pass their own to reach them directly). */
   services?: Services;
+  /**
+   * Sees every response payload before its route's schema serializes it: the test that compares
+   * what serializers send with the response schemas uses it.
+   */
+  inspectPayload?: (request: FastifyRequest, payload: unknown) => void;
 }
 
 /** Paths whose values are secrets or credentials: never written to a log line. */
 export const REDACTED_LOG_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 
-export async function buildApp({ config, database, logger, keyring, services: given }: AppOptions): Promise<Api> {
+export async function buildApp({ config, database, logger, keyring, services: given, inspectPayload }: AppOptions): Promise<Api> {
   // Before anything listens: a missing or malformed key stops start-up with a clear message.
   const services = given ?? createServices(database, { keyring: keyring ?? (await openKeyring(config, database)) });
   const app = Fastify({
@@ -97,6 +102,13 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, hasBody: Boolean(body), body, response });
   });
   app.decorate('routeTable', routeTable);
+  if (inspectPayload) {
+    // On the root before any scope exists, so that every route inherits it.
+    app.addHook('preSerialization', async (request, _reply, payload) => {
+      inspectPayload(request, payload);
+      return payload;
+    });
+  }
   // Before any route: it learns them as they are declared.
   await registerOpenApi(app, config, API_VERSION);
 

@@ -20,15 +20,15 @@ function nullable<T>(type: string, options: Record<string, unknown> = {}) {
   return Type.Unsafe<T | null>({ type: [type, 'null'], ...options });
 }
 
-export const NullableString = (options: Record<string, unknown> = {}) => nullable<string>('string', options);
-export const NullableInteger = (options: Record<string, unknown> = {}) => nullable<number>('integer', options);
-export const NullableBoolean = (options: Record<string, unknown> = {}) => nullable<boolean>('boolean', options);
+export const StringOrNull = (options: Record<string, unknown> = {}) => nullable<string>('string', options);
+export const IntegerOrNull = (options: Record<string, unknown> = {}) => nullable<number>('integer', options);
+export const BooleanOrNull = (options: Record<string, unknown> = {}) => nullable<boolean>('boolean', options);
 /** Always null here: TFE has the attribute, Hangar has nothing to put in it. */
 export const AlwaysNull = (description: string) => Type.Null({ description });
 
 /** ISO 8601 UTC with milliseconds. */
 export const Timestamp = Type.String({ format: 'date-time' });
-export const NullableTimestamp = NullableString({ format: 'date-time' });
+export const TimestampOrNull = StringOrNull({ format: 'date-time' });
 
 /** A boolean object whose members are `keys` (permissions, flags), every one always sent. */
 export function Flags(keys: readonly string[], options: Record<string, unknown> = {}) {
@@ -36,7 +36,13 @@ export function Flags(keys: readonly string[], options: Record<string, unknown> 
 }
 
 /** A resource identifier object: what relationship data and included resources are named by. */
-export const Linkage = (type: string) => Open({ id: Type.String(), type: Type.Literal(type) });
+export const Linkage = (type: string) => Open({ id: Type.String(), type: TypeName(type) });
+
+/**
+ * The `type` member: documented as the constant it is, typed as a string, because serializers
+ * build plain object literals whose `type` TypeScript widens to string.
+ */
+export const TypeName = (type: string) => Type.Unsafe<string>({ type: 'string', const: type });
 
 const Related = Open({ related: Type.String() });
 
@@ -62,7 +68,7 @@ export function Resource<A extends TProperties, R extends TProperties>(
   return Open(
     {
       id: Type.String(),
-      type: Type.Literal(type),
+      type: TypeName(type),
       attributes: Open(parts.attributes),
       ...(parts.relationships ? { relationships: Open(parts.relationships) } : {}),
       ...(parts.links === false ? {} : { links: SelfLink }),
@@ -72,23 +78,31 @@ export function Resource<A extends TProperties, R extends TProperties>(
 }
 
 /** A document holding one resource (create, show, update). */
-export function Document<T extends TSchema>(resource: T, description: string, included?: TSchema) {
-  return Open({ data: resource, ...(included ? { included: Type.Optional(Type.Array(included)) } : {}) }, { description });
+export function Document(resource: TSchema, description: string, included?: TSchema) {
+  return loose(Open({ data: resource, ...(included ? { included: Type.Optional(Type.Array(included)) } : {}) }, { description }));
+}
+
+/**
+ * Documents are typed `unknown` for the handlers that return them: what a serializer sends is
+ * checked against the schema by test/openapi.test.ts, member by member, on real responses.
+ */
+function loose(schema: TSchema) {
+  return Type.Unsafe<unknown>(schema);
 }
 
 export const PaginationLinks = Open({
   self: Type.String(),
   first: Type.String(),
-  prev: NullableString(),
-  next: NullableString(),
+  prev: StringOrNull(),
+  next: StringOrNull(),
   last: Type.String(),
 });
 
 export const Pagination = Open({
   'current-page': Type.Integer(),
   'page-size': Type.Integer(),
-  'prev-page': NullableInteger(),
-  'next-page': NullableInteger(),
+  'prev-page': IntegerOrNull(),
+  'next-page': IntegerOrNull(),
   'total-pages': Type.Integer(),
   'total-count': Type.Integer(),
 });
@@ -101,15 +115,15 @@ export const StatusCounts = Open({ total: Type.Integer(), matching: Type.Integer
  * `paginated: 'when-asked'` (lists TFE answers whole unless a page is asked for) links and meta
  * may be absent.
  */
-export function ListDocument<T extends TSchema>(
-  resource: T,
+export function ListDocument(
+  resource: TSchema,
   description: string,
   options: { meta?: TProperties; included?: TSchema; paginated?: 'always' | 'when-asked' } = {},
 ) {
   const links = options.paginated === 'when-asked' ? Type.Optional(PaginationLinks) : PaginationLinks;
   const metaObject = Open({ pagination: Pagination, ...options.meta });
   const meta = options.paginated === 'when-asked' ? Type.Optional(metaObject) : metaObject;
-  return Open(
+  return loose(Open(
     {
       data: Type.Array(resource),
       ...(options.included ? { included: Type.Optional(Type.Array(options.included)) } : {}),
@@ -117,7 +131,7 @@ export function ListDocument<T extends TSchema>(
       meta,
     },
     { description },
-  );
+  ));
 }
 
 /** One JSON:API error object, as `jsonapi/errors.ts` builds them. */
@@ -146,7 +160,7 @@ const CLIENT_ERROR = errorRef(
 const SERVER_ERROR = errorRef('A JSON:API error document. 503 with Retry-After: the database could not serve the request just now; retrying is safe');
 
 /** A 204: no body. */
-export const NoContent = Type.Null({ description: 'No content' });
+export const NoContent = Type.Unsafe<undefined>({ type: 'null', description: 'No content' });
 
 /**
  * A route's `response` map: its success answers, and the error document for every 4xx and 5xx
