@@ -253,3 +253,29 @@ suite('OpenAPI document', (ctx) => {
     for (const path of outside) assert.ok(doc.paths[path], `${path} is served but not described`);
   });
 });
+
+suite('the reference page under rate limits (HANGAR_RATE_LIMIT=4)', (ctx) => {
+  it('loads whole within one anonymous budget: its static files are not charged, the page and the document are', async () => {
+    const page = await ctx.get(`${DOCS}/`);
+    const assets = [...page.raw.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => m[1]!);
+    const statuses = [page.status];
+    for (const asset of assets) statuses.push((await ctx.get(`${DOCS}/${asset}`)).status);
+    statuses.push((await ctx.get(`${DOCS}/json`)).status);
+    // More requests than the budget holds, all answered: only three of them were charged.
+    assert.ok(statuses.length > 4, `${statuses.length} requests`);
+    assert.deepEqual(statuses.filter((s) => s !== 200), []);
+  });
+
+  it('charges the document to the anonymous budget, like ping, and refuses with a JSON:API 429 past it', async () => {
+    const statuses: number[] = [];
+    let refusal: Awaited<ReturnType<TestContext['get']>> | undefined;
+    for (let i = 0; i < 12 && !refusal; i++) {
+      const res = await ctx.get('/api/v2/openapi.json');
+      statuses.push(res.status);
+      if (res.status === 429) refusal = res;
+    }
+    assert.ok(refusal, `never refused: ${statuses.join(' ')}`);
+    assert.equal(refusal.body.errors[0].status, '429');
+    assert.ok(refusal.headers['retry-after']);
+  });
+}, { HANGAR_RATE_LIMIT: '4' });
