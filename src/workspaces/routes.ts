@@ -10,14 +10,18 @@ import {
   ListWorkspacesQuery,
   OrganizationWorkspaceParams,
   RemoteStateConsumersBody,
+  RemoteStateConsumersDocument,
   RemoteStateConsumersQuery,
   ShowWorkspaceQuery,
   UpdateWorkspaceBody,
   WORKSPACE_INCLUDES,
+  WorkspaceDocument,
+  WorkspaceListDocument,
   WorkspaceParams,
 } from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
 import type { WorkspaceInput, WorkspaceRef, WorkspacesService, WorkspaceView } from './service.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 /** The modelled members of a create or update body, field by field; everything else is ignored. */
 function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
@@ -52,6 +56,8 @@ function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
   };
 }
 
+const tags = ['Workspaces'];
+
 export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: WorkspacesService }): Promise<void> {
   /** `included` for the views (all of one organization), as `include` asks. */
   async function included(include: string | undefined, views: readonly WorkspaceView[]) {
@@ -62,7 +68,7 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
 
   app.post(
     '/organizations/:organization_name/workspaces',
-    { schema: { params: OrganizationParams, body: CreateWorkspaceBody } },
+    { schema: { summary: 'Create a workspace (in the default project unless one is given)', tags, params: OrganizationParams, body: CreateWorkspaceBody, response: responses({ 201: WorkspaceDocument }) } },
     async (request, reply) => {
       const a = request.body.data.attributes;
       const given = input(request.body);
@@ -77,7 +83,7 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
 
   app.get(
     '/organizations/:organization_name/workspaces',
-    { schema: { params: OrganizationParams, querystring: ListWorkspacesQuery } },
+    { schema: { summary: "List an organization's workspaces", tags, params: OrganizationParams, querystring: ListWorkspacesQuery, response: responses({ 200: WorkspaceListDocument }) } },
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
@@ -101,44 +107,59 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
   const refOf = (p: Static<typeof WorkspaceParams> | Static<typeof OrganizationWorkspaceParams>): WorkspaceRef =>
     'workspace_id' in p ? { id: p.workspace_id } : { organizationName: p.organization_name, name: p.workspace_name };
 
-  for (const [path, params] of [
-    ['/workspaces/:workspace_id', WorkspaceParams],
-    ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams],
+  for (const [path, params, by] of [
+    ['/workspaces/:workspace_id', WorkspaceParams, 'by id'],
+    ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams, 'by organization and name'],
   ] as const) {
-    app.get(path, { schema: { params, querystring: ShowWorkspaceQuery } }, async (request) => {
-      includes(request.query.include, WORKSPACE_INCLUDES);
-      const view = await workspaces.show(request.caller, refOf(request.params));
-      return { data: workspaceResource(view), ...(await included(request.query.include, [view])) };
-    });
-    app.patch(path, { schema: { params, body: UpdateWorkspaceBody } }, async (request) => {
+    app.get(
+      path,
+      { schema: { summary: `Show a workspace, ${by}`, tags, params, querystring: ShowWorkspaceQuery, response: responses({ 200: WorkspaceDocument }) } },
+      async (request) => {
+        includes(request.query.include, WORKSPACE_INCLUDES);
+        const view = await workspaces.show(request.caller, refOf(request.params));
+        return { data: workspaceResource(view), ...(await included(request.query.include, [view])) };
+      },
+    );
+    app.patch(path, { schema: { summary: `Update a workspace, ${by}`, tags, params, body: UpdateWorkspaceBody, response: responses({ 200: WorkspaceDocument }) } }, async (request) => {
       return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };
     });
-    app.delete(path, { schema: { params } }, async (request, reply) => {
+    app.delete(path, { schema: { summary: `Delete a workspace, ${by}`, tags, params, response: responses({ 204: NoContent }) } }, async (request, reply) => {
       await workspaces.destroy(request.caller, refOf(request.params));
       return reply.code(204).send();
     });
   }
 
   const consumers = '/workspaces/:workspace_id/relationships/remote-state-consumers';
-  app.get(consumers, { schema: { params: WorkspaceParams, querystring: RemoteStateConsumersQuery } }, async (request) => {
-    const page = parsePage(request.query);
-    const { items, total } = await workspaces.remoteStateConsumers(request.caller, request.params.workspace_id, page);
-    return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
-  for (const [method, how] of [
-    ['POST', 'add'],
-    ['PATCH', 'replace'],
-    ['DELETE', 'remove'],
-  ] as const) {
-    app.route({
-      method,
-      url: consumers,
-      schema: { params: WorkspaceParams, body: RemoteStateConsumersBody },
-      handler: async (request, reply) => {
-        const ids = request.body.data.map((d) => d.id);
-        await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids, how);
-        return reply.code(204).send();
+  app.get(
+    consumers,
+    {
+      schema: {
+        summary: "List the workspaces that may read the workspace's state",
+        tags,
+        params: WorkspaceParams,
+        querystring: RemoteStateConsumersQuery,
+        response: responses({ 200: RemoteStateConsumersDocument }),
       },
-    });
-  }
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const { items, total } = await workspaces.remoteStateConsumers(request.caller, request.params.workspace_id, page);
+      return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
+  // Adding, replacing and removing take the same body and answer 204.
+  const changes = { tags, params: WorkspaceParams, body: RemoteStateConsumersBody } as const;
+  const ids = (body: Static<typeof RemoteStateConsumersBody>) => body.data.map((d) => d.id);
+  app.post(consumers, { schema: { ...changes, summary: 'Add remote state consumers', response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'add');
+    return reply.code(204).send();
+  });
+  app.patch(consumers, { schema: { ...changes, summary: 'Replace the remote state consumers', response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'replace');
+    return reply.code(204).send();
+  });
+  app.delete(consumers, { schema: { ...changes, summary: 'Remove remote state consumers', response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'remove');
+    return reply.code(204).send();
+  });
 }

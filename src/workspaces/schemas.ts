@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
+import { Document, Flags, ListDocument, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
+import { OrganizationResource } from '../organizations/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
@@ -102,3 +104,55 @@ export const RemoteStateConsumersBody = Type.Object({
 });
 
 export const RemoteStateConsumersQuery = Type.Object({ ...PageParams });
+// ---- responses
+
+const WorkspacePermissions = Flags(['can-update', 'can-destroy', 'can-force-delete', 'can-read-settings'], {
+  description: 'what the caller may do with the workspace',
+});
+
+export const WorkspaceResource = Resource('workspaces', {
+  attributes: {
+    name: Type.String(),
+    description: StringOrNull(),
+    'created-at': Timestamp,
+    'updated-at': Timestamp,
+    'auto-destroy-activity-duration': StringOrNull({ description: "the workspace's own, or its project's when it inherits" }),
+    'inherits-project-auto-destroy': Type.Boolean(),
+    'auto-destroy-at': TimestampOrNull,
+    'auto-apply': Type.Boolean(),
+    'auto-apply-run-trigger': Type.Boolean(),
+    'allow-destroy-plan': Type.Boolean(),
+    'assessments-enabled': Type.Boolean(),
+    'file-triggers-enabled': Type.Boolean(),
+    'global-remote-state': Type.Boolean({ description: 'every workspace of the organization may read its state, not only its remote state consumers' }),
+    'queue-all-runs': Type.Boolean(),
+    'speculative-enabled': Type.Boolean(),
+    'structured-run-output-enabled': Type.Boolean(),
+    'terraform-version': Type.String({ description: 'a version, a version constraint, or `latest`' }),
+    'working-directory': Type.String(),
+    'trigger-prefixes': Type.Array(Type.String()),
+    'trigger-patterns': Type.Array(Type.String()),
+    'source-name': StringOrNull(),
+    'source-url': StringOrNull(),
+    'execution-mode': Type.String({ enum: ['remote', 'local', 'agent'], description: "the workspace's own, or its organization's default" }),
+    operations: Type.Boolean({ description: 'deprecated: whether the execution mode is not `local`' }),
+    'setting-overwrites': Flags(['execution-mode', 'agent-pool'], { description: "true: the workspace's own; false: its organization's default" }),
+    source: Type.String(),
+    locked: Type.Boolean(),
+    'lock-reason': StringOrNull(),
+    actions: Flags(['is-destroyable']),
+    permissions: WorkspacePermissions,
+  },
+  relationships: {
+    organization: ToOne('organizations'),
+    project: ToOne('projects'),
+    'agent-pool': ToOneOrNone('agent-pools'),
+    'remote-state-consumers': RelatedLink,
+  },
+  links: { 'self-html': Type.String({ description: "where TFE's web interface shows the workspace" }) },
+  description: 'A workspace',
+});
+
+export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace', OrganizationResource);
+export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see', { included: OrganizationResource });
+export const RemoteStateConsumersDocument = ListDocument(WorkspaceResource, 'A page of the workspaces that may read the workspace\'s state, of those the caller can see');

@@ -1,7 +1,7 @@
 import { toOne } from '../jsonapi/relationships.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
-export function workspaceResource({ workspace: w, organizationName, project, permissions, execution }: WorkspaceView) {
+export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock }: WorkspaceView) {
   const org = encodeURIComponent(organizationName);
   const name = encodeURIComponent(w.name);
   return {
@@ -35,7 +35,8 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       operations: execution.mode !== 'local',
       'setting-overwrites': { 'execution-mode': execution.own, 'agent-pool': execution.own },
       source: 'tfe-api',
-      locked: false,
+      locked: lock !== null,
+      'lock-reason': lock?.reason ?? null,
       // Hangar keeps no state, so nothing stands in the way of deleting a workspace.
       actions: { 'is-destroyable': true },
       permissions,
@@ -45,6 +46,8 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       project: toOne('projects', w.projectId),
       'agent-pool': { data: execution.agentPoolId ? { id: execution.agentPoolId, type: 'agent-pools' } : null },
       'remote-state-consumers': { links: { related: `/api/v2/workspaces/${w.id}/relationships/remote-state-consumers` } },
+      // Only while locked: go-tfe reads an absent relationship as "nobody" (LockedBy nil).
+      ...(lock ? { 'locked-by': toOne(lock.holderType, lock.holderId) } : {}),
     },
     links: { self: `/api/v2/organizations/${org}/workspaces/${name}`, 'self-html': `/app/${org}/workspaces/${name}` },
   };

@@ -60,6 +60,16 @@ export interface Execution {
   own: boolean;
 }
 
+/** Who holds a workspace's lock (the workspace-locks domain owns locks and reports them here). */
+export interface WorkspaceLockView {
+  holderType: 'users' | 'teams' | 'runs';
+  holderId: string;
+  reason: string | null;
+}
+
+/** Loads the locks of the given workspaces (one query), by workspace id. */
+export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, WorkspaceLockView>>;
+
 export interface WorkspaceView {
   workspace: Workspace;
   organizationName: string;
@@ -68,10 +78,11 @@ export interface WorkspaceView {
   execution: Execution;
   /** For `include=organization`. */
   organization: { org: Organization; standing: Standing };
+  lock: WorkspaceLockView | null;
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
-interface FoundWorkspace extends ProjectSubject {
+export interface FoundWorkspace extends ProjectSubject {
   workspace: Workspace;
   project: Project;
   org: Organization;
@@ -201,14 +212,24 @@ export function createWorkspacesService(deps: { database: Database; organization
     }));
   }
 
-  const view = ({ workspace, standing, org, project, authority }: FoundWorkspace): WorkspaceView => ({
-    workspace,
-    organizationName: standing.organizationName,
-    project,
-    permissions: workspacePermissions({ standing, authority }),
-    execution: effectiveExecution(workspace, org),
-    organization: { org, standing },
-  });
+  // Registered by the workspace-locks domain (which builds on this one), so that every view of a
+  // workspace says whether it is locked without this domain knowing how locks are kept.
+  let readLocks: WorkspaceLockReader = async () => new Map();
+
+  /** The views of found workspaces: one query for all their locks. */
+  async function views(found: readonly FoundWorkspace[], q: Queryable = db): Promise<WorkspaceView[]> {
+    const locks = found.length ? await readLocks(q, found.map((f) => f.workspace.id)) : new Map<string, WorkspaceLockView>();
+    return found.map(({ workspace, standing, org, project, authority }) => ({
+      workspace,
+      organizationName: standing.organizationName,
+      project,
+      permissions: workspacePermissions({ standing, authority }),
+      execution: effectiveExecution(workspace, org),
+      organization: { org, standing },
+      lock: locks.get(workspace.id) ?? null,
+    }));
+  }
+  const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
 
   /** A workspace the caller may read; 404 for everything else. */
   async function find(caller: Caller, ref: WorkspaceRef): Promise<FoundWorkspace> {
@@ -270,6 +291,14 @@ export function createWorkspacesService(deps: { database: Database; organization
 
   return {
     moveInto,
+
+    /** For the domains built on workspaces (locks, state): the workspace if the caller may read it, else 404. */
+    find,
+    /** The view of a workspace found with `find`, as of now (after a lock changed, say). */
+    view,
+    useLockReader(reader: WorkspaceLockReader): void {
+      readLocks = reader;
+    },
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
@@ -337,7 +366,7 @@ export function createWorkspacesService(deps: { database: Database; organization
     async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; wildcardName?: string; descending: boolean }, page: Page) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...filter }, page);
-      return { items: (await withAuthority(standing, org, items)).map(view), total };
+      return { items: await views(await withAuthority(standing, org, items)), total };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */
@@ -391,7 +420,7 @@ export function createWorkspacesService(deps: { database: Database; organization
     async remoteStateConsumers(caller: Caller, id: string, page: Page) {
       const found = await find(caller, { id });
       const { items, total } = await store.listRemoteStateConsumers(db, found.workspace.id, workspaceFilter(found.standing), page);
-      return { items: (await withAuthority(found.standing, found.org, items)).map(view), total };
+      return { items: await views(await withAuthority(found.standing, found.org, items)), total };
     },
 
     /**

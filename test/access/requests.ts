@@ -54,9 +54,32 @@ async function consumers(w: World, workspace = w.workspace()) {
   return { params: { workspace_id: (await workspace).id }, body: workspaceRefs((await w.freshWorkspace()).id) };
 }
 
+const consumed = new WeakMap<World, Promise<string>>();
+/** The rows' workspace, given (once per world) a consumer in the same project, so that its list is not empty. */
+function withConsumer(w: World): Promise<string> {
+  if (!consumed.has(w)) {
+    consumed.set(w, (async () => {
+      const { params, body } = await consumers(w);
+      const res = await w.ctx.post(`/api/v2/workspaces/${params.workspace_id}/relationships/remote-state-consumers`, (await w.org()).owner.token, body);
+      if (res.status !== 204) throw new Error(`adding a consumer failed: ${res.status} ${res.raw}`);
+      return params.workspace_id;
+    })());
+  }
+  return consumed.get(w)!;
+}
+
+/** A new workspace of the main project, locked by the organization's owner. */
+async function lockedByOwner(w: World): Promise<string> {
+  const workspace = await w.freshWorkspace();
+  const res = await w.ctx.post(`/api/v2/workspaces/${workspace.id}/actions/lock`, (await w.org()).owner.token, { data: { type: '' } });
+  if (res.status !== 200) throw new Error(`lock failed: ${res.status} ${res.raw}`);
+  return workspace.id;
+}
+
 export const REQUESTS: Record<string, RowRequest> = {
   // ---- discovery and account
   'GET /api/v2/ping': { make: async () => ({}) },
+  'GET /api/v2/openapi.json': { make: async () => ({}) },
   'GET /api/v2/account/details': { make: async () => ({}) },
   'GET /api/v2/users/:user_id': { make: async (w) => ({ params: await owner(w) }) },
   // The address only: every caller keeps the username the world knows it by.
@@ -215,10 +238,16 @@ export const REQUESTS: Record<string, RowRequest> = {
   'PATCH /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.workspace()), body: doc('workspaces', { description: unique('described') }) }),
   },
+  // ---- workspace locks: a fresh workspace each cell (locked by the owner where a lock is released)
+  'POST /api/v2/workspaces/:workspace_id/actions/lock': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: { data: { type: '', attributes: { reason: 'matrix' } } } }),
+  },
+  'POST /api/v2/workspaces/:workspace_id/actions/unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
+  'POST /api/v2/workspaces/:workspace_id/actions/force-unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
-  'GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: async (w) => ({ params: { workspace_id: await withConsumer(w) } }) },
   'POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
   // A fresh workspace each time: replacing drops the consumers an earlier request gave.
   'PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w, w.freshWorkspace()) },
