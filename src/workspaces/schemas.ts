@@ -56,7 +56,7 @@ const WorkspacePermissions = Flags(['can-update', 'can-destroy', 'can-force-dele
   description: 'what the caller may do with the workspace',
 });
 
-export const WorkspaceResource = Resource('workspaces', {
+export const WorkspaceResource = Resource('Workspace', 'workspaces', {
   attributes: {
     name: Type.String(),
     description: StringOrNull(),
