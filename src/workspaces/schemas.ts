@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
-import { Document, Flags, ListDocument, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
+import { Document, Flags, ListDocument, Open, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 import { OrganizationResource } from '../organizations/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
@@ -110,7 +110,7 @@ const WorkspacePermissions = Flags(['can-update', 'can-destroy', 'can-force-dele
   description: 'what the caller may do with the workspace',
 });
 
-export const WorkspaceResource = Resource('workspaces', {
+export const WorkspaceResource = Resource('Workspace', 'workspaces', {
   attributes: {
     name: Type.String(),
     description: StringOrNull(),
@@ -148,6 +148,12 @@ export const WorkspaceResource = Resource('workspaces', {
     project: ToOne('projects'),
     'agent-pool': ToOneOrNone('agent-pools'),
     'remote-state-consumers': RelatedLink,
+    'locked-by': Type.Optional(
+      Open(
+        { data: Open({ id: Type.String(), type: Type.String({ enum: ['users', 'teams', 'runs'] }) }), links: Open({ related: Type.String() }) },
+        { description: 'only while the workspace is locked: who holds the lock' },
+      ),
+    ),
   },
   links: { 'self-html': Type.String({ description: "where TFE's web interface shows the workspace" }) },
   description: 'A workspace',
