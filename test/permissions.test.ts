@@ -195,9 +195,11 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'move-workspaces-into': 404,
   'manage-team-access': 403,
   'read-team-grant': 404,
+  'manage-project-tags': 403,
   'read-workspace': 404,
   'update-workspace': 403,
   'destroy-workspace': 403,
+  'manage-workspace-tags': 403,
   'move-workspace-out': 403,
 };
 

@@ -12,6 +12,8 @@ import {
   ShowProjectQuery,
   UpdateProjectBody,
 } from './schemas.ts';
+import { tagChangeOf, taggedFilter } from '../tags/schemas.ts';
+import { includedBindings } from '../tags/serialize.ts';
 import { projectResource } from './serialize.ts';
 import type { ProjectsService } from './service.ts';
 
@@ -25,6 +27,7 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
         name: a.name,
         description: a.description,
         autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
+        tags: tagChangeOf(request.body.data),
       });
       return reply.code(201).send({ data: projectResource(view) });
     },
@@ -36,23 +39,30 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      includes(query.include, PROJECT_INCLUDES);
+      const withTags = includes(query.include, PROJECT_INCLUDES).includes('effective_tag_bindings');
       const filter = {
         names: commaList(query['filter[names]']),
         search: query.q,
         canCreateWorkspace: flag(query['filter[permissions][create-workspace]']),
         canUpdate: flag(query['filter[permissions][update]']),
+        tagged: taggedFilter(query),
         sort: sortOf(query.sort) ?? null,
       };
-      const { items, total, matching } = await projects.list(request.caller, request.params.organization_name, filter, page);
+      const { items, total, matching } = await projects.list(request.caller, request.params.organization_name, filter, page, { tags: withTags });
       const { links, meta } = envelope(absoluteUrl(request, app.config.baseUrl), page, matching);
-      return { data: items.map(projectResource), links, meta: { ...meta, 'status-counts': { total, matching } } };
+      return {
+        data: items.map(projectResource),
+        ...(withTags ? { included: includedBindings(items.map((p) => p.effectiveTags)) } : {}),
+        links,
+        meta: { ...meta, 'status-counts': { total, matching } },
+      };
     },
   );
 
   app.get('/projects/:project_id', { schema: { params: ProjectParams, querystring: ShowProjectQuery } }, async (request) => {
-    includes(request.query.include, PROJECT_INCLUDES);
-    return { data: projectResource(await projects.show(request.caller, request.params.project_id)) };
+    const withTags = includes(request.query.include, PROJECT_INCLUDES).includes('effective_tag_bindings');
+    const view = await projects.show(request.caller, request.params.project_id, { tags: withTags });
+    return { data: projectResource(view), ...(withTags ? { included: includedBindings([view.effectiveTags]) } : {}) };
   });
 
   app.patch('/projects/:project_id', { schema: { params: ProjectParams, body: UpdateProjectBody } }, async (request) => {
@@ -61,6 +71,7 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
       name: a.name,
       description: a.description,
       autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
+      tags: tagChangeOf(request.body.data),
     });
     return { data: projectResource(view) };
   });

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { Flag, SortParam } from '../jsonapi/query.ts';
+import { TagBindingsRelationship } from '../tags/schemas.ts';
 
 export const ProjectParams = Type.Object({ project_id: Type.String() });
 
-/** go-tfe asks for tag bindings; Hangar has none to include, so the answer has no `included`. */
+/** go-tfe asks for the effective tag bindings (a project's own: projects inherit none). */
 export const PROJECT_INCLUDES = ['effective_tag_bindings'];
 
 export const ShowProjectQuery = Type.Object({ include: Type.Optional(Type.String()) });
@@ -23,7 +24,10 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 // Lengths and formats are checked by the service, after the caller is authorized, and worded as
 // TFE words them. Other attributes real clients send (default-execution-mode,
-// setting-overwrites, tag bindings …) are accepted and ignored.
+// setting-overwrites …) are accepted and ignored. `relationships.tag-bindings` replaces the
+// project's tag bindings (`[]` clears them).
+const Relationships = Type.Optional(Type.Object({ 'tag-bindings': TagBindingsRelationship }));
+
 export const CreateProjectBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('projects'),
@@ -32,6 +36,7 @@ export const CreateProjectBody = Type.Object({
       description: Type.Optional(NullableString),
       'auto-destroy-activity-duration': Type.Optional(NullableString),
     }),
+    relationships: Relationships,
   }),
 });
 
@@ -45,6 +50,7 @@ export const UpdateProjectBody = Type.Object({
         'auto-destroy-activity-duration': Type.Optional(NullableString),
       }),
     ),
+    relationships: Relationships,
   }),
 });
 

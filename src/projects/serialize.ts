@@ -1,8 +1,9 @@
 import { toOne } from '../jsonapi/relationships.ts';
+import { tagRelationships } from '../tags/serialize.ts';
 import type { ProjectView } from './service.ts';
 
 /** Create, show, update and list all answer with this one shape. */
-export function projectResource({ project, organizationName, permissions, workspaceCount, teamCount }: ProjectView) {
+export function projectResource({ project, organizationName, permissions, workspaceCount, teamCount, effectiveTags }: ProjectView) {
   const self = `/api/v2/projects/${project.id}`;
   return {
     id: project.id,
@@ -20,6 +21,7 @@ export function projectResource({ project, organizationName, permissions, worksp
     relationships: {
       organization: toOne('organizations', organizationName),
       'default-agent-pool': { data: null },
+      ...tagRelationships(self, effectiveTags),
     },
     links: { self },
   };

@@ -2,9 +2,18 @@ import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { sortOf } from '../jsonapi/query.ts';
+import { commaList, sortOf } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreateWorkspaceBody, ListWorkspacesQuery, OrganizationWorkspaceParams, UpdateWorkspaceBody, WorkspaceParams } from './schemas.ts';
+import { tagChangeOf, taggedFilter } from '../tags/schemas.ts';
+import { includedBindings, includesEffectiveTags } from '../tags/serialize.ts';
+import {
+  CreateWorkspaceBody,
+  ListWorkspacesQuery,
+  OrganizationWorkspaceParams,
+  ShowWorkspaceQuery,
+  UpdateWorkspaceBody,
+  WorkspaceParams,
+} from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
 import type { WorkspaceInput, WorkspaceRef, WorkspacesService } from './service.ts';
 
@@ -17,6 +26,7 @@ function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
     autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
     inheritsProjectAutoDestroy: a['inherits-project-auto-destroy'],
     projectId: body.data.relationships?.project?.data?.id,
+    tags: tagChangeOf(body.data),
   };
 }
 
@@ -39,9 +49,19 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      const filter = { search: query['search[name]'], projectId: query['filter[project][id]'], descending: sortOf(query.sort)?.descending ?? false };
+      const effective = includesEffectiveTags(query.include);
+      const tags = {
+        all: [...taggedFilter(query), ...(commaList(query['search[tags]']) ?? []).map((key) => ({ key }))],
+        none: (commaList(query['search[exclude-tags]']) ?? []).map((key) => ({ key })),
+        effective,
+      };
+      const filter = { search: query['search[name]'], projectId: query['filter[project][id]'], descending: sortOf(query.sort)?.descending ?? false, tags };
       const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
-      return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+      return {
+        data: items.map(workspaceResource),
+        ...(effective ? { included: includedBindings(items.map((v) => v.tags.effective)) } : {}),
+        ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
+      };
     },
   );
 
@@ -53,8 +73,10 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     ['/workspaces/:workspace_id', WorkspaceParams],
     ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams],
   ] as const) {
-    app.get(path, { schema: { params } }, async (request) => {
-      return { data: workspaceResource(await workspaces.show(request.caller, refOf(request.params))) };
+    app.get(path, { schema: { params, querystring: ShowWorkspaceQuery } }, async (request) => {
+      const effective = includesEffectiveTags(request.query.include);
+      const view = await workspaces.show(request.caller, refOf(request.params), { effective });
+      return { data: workspaceResource(view), ...(effective ? { included: includedBindings([view.tags.effective]) } : {}) };
     });
     app.patch(path, { schema: { params, body: UpdateWorkspaceBody } }, async (request) => {
       return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
+import { TagBindingsRelationship, TagNamesAttribute, TagsRelationship } from '../tags/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
@@ -9,8 +10,15 @@ export const ListWorkspacesQuery = Type.Object({
   ...PageParams,
   'search[name]': Type.Optional(Type.String()),
   'filter[project][id]': Type.Optional(Type.String()),
+  // Tags: comma-separated keys that must all (`tags`) or may none (`exclude-tags`) be in effect;
+  // `filter[tagged][i][key|value]` is read by the route (its keys are numbered).
+  'search[tags]': Type.Optional(Type.String()),
+  'search[exclude-tags]': Type.Optional(Type.String()),
+  include: Type.Optional(Type.String()),
   sort: SortParam(['name']),
 });
+
+export const ShowWorkspaceQuery = Type.Object({ include: Type.Optional(Type.String()) });
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -18,6 +26,7 @@ const Attributes = {
   description: Type.Optional(NullableString),
   'auto-destroy-activity-duration': Type.Optional(NullableString),
   'inherits-project-auto-destroy': Type.Optional(Type.Boolean()),
+  'tag-names': TagNamesAttribute,
 };
 
 /** `data: null` means "no project given" (the default project on create, no move on update). */
@@ -28,6 +37,8 @@ const Relationships = Type.Optional(
         data: Type.Union([Type.Object({ type: Type.Literal('projects'), id: Type.String({ minLength: 1, maxLength: 64 }) }), Type.Null()]),
       }),
     ),
+    'tag-bindings': TagBindingsRelationship,
+    tags: TagsRelationship,
   }),
 );
 

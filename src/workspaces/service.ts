@@ -12,6 +12,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { Project, ProjectAccess } from '../projects/access.ts';
+import { hasChange, type Binding, type EffectiveBinding, type TagChange, type TagMatch, type TagsService } from '../tags/service.ts';
 import { now } from '../time.ts';
 import { AutoDestroyDuration, checkAttributes, Description, WorkspaceName } from '../values.ts';
 import * as store from './store.ts';
@@ -27,6 +28,16 @@ export interface WorkspaceInput {
   inheritsProjectAutoDestroy?: boolean;
   /** The project relationship; on update, a different project moves the workspace. */
   projectId?: string;
+  /** `tag-names`, `relationships.tag-bindings` and `relationships.tags` (the tags domain applies them). */
+  tags?: TagChange;
+}
+
+/** List filters on tags, each in effect on the workspace (its own or its project's). */
+export interface WorkspaceTagQuery {
+  all: TagMatch[];
+  none: TagMatch[];
+  /** `include=effective_tag_bindings`. */
+  effective: boolean;
 }
 
 export interface WorkspaceView {
@@ -34,6 +45,8 @@ export interface WorkspaceView {
   organizationName: string;
   project: Project;
   permissions: WorkspacePermissions;
+  /** Its own tag bindings; the effective ones too when asked for. */
+  tags: { own: Binding[]; effective?: EffectiveBinding[] };
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
@@ -73,7 +86,7 @@ const validate = (input: WorkspaceInput) =>
 
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
-export function createWorkspacesService(deps: { database: Database; organizationLookup: OrganizationLookup; projectAccess: ProjectAccess }) {
+export function createWorkspacesService(deps: { database: Database; organizationLookup: OrganizationLookup; projectAccess: ProjectAccess; tags: TagsService }) {
   const { database, projectAccess } = deps;
   const db = database.db;
 
@@ -95,7 +108,18 @@ export function createWorkspacesService(deps: { database: Database; organization
     organizationName: standing.organizationName,
     project,
     permissions: workspacePermissions({ standing, authority }),
+    tags: { own: [] },
   });
+
+  /** The views with their tags: one query, two with the effective bindings. */
+  async function views(found: readonly FoundWorkspace[], effective = false): Promise<WorkspaceView[]> {
+    const ws = found.map((f) => f.workspace);
+    const [own, inEffect] = await Promise.all([
+      deps.tags.workspaceBindings(db, ws.map((w) => w.id)),
+      effective ? deps.tags.effectiveOf(db, ws) : undefined,
+    ]);
+    return found.map((f) => ({ ...view(f), tags: { own: own.get(f.workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(f.workspace.id) ?? [] } : {}) } }));
+  }
 
   /** A workspace the caller may read; 404 for everything else. */
   async function find(caller: Caller, ref: WorkspaceRef): Promise<FoundWorkspace> {
@@ -158,6 +182,9 @@ export function createWorkspacesService(deps: { database: Database; organization
   return {
     moveInto,
 
+    /** A workspace the caller may read (404 otherwise), for domains that act on workspaces (tags). */
+    findReadable: (caller: Caller, ref: WorkspaceRef) => find(caller, ref),
+
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
     /** For domains that refer to workspaces (policy sets, agent pools): which ids are this organization's workspaces. */
@@ -180,6 +207,7 @@ export function createWorkspacesService(deps: { database: Database; organization
       if (!can({ standing, authority }, 'read-project')) throw projectNotFound();
       authorize({ standing, authority }, 'create-workspace');
       validate(input);
+      await deps.tags.checkNew(input.tags, org.id);
       const settings = autoDestroySettings(input, { own: null, inherits: true });
       const at = now();
       const workspace: Workspace = {
@@ -194,16 +222,25 @@ export function createWorkspacesService(deps: { database: Database; organization
         updatedAt: at,
       };
       // A foreign-key failure: the project was deleted a moment ago.
-      await guarded(store.insertWorkspace(db, workspace), { unique: () => errors.taken('name'), foreignKey: projectNotFound });
-      return view({ workspace, standing, project, authority });
+      await guarded(
+        database.transaction(async (trx) => {
+          await store.insertWorkspace(trx, workspace);
+          await deps.tags.apply(trx, 'workspace', workspace, input.tags, true);
+        }),
+        { unique: () => errors.taken('name'), foreignKey: projectNotFound },
+      );
+      return (await views([{ workspace, standing, project, authority }]))[0]!;
     },
 
-    show: async (caller: Caller, ref: WorkspaceRef): Promise<WorkspaceView> => view(await find(caller, ref)),
+    show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceView> =>
+      (await views([await find(caller, ref)], include?.effective))[0]!,
 
-    async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; descending: boolean }, page: Page) {
+    async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; descending: boolean; tags?: WorkspaceTagQuery }, page: Page) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
-      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...filter }, page);
-      return { items: (await withAuthority(standing, items)).map(view), total };
+      const { tags, ...rest } = filter;
+      const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
+      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...(tagged ? { tagged } : {}) }, page);
+      return { items: await views(await withAuthority(standing, items), tags?.effective), total };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */
@@ -215,8 +252,10 @@ export function createWorkspacesService(deps: { database: Database; organization
         input.description !== undefined ||
         input.autoDestroyActivityDuration !== undefined ||
         input.inheritsProjectAutoDestroy !== undefined;
+      const changesTags = hasChange(input.tags);
       const moving = input.projectId !== undefined && input.projectId !== w.projectId;
       if (changesAttributes) authorize(current, 'update-workspace');
+      if (changesTags) authorize(current, 'manage-workspace-tags');
       validate(input);
       const settings = autoDestroySettings(input, { own: w.autoDestroyActivityDuration, inherits: w.inheritsProjectAutoDestroy });
       const patch = {
@@ -226,17 +265,22 @@ export function createWorkspacesService(deps: { database: Database; organization
         inheritsProjectAutoDestroy: settings.inherits,
         updatedAt: now(),
       };
+      const tagTarget = { id: w.id, organizationId: w.organizationId };
       const write = moving
         ? moveInto(caller, input.projectId!, [w.id], async (trx) => {
             if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
+            await deps.tags.apply(trx, 'workspace', tagTarget, input.tags, false);
           })
-        : changesAttributes
-          ? store.updateWorkspace(db, w.id, patch)
+        : changesAttributes || changesTags
+          ? database.transaction(async (trx) => {
+              if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
+              await deps.tags.apply(trx, 'workspace', tagTarget, input.tags, false);
+            })
           : Promise.resolve();
       await guarded(write, { unique: () => errors.taken('name') });
       const updated = await store.findWorkspaceById(db, w.id);
       if (!updated) throw errors.notFound();
-      return view((await withAuthority(current.standing, [updated]))[0]!);
+      return (await views(await withAuthority(current.standing, [updated])))[0]!;
     },
 
     async destroy(caller: Caller, ref: WorkspaceRef): Promise<void> {

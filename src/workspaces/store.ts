@@ -112,6 +112,8 @@ export interface WorkspaceListFilter {
   projectId?: string;
   /** Case-insensitive substring of the name. */
   search?: string;
+  /** Tag filters (the tags domain builds them). */
+  tagged?: RowFilter<'workspaces'>;
   descending: boolean;
 }
 
@@ -120,6 +122,7 @@ export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page:
   if (f.visible) base = base.where(f.visible);
   if (f.projectId !== undefined) base = base.where('project_id', '=', f.projectId);
   if (f.search) base = base.where(containsInsensitive('name', f.search));
+  if (f.tagged) base = base.where(f.tagged);
   const direction = f.descending ? 'desc' : 'asc';
   return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`, direction).orderBy('id', direction), page, WORKSPACES.read);
 }
