@@ -29,6 +29,7 @@ const owner = async (w: World) => ({ user_id: (await w.org()).owner.id });
 const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
   data: { type, attributes, ...extra },
 });
+const tagBindings = (key: string, value: string) => ({ data: [{ type: 'tag-bindings', attributes: { key, value } }] });
 const projectRelationship = (id: string) => ({ relationships: { project: { data: { type: 'projects', id } } } });
 
 /** A new policy set holding the shared workspace in `relation`, and the body that takes it out. */
@@ -213,6 +214,25 @@ export const REQUESTS: Record<string, RowRequest> = {
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
+
+  // ---- tags (one key, its value changed by each cell: the limit of 10 bindings is never reached)
+  'GET /api/v2/workspaces/:workspace_id/tag-bindings': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'PATCH /api/v2/workspaces/:workspace_id/tag-bindings': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: tagBindings('matrix', unique('v')) }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/effective-tag-bindings': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/workspaces/:workspace_id/relationships/tags': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'POST /api/v2/workspaces/:workspace_id/relationships/tags': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: { data: [{ type: 'tags', attributes: { name: 'matrix-flat' } }] } }),
+  },
+  'DELETE /api/v2/workspaces/:workspace_id/relationships/tags': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: { data: [{ type: 'tags', attributes: { name: 'matrix-flat' } }] } }),
+  },
+  'GET /api/v2/projects/:project_id/tag-bindings': { make: async (w) => ({ params: { project_id: await w.project() } }) },
+  'PATCH /api/v2/projects/:project_id/tag-bindings': {
+    make: async (w) => ({ params: { project_id: await w.project() }, body: tagBindings('matrix', unique('v')) }),
+  },
+  'GET /api/v2/projects/:project_id/effective-tag-bindings': { make: async (w) => ({ params: { project_id: await w.project() } }) },
 
   // ---- project team access
   'GET /api/v2/team-projects': {
