@@ -215,22 +215,23 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
 
-  // ---- tags (one key, its value changed by each cell: the limit of 10 bindings is never reached)
+  // ---- tags: writes go to a fresh workspace or project each (the limit of 10 bindings is never
+  // reached, and every write adds rows: the mass-assignment suite compares them)
   'GET /api/v2/workspaces/:workspace_id/tag-bindings': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
   'PATCH /api/v2/workspaces/:workspace_id/tag-bindings': {
-    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: tagBindings('matrix', unique('v')) }),
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: tagBindings(unique('k'), 'v') }),
   },
   'GET /api/v2/workspaces/:workspace_id/effective-tag-bindings': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
   'GET /api/v2/workspaces/:workspace_id/relationships/tags': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
   'POST /api/v2/workspaces/:workspace_id/relationships/tags': {
-    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: { data: [{ type: 'tags', attributes: { name: 'matrix-flat' } }] } }),
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: { data: [{ type: 'tags', attributes: { name: unique('t') } }] } }),
   },
   'DELETE /api/v2/workspaces/:workspace_id/relationships/tags': {
     make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: { data: [{ type: 'tags', attributes: { name: 'matrix-flat' } }] } }),
   },
   'GET /api/v2/projects/:project_id/tag-bindings': { make: async (w) => ({ params: { project_id: await w.project() } }) },
   'PATCH /api/v2/projects/:project_id/tag-bindings': {
-    make: async (w) => ({ params: { project_id: await w.project() }, body: tagBindings('matrix', unique('v')) }),
+    make: async (w) => ({ params: { project_id: await w.freshProject() }, body: tagBindings(unique('k'), 'v') }),
   },
   'GET /api/v2/projects/:project_id/effective-tag-bindings': { make: async (w) => ({ params: { project_id: await w.project() } }) },
 
