@@ -11,6 +11,7 @@ import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts
 import * as accounts from './migrations/0008_accounts.ts';
 import * as teamsPolicies from './migrations/0009_teams_policies.ts';
 import * as tags from './migrations/0010_tags.ts';
+import * as state from './migrations/0011_state.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0008_accounts': accounts,
   '0009_teams_policies': teamsPolicies,
   '0010_tags': tags,
+  '0011_state': state,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

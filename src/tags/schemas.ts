@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { errors } from '../jsonapi/errors.ts';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { Document, ListDocument, Linkage, Open, Resource, Timestamp } from '../jsonapi/schemas.ts';
 import type { BindingInput, TagChange } from './service.ts';
 
 // Sizes here only bound what is read; the service checks keys and values against TFE's rules
@@ -75,3 +76,33 @@ export function taggedFilter(query: Record<string, unknown>): Array<{ key: strin
     });
 }
 
+
+// ---- responses
+
+export const TagBindingResource = Resource('tag-bindings', {
+  attributes: { key: Type.String(), value: Type.String({ description: '"" for a key-only tag' }), 'created-at': Timestamp },
+  links: false,
+});
+
+export const EffectiveTagBindingResource = Open(
+  {
+    id: Type.String(),
+    type: Type.Unsafe<string>({ type: 'string', const: 'effective-tag-bindings' }),
+    attributes: Open({ key: Type.String(), value: Type.String() }),
+    links: Type.Optional(Open({ 'inherited-from': Linkage('projects') }, { description: 'present when inherited from the project' })),
+  },
+  { description: 'A tag binding in effect: the resource\'s own, or its project\'s' },
+);
+
+export const FlatTagResource = Resource('tags', { attributes: { name: Type.String() }, links: false });
+
+export const TagBindingList = Document(Type.Array(TagBindingResource), 'The tag bindings, in the order their keys arrived');
+export const EffectiveTagBindingList = Document(Type.Array(EffectiveTagBindingResource), 'The tag bindings in effect');
+export const FlatTagListDocument = ListDocument(FlatTagResource, "A page of the workspace's flat tags");
+
+const Related = Open({ related: Type.String() });
+/** The tag relationships of a workspace or project resource (see serialize.ts). */
+export const TagRelationshipsSchema = {
+  'tag-bindings': Open({ links: Related }),
+  'effective-tag-bindings': Open({ data: Type.Optional(Type.Array(Linkage('effective-tag-bindings'))), links: Related }),
+};

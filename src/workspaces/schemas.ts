@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
-import { TagBindingsRelationship, TagNamesAttribute, TagsRelationship } from '../tags/schemas.ts';
+import { EffectiveTagBindingResource, TagBindingsRelationship, TagNamesAttribute, TagRelationshipsSchema, TagsRelationship } from '../tags/schemas.ts';
+import { Document, Flags, ListDocument, Resource, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
@@ -59,3 +60,34 @@ export const UpdateWorkspaceBody = Type.Object({
     relationships: Relationships,
   }),
 });
+
+// ---- responses
+
+const WorkspacePermissions = Flags(['can-update', 'can-destroy', 'can-force-delete', 'can-read-settings'], {
+  description: 'what the caller may do with the workspace',
+});
+
+export const WorkspaceResource = Resource('workspaces', {
+  attributes: {
+    name: Type.String(),
+    description: StringOrNull(),
+    'created-at': Timestamp,
+    'updated-at': Timestamp,
+    'auto-destroy-activity-duration': StringOrNull({ description: "the workspace's own, or its project's when it inherits" }),
+    'inherits-project-auto-destroy': Type.Boolean(),
+    'auto-destroy-at': Type.Null(),
+    'execution-mode': Type.String(),
+    source: Type.String(),
+    locked: Type.Boolean(),
+    permissions: WorkspacePermissions,
+    'tag-names': Type.Array(Type.String(), { description: "the keys of the workspace's own tag bindings" }),
+  },
+  relationships: {
+    organization: ToOne('organizations'),
+    project: ToOne('projects'),
+    ...TagRelationshipsSchema,
+  },
+});
+
+export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace', EffectiveTagBindingResource);
+export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see', { included: EffectiveTagBindingResource });

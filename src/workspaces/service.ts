@@ -40,17 +40,28 @@ export interface WorkspaceTagQuery {
   effective: boolean;
 }
 
+/** Who holds a workspace's lock (the workspace-locks domain owns locks and reports them here). */
+export interface WorkspaceLockView {
+  holderType: 'users' | 'teams' | 'runs';
+  holderId: string;
+  reason: string | null;
+}
+
+/** Loads the locks of the given workspaces (one query), by workspace id. */
+export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, WorkspaceLockView>>;
+
 export interface WorkspaceView {
   workspace: Workspace;
   organizationName: string;
   project: Project;
   permissions: WorkspacePermissions;
+  lock: WorkspaceLockView | null;
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
-interface FoundWorkspace extends ProjectSubject {
+export interface FoundWorkspace extends ProjectSubject {
   workspace: Workspace;
   project: Project;
 }
@@ -103,23 +114,26 @@ export function createWorkspacesService(deps: { database: Database; organization
     }));
   }
 
-  const view = ({ workspace, standing, project, authority }: FoundWorkspace): WorkspaceView => ({
-    workspace,
-    organizationName: standing.organizationName,
-    project,
-    permissions: workspacePermissions({ standing, authority }),
-    tags: { own: [] },
-  });
+  // Registered by the workspace-locks domain (which builds on this one), so that every view of a
+  // workspace says whether it is locked without this domain knowing how locks are kept.
+  let readLocks: WorkspaceLockReader = async () => new Map();
 
-  /** The views with their tags: one query, two with the effective bindings. */
-  async function views(found: readonly FoundWorkspace[], effective = false): Promise<WorkspaceView[]> {
-    const ws = found.map((f) => f.workspace);
-    const [own, inEffect] = await Promise.all([
-      deps.tags.workspaceBindings(db, ws.map((w) => w.id)),
-      effective ? deps.tags.effectiveOf(db, ws) : undefined,
-    ]);
-    return found.map((f) => ({ ...view(f), tags: { own: own.get(f.workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(f.workspace.id) ?? [] } : {}) } }));
+  /** The views of found workspaces: one query for all their locks, one for their tags (two with the effective ones). */
+  async function views(found: readonly FoundWorkspace[], q: Queryable = db, effective = false): Promise<WorkspaceView[]> {
+    const ids = found.map((f) => f.workspace.id);
+    const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
+    const own = await deps.tags.workspaceBindings(q, ids);
+    const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
+    return found.map(({ workspace, standing, project, authority }) => ({
+      workspace,
+      organizationName: standing.organizationName,
+      project,
+      permissions: workspacePermissions({ standing, authority }),
+      lock: locks.get(workspace.id) ?? null,
+      tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
+    }));
   }
+  const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
 
   /** A workspace the caller may read; 404 for everything else. */
   async function find(caller: Caller, ref: WorkspaceRef): Promise<FoundWorkspace> {
@@ -182,8 +196,13 @@ export function createWorkspacesService(deps: { database: Database; organization
   return {
     moveInto,
 
-    /** A workspace the caller may read (404 otherwise), for domains that act on workspaces (tags). */
-    findReadable: (caller: Caller, ref: WorkspaceRef) => find(caller, ref),
+    /** For the domains built on workspaces (locks, state, tags): the workspace if the caller may read it, else 404. */
+    find,
+    /** The view of a workspace found with `find`, as of now (after a lock changed, say). */
+    view,
+    useLockReader(reader: WorkspaceLockReader): void {
+      readLocks = reader;
+    },
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
@@ -233,14 +252,14 @@ export function createWorkspacesService(deps: { database: Database; organization
     },
 
     show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceView> =>
-      (await views([await find(caller, ref)], include?.effective))[0]!,
+      (await views([await find(caller, ref)], db, include?.effective))[0]!,
 
     async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; descending: boolean; tags?: WorkspaceTagQuery }, page: Page) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const { tags, ...rest } = filter;
       const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
       const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...(tagged ? { tagged } : {}) }, page);
-      return { items: await views(await withAuthority(standing, items), tags?.effective), total };
+      return { items: await views(await withAuthority(standing, items), db, tags?.effective), total };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */

@@ -30,6 +30,29 @@ const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Reco
   data: { type, attributes, ...extra },
 });
 const tagBindings = (key: string, value: string) => ({ data: [{ type: 'tag-bindings', attributes: { key, value } }] });
+
+/**
+ * The world's workspace, given a binding, a flat tag and (through its project, the main one) an
+ * inherited binding, once per world: the tag lists the matrix reads then hold an item of each kind.
+ */
+const tagged = new WeakMap<World, Promise<string>>();
+export function taggedWorkspace(w: World): Promise<string> {
+  if (!tagged.has(w)) {
+    tagged.set(w, (async () => {
+      const token = (await w.org()).owner.token;
+      const id = (await w.workspace()).id;
+      for (const [url, body] of [
+        [`/api/v2/projects/${await w.project()}/tag-bindings`, tagBindings('inherited', 'yes')],
+        [`/api/v2/workspaces/${id}/tag-bindings`, tagBindings('own', 'yes')],
+      ] as const) {
+        const res = await w.ctx.patch(url, token, body);
+        if (res.status !== 200) throw new Error(`tagging failed: ${res.status} ${res.raw}`);
+      }
+      return id;
+    })());
+  }
+  return tagged.get(w)!;
+}
 const projectRelationship = (id: string) => ({ relationships: { project: { data: { type: 'projects', id } } } });
 
 /** A new policy set holding the shared workspace in `relation`, and the body that takes it out. */
@@ -50,9 +73,18 @@ async function workspaceByName(w: World, workspace: { name: string }) {
   return { ...(await org(w)), workspace_name: workspace.name };
 }
 
+/** A new workspace of the main project, locked by the organization's owner. */
+async function lockedByOwner(w: World): Promise<string> {
+  const workspace = await w.freshWorkspace();
+  const res = await w.ctx.post(`/api/v2/workspaces/${workspace.id}/actions/lock`, (await w.org()).owner.token, { data: { type: '' } });
+  if (res.status !== 200) throw new Error(`lock failed: ${res.status} ${res.raw}`);
+  return workspace.id;
+}
+
 export const REQUESTS: Record<string, RowRequest> = {
   // ---- discovery and account
   'GET /api/v2/ping': { make: async () => ({}) },
+  'GET /api/v2/openapi.json': { make: async () => ({}) },
   'GET /api/v2/account/details': { make: async () => ({}) },
   'GET /api/v2/users/:user_id': { make: async (w) => ({ params: await owner(w) }) },
   // The address only: every caller keeps the username the world knows it by.
@@ -211,29 +243,35 @@ export const REQUESTS: Record<string, RowRequest> = {
   'PATCH /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.workspace()), body: doc('workspaces', { description: unique('described') }) }),
   },
+  // ---- workspace locks: a fresh workspace each cell (locked by the owner where a lock is released)
+  'POST /api/v2/workspaces/:workspace_id/actions/lock': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: { data: { type: '', attributes: { reason: 'matrix' } } } }),
+  },
+  'POST /api/v2/workspaces/:workspace_id/actions/unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
+  'POST /api/v2/workspaces/:workspace_id/actions/force-unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
 
   // ---- tags: writes go to a fresh workspace or project each (the limit of 10 bindings is never
   // reached, and every write adds rows: the mass-assignment suite compares them)
-  'GET /api/v2/workspaces/:workspace_id/tag-bindings': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/workspaces/:workspace_id/tag-bindings': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
   'PATCH /api/v2/workspaces/:workspace_id/tag-bindings': {
     make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: tagBindings(unique('k'), 'v') }),
   },
-  'GET /api/v2/workspaces/:workspace_id/effective-tag-bindings': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
-  'GET /api/v2/workspaces/:workspace_id/relationships/tags': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/workspaces/:workspace_id/effective-tag-bindings': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
+  'GET /api/v2/workspaces/:workspace_id/relationships/tags': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
   'POST /api/v2/workspaces/:workspace_id/relationships/tags': {
     make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: { data: [{ type: 'tags', attributes: { name: unique('t') } }] } }),
   },
   'DELETE /api/v2/workspaces/:workspace_id/relationships/tags': {
     make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: { data: [{ type: 'tags', attributes: { name: 'matrix-flat' } }] } }),
   },
-  'GET /api/v2/projects/:project_id/tag-bindings': { make: async (w) => ({ params: { project_id: await w.project() } }) },
+  'GET /api/v2/projects/:project_id/tag-bindings': { make: async (w) => ({ params: { project_id: (await taggedWorkspace(w), await w.project()) } }) },
   'PATCH /api/v2/projects/:project_id/tag-bindings': {
     make: async (w) => ({ params: { project_id: await w.freshProject() }, body: tagBindings(unique('k'), 'v') }),
   },
-  'GET /api/v2/projects/:project_id/effective-tag-bindings': { make: async (w) => ({ params: { project_id: await w.project() } }) },
+  'GET /api/v2/projects/:project_id/effective-tag-bindings': { make: async (w) => ({ params: { project_id: (await taggedWorkspace(w), await w.project()) } }) },
 
   // ---- project team access
   'GET /api/v2/team-projects': {
