@@ -79,7 +79,7 @@ export function taggedFilter(query: Record<string, unknown>): Array<{ key: strin
 
 // ---- responses
 
-export const TagBindingResource = Resource('tag-bindings', {
+export const TagBindingResource = Resource('TagBinding', 'tag-bindings', {
   attributes: { key: Type.String(), value: Type.String({ description: '"" for a key-only tag' }), 'created-at': Timestamp },
   links: false,
 });
@@ -94,7 +94,7 @@ export const EffectiveTagBindingResource = Open(
   { description: 'A tag binding in effect: the resource\'s own, or its project\'s' },
 );
 
-export const FlatTagResource = Resource('tags', { attributes: { name: Type.String() }, links: false });
+export const FlatTagResource = Resource('Tag', 'tags', { attributes: { name: Type.String() }, links: false });
 
 export const TagBindingList = Document(Type.Array(TagBindingResource), 'The tag bindings, in the order their keys arrived');
 export const EffectiveTagBindingList = Document(Type.Array(EffectiveTagBindingResource), 'The tag bindings in effect');
