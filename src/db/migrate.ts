@@ -11,6 +11,7 @@ import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts
 import * as workspaceSettings from './migrations/0007_workspace_settings.ts';
 import * as accounts from './migrations/0008_accounts.ts';
 import * as teamsPolicies from './migrations/0009_teams_policies.ts';
+import * as tags from './migrations/0010_tags.ts';
 import * as state from './migrations/0011_state.ts';
 
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007_workspace_settings': workspaceSettings,
   '0008_accounts': accounts,
   '0009_teams_policies': teamsPolicies,
+  '0010_tags': tags,
   '0011_state': state,
 };
 

@@ -225,6 +225,29 @@ export interface AgentsTable {
   created_at: string;
 }
 
+/** A key (and value, "" for a key-only tag) on a workspace or a project; `position` keeps arrival order. */
+export interface TagBindingsColumns {
+  id: string;
+  key: string;
+  value: string;
+  position: number;
+  created_at: string;
+}
+export interface WorkspaceTagBindingsTable extends TagBindingsColumns {
+  workspace_id: string;
+}
+export interface ProjectTagBindingsTable extends TagBindingsColumns {
+  project_id: string;
+}
+
+/** The id the flat tag API gives each key used on an organization's workspaces. */
+export interface TagsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  created_at: string;
+}
+
 /** A locked workspace and who holds the lock (a user, a team or a run). */
 export interface WorkspaceLocksTable {
   workspace_id: string;
@@ -300,6 +323,9 @@ export interface Schema {
   agent_pools: AgentPoolsTable;
   agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;
   agents: AgentsTable;
+  workspace_tag_bindings: WorkspaceTagBindingsTable;
+  project_tag_bindings: ProjectTagBindingsTable;
+  tags: TagsTable;
   workspace_locks: WorkspaceLocksTable;
   state_versions: StateVersionsTable;
   state_version_blobs: StateVersionBlobsTable;

@@ -1,8 +1,9 @@
 import { toOne } from '../jsonapi/relationships.ts';
+import { tagRelationships } from '../tags/serialize.ts';
 import type { ProjectView } from './service.ts';
 
 /** Create, show, update and list all answer with this one shape. */
-export function projectResource({ project, organizationName, permissions, workspaceCount, teamCount, execution }: ProjectView) {
+export function projectResource({ project, organizationName, permissions, workspaceCount, teamCount, execution, effectiveTags }: ProjectView) {
   const self = `/api/v2/projects/${project.id}`;
   return {
     id: project.id,
@@ -22,6 +23,7 @@ export function projectResource({ project, organizationName, permissions, worksp
     relationships: {
       organization: toOne('organizations', organizationName),
       'default-agent-pool': { data: execution.defaultAgentPoolId ? { id: execution.defaultAgentPoolId, type: 'agent-pools' } : null },
+      ...tagRelationships(self, effectiveTags),
     },
     links: { self },
   };

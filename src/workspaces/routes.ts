@@ -2,9 +2,11 @@ import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { includes, sortOf } from '../jsonapi/query.ts';
+import { commaList, includes, sortOf } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { organizationResource } from '../organizations/serialize.ts';
+import { tagChangeOf, taggedFilter } from '../tags/schemas.ts';
+import { includedBindings } from '../tags/serialize.ts';
 import {
   CreateWorkspaceBody,
   ListWorkspacesQuery,
@@ -53,17 +55,19 @@ function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
     operations: a.operations,
     agentPoolId: a['agent-pool-id'],
     overwrites: overwrites && { executionMode: overwrites['execution-mode'], agentPool: overwrites['agent-pool'] },
+    tags: tagChangeOf(body.data),
   };
 }
 
 const tags = ['Workspaces'];
 
 export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: WorkspacesService }): Promise<void> {
-  /** `included` for the views (all of one organization), as `include` asks. */
-  async function included(include: string | undefined, views: readonly WorkspaceView[]) {
-    const wanted = includes(include, WORKSPACE_INCLUDES);
-    if (!wanted.includes('organization') || views.length === 0) return {};
-    return { included: [organizationResource(await workspaces.includedOrganization(views[0]!))] };
+  /** `included` for the views (all of one organization), as `include` asked. */
+  async function included(wanted: readonly string[], views: readonly WorkspaceView[]) {
+    const out: unknown[] = [];
+    if (wanted.includes('organization') && views.length > 0) out.push(organizationResource(await workspaces.includedOrganization(views[0]!)));
+    if (wanted.includes('effective_tag_bindings')) out.push(...includedBindings(views.map((v) => v.tags.effective)));
+    return out.length ? { included: out } : {};
   }
 
   app.post(
@@ -87,17 +91,23 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      includes(query.include, WORKSPACE_INCLUDES);
+      const wanted = includes(query.include, WORKSPACE_INCLUDES);
+      const tagQuery = {
+        all: [...taggedFilter(query), ...(commaList(query['search[tags]']) ?? []).map((key) => ({ key }))],
+        none: (commaList(query['search[exclude-tags]']) ?? []).map((key) => ({ key })),
+        effective: wanted.includes('effective_tag_bindings'),
+      };
       const filter = {
         search: query['search[name]'],
         wildcardName: query['search[wildcard-name]'] || undefined,
         projectId: query['filter[project][id]'],
         descending: sortOf(query.sort)?.descending ?? false,
+        tags: tagQuery,
       };
       const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
       return {
         data: items.map(workspaceResource),
-        ...(await included(query.include, items)),
+        ...(await included(wanted, items)),
         ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
       };
     },
@@ -115,9 +125,9 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
       path,
       { schema: { summary: `Show a workspace, ${by}`, tags, params, querystring: ShowWorkspaceQuery, response: responses({ 200: WorkspaceDocument }) } },
       async (request) => {
-        includes(request.query.include, WORKSPACE_INCLUDES);
-        const view = await workspaces.show(request.caller, refOf(request.params));
-        return { data: workspaceResource(view), ...(await included(request.query.include, [view])) };
+        const wanted = includes(request.query.include, WORKSPACE_INCLUDES);
+        const view = await workspaces.show(request.caller, refOf(request.params), { effective: wanted.includes('effective_tag_bindings') });
+        return { data: workspaceResource(view), ...(await included(wanted, [view])) };
       },
     );
     app.patch(path, { schema: { summary: `Update a workspace, ${by}`, tags, params, body: UpdateWorkspaceBody, response: responses({ 200: WorkspaceDocument }) } }, async (request) => {

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
+import { EffectiveTagBindingResource, TagBindingsRelationship, TagNamesAttribute, TagRelationshipsSchema, TagsRelationship } from '../tags/schemas.ts';
 import { Document, Flags, ListDocument, Open, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 import { OrganizationResource } from '../organizations/schemas.ts';
 
@@ -8,7 +9,7 @@ export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
 
 /** What `include` may name on a workspace or a list of them. */
-export const WORKSPACE_INCLUDES = ['organization'];
+export const WORKSPACE_INCLUDES = ['organization', 'effective_tag_bindings'];
 
 export const ShowWorkspaceQuery = Type.Object({ include: Type.Optional(Type.String()) });
 
@@ -19,6 +20,10 @@ export const ListWorkspacesQuery = Type.Object({
   /** `*` at either end or both matches any text there; without one, the whole name (any case). */
   'search[wildcard-name]': Type.Optional(Type.String({ maxLength: 100 })),
   'filter[project][id]': Type.Optional(Type.String()),
+  // Tags: comma-separated keys that must all (`tags`) or may none (`exclude-tags`) be in effect;
+  // `filter[tagged][i][key|value]` is read by the route (its keys are numbered).
+  'search[tags]': Type.Optional(Type.String()),
+  'search[exclude-tags]': Type.Optional(Type.String()),
   sort: SortParam(['name']),
 });
 
@@ -56,6 +61,7 @@ const Attributes = {
       'agent-pool': Type.Optional(Type.Boolean()),
     }),
   ),
+  'tag-names': TagNamesAttribute,
 };
 
 /** `data: null` means "no project given" (the default project on create, no move on update). */
@@ -66,6 +72,8 @@ const Relationships = Type.Optional(
         data: Type.Union([Type.Object({ type: Type.Literal('projects'), id: Type.String({ minLength: 1, maxLength: 64 }) }), Type.Null()]),
       }),
     ),
+    'tag-bindings': TagBindingsRelationship,
+    tags: TagsRelationship,
   }),
 );
 
@@ -142,6 +150,7 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
     'lock-reason': StringOrNull(),
     actions: Flags(['is-destroyable']),
     permissions: WorkspacePermissions,
+    'tag-names': Type.Array(Type.String(), { description: "the keys of the workspace's own tag bindings" }),
   },
   relationships: {
     organization: ToOne('organizations'),
@@ -154,11 +163,14 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
         { description: 'only while the workspace is locked: who holds the lock' },
       ),
     ),
+    ...TagRelationshipsSchema,
   },
   links: { 'self-html': Type.String({ description: "where TFE's web interface shows the workspace" }) },
   description: 'A workspace',
 });
 
-export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace', OrganizationResource);
-export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see', { included: OrganizationResource });
+/** What a workspace document may include: its organization, or its effective tag bindings. */
+const WorkspaceIncluded = Type.Union([OrganizationResource, EffectiveTagBindingResource]);
+export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace', WorkspaceIncluded);
+export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see', { included: WorkspaceIncluded });
 export const RemoteStateConsumersDocument = ListDocument(WorkspaceResource, 'A page of the workspaces that may read the workspace\'s state, of those the caller can see');

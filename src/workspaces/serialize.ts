@@ -1,7 +1,8 @@
 import { toOne } from '../jsonapi/relationships.ts';
+import { tagRelationships } from '../tags/serialize.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
-export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock }: WorkspaceView) {
+export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock, tags }: WorkspaceView) {
   const org = encodeURIComponent(organizationName);
   const name = encodeURIComponent(w.name);
   return {
@@ -40,6 +41,8 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       // Hangar keeps no state, so nothing stands in the way of deleting a workspace.
       actions: { 'is-destroyable': true },
       permissions,
+      // The flat tags are the keys of the workspace's own bindings.
+      'tag-names': tags.own.map((b) => b.key),
     },
     relationships: {
       organization: toOne('organizations', organizationName),
@@ -48,6 +51,7 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       'remote-state-consumers': { links: { related: `/api/v2/workspaces/${w.id}/relationships/remote-state-consumers` } },
       // Only while locked: go-tfe reads an absent relationship as "nobody" (LockedBy nil).
       ...(lock ? { 'locked-by': toOne(lock.holderType, lock.holderId) } : {}),
+      ...tagRelationships(`/api/v2/workspaces/${w.id}`, tags.effective),
     },
     links: { self: `/api/v2/organizations/${org}/workspaces/${name}`, 'self-html': `/app/${org}/workspaces/${name}` },
   };

@@ -15,6 +15,7 @@ import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { OrganizationView } from '../organizations/service.ts';
 import type { ExecutionDefaults, Organization } from '../organizations/store.ts';
 import type { Project, ProjectAccess } from '../projects/access.ts';
+import { hasChange, type Binding, type EffectiveBinding, type TagChange, type TagMatch, type TagsService } from '../tags/service.ts';
 import { now } from '../time.ts';
 import {
   AutoDestroyDuration,
@@ -51,6 +52,8 @@ export interface WorkspaceInput {
   agentPoolId?: string | null;
   /** `setting-overwrites`: false follows the organization's default, true keeps the workspace's own. */
   overwrites?: { executionMode?: boolean; agentPool?: boolean };
+  /** `tag-names`, `relationships.tag-bindings` and `relationships.tags` (the tags domain applies them). */
+  tags?: TagChange;
 }
 
 /** The execution mode and pool in effect, and whether they are the workspace's own. */
@@ -58,6 +61,14 @@ export interface Execution {
   mode: ExecutionMode;
   agentPoolId: string | null;
   own: boolean;
+}
+
+/** List filters on tags, each in effect on the workspace (its own or its project's). */
+export interface WorkspaceTagQuery {
+  all: TagMatch[];
+  none: TagMatch[];
+  /** `include=effective_tag_bindings`. */
+  effective: boolean;
 }
 
 /** Who holds a workspace's lock (the workspace-locks domain owns locks and reports them here). */
@@ -79,6 +90,8 @@ export interface WorkspaceView {
   /** For `include=organization`. */
   organization: { org: Organization; standing: Standing };
   lock: WorkspaceLockView | null;
+  /** Its own tag bindings; the effective ones too when asked for. */
+  tags: { own: Binding[]; effective?: EffectiveBinding[] };
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
@@ -185,7 +198,7 @@ const poolNotFound = () => errors.invalidAttribute(POOL, 'Agent pool not found')
 
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
-export function createWorkspacesService(deps: { database: Database; organizationLookup: OrganizationLookup; projectAccess: ProjectAccess }) {
+export function createWorkspacesService(deps: { database: Database; organizationLookup: OrganizationLookup; projectAccess: ProjectAccess; tags: TagsService }) {
   const { database, projectAccess } = deps;
   const db = database.db;
   // The agent pools domain registers how to tell its pools (it depends on us, not we on it).
@@ -216,9 +229,12 @@ export function createWorkspacesService(deps: { database: Database; organization
   // workspace says whether it is locked without this domain knowing how locks are kept.
   let readLocks: WorkspaceLockReader = async () => new Map();
 
-  /** The views of found workspaces: one query for all their locks. */
-  async function views(found: readonly FoundWorkspace[], q: Queryable = db): Promise<WorkspaceView[]> {
-    const locks = found.length ? await readLocks(q, found.map((f) => f.workspace.id)) : new Map<string, WorkspaceLockView>();
+  /** The views of found workspaces: one query for all their locks, one for their tags (two with the effective ones). */
+  async function views(found: readonly FoundWorkspace[], q: Queryable = db, effective = false): Promise<WorkspaceView[]> {
+    const ids = found.map((f) => f.workspace.id);
+    const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
+    const own = await deps.tags.workspaceBindings(q, ids);
+    const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
     return found.map(({ workspace, standing, org, project, authority }) => ({
       workspace,
       organizationName: standing.organizationName,
@@ -227,6 +243,7 @@ export function createWorkspacesService(deps: { database: Database; organization
       execution: effectiveExecution(workspace, org),
       organization: { org, standing },
       lock: locks.get(workspace.id) ?? null,
+      tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
     }));
   }
   const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
@@ -292,7 +309,7 @@ export function createWorkspacesService(deps: { database: Database; organization
   return {
     moveInto,
 
-    /** For the domains built on workspaces (locks, state): the workspace if the caller may read it, else 404. */
+    /** For the domains built on workspaces (locks, state, tags): the workspace if the caller may read it, else 404. */
     find,
     /** The view of a workspace found with `find`, as of now (after a lock changed, say). */
     view,
@@ -334,6 +351,7 @@ export function createWorkspacesService(deps: { database: Database; organization
       if (!can({ standing, authority }, 'read-project')) throw projectNotFound();
       authorize({ standing, authority }, 'create-workspace');
       validate(input);
+      await deps.tags.checkNew(input.tags, org.id);
       const settings = autoDestroySettings(input, { own: null, inherits: true });
       const chosen = { ...DEFAULT_SETTINGS, ...sentSettings(input) };
       checkTriggers(chosen);
@@ -354,19 +372,25 @@ export function createWorkspacesService(deps: { database: Database; organization
         updatedAt: at,
       };
       // A foreign-key failure: the project or the agent pool was deleted a moment ago.
-      await guarded(store.insertWorkspace(db, workspace), {
-        unique: () => errors.taken('name'),
-        foreignKey: () => (workspace.agentPoolId ? poolNotFound() : projectNotFound()),
-      });
+      await guarded(
+        database.transaction(async (trx) => {
+          await store.insertWorkspace(trx, workspace);
+          await deps.tags.apply(trx, 'workspace', workspace, input.tags, true);
+        }),
+        { unique: () => errors.taken('name'), foreignKey: () => (workspace.agentPoolId ? poolNotFound() : projectNotFound()) },
+      );
       return view({ workspace, standing, org, project, authority });
     },
 
-    show: async (caller: Caller, ref: WorkspaceRef): Promise<WorkspaceView> => view(await find(caller, ref)),
+    show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceView> =>
+      (await views([await find(caller, ref)], db, include?.effective))[0]!,
 
-    async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; wildcardName?: string; descending: boolean }, page: Page) {
+    async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; wildcardName?: string; descending: boolean; tags?: WorkspaceTagQuery }, page: Page) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
-      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...filter }, page);
-      return { items: await views(await withAuthority(standing, org, items)), total };
+      const { tags, ...rest } = filter;
+      const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
+      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...(tagged ? { tagged } : {}) }, page);
+      return { items: await views(await withAuthority(standing, org, items), db, tags?.effective), total };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */
@@ -384,8 +408,10 @@ export function createWorkspacesService(deps: { database: Database; organization
         input.operations !== undefined ||
         input.agentPoolId !== undefined ||
         input.overwrites !== undefined;
+      const changesTags = hasChange(input.tags);
       const moving = input.projectId !== undefined && input.projectId !== w.projectId;
       if (changesAttributes) authorize(current, 'update-workspace');
+      if (changesTags) authorize(current, 'manage-workspace-tags');
       validate(input);
       const settings = autoDestroySettings(input, { own: w.autoDestroyActivityDuration, inherits: w.inheritsProjectAutoDestroy });
       checkTriggers(sent);
@@ -403,12 +429,17 @@ export function createWorkspacesService(deps: { database: Database; organization
         inheritsProjectAutoDestroy: settings.inherits,
         updatedAt: now(),
       };
+      const tagTarget = { id: w.id, organizationId: w.organizationId };
       const write = moving
         ? moveInto(caller, input.projectId!, [w.id], async (trx) => {
             if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
+            await deps.tags.apply(trx, 'workspace', tagTarget, input.tags, false);
           })
-        : changesAttributes
-          ? store.updateWorkspace(db, w.id, patch)
+        : changesAttributes || changesTags
+          ? database.transaction(async (trx) => {
+              if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
+              await deps.tags.apply(trx, 'workspace', tagTarget, input.tags, false);
+            })
           : Promise.resolve();
       await guarded(write, { unique: () => errors.taken('name'), foreignKey: poolNotFound });
       const updated = await store.findWorkspaceById(db, w.id);

@@ -191,6 +191,8 @@ export interface WorkspaceListFilter {
   search?: string;
   /** The name, any case, with `*` at either end matching any text there. */
   wildcardName?: string;
+  /** Tag filters (the tags domain builds them). */
+  tagged?: RowFilter<'workspaces'>;
   descending: boolean;
 }
 
@@ -200,6 +202,7 @@ export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page:
   if (f.projectId !== undefined) base = base.where('project_id', '=', f.projectId);
   if (f.search) base = base.where(containsInsensitive('name', f.search));
   if (f.wildcardName) base = base.where(matchesWildcard('name', f.wildcardName));
+  if (f.tagged) base = base.where(f.tagged);
   const direction = f.descending ? 'desc' : 'asc';
   return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`, direction).orderBy('id', direction), page, WORKSPACES.read);
 }
