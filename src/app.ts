@@ -24,6 +24,7 @@ import { policySetsRoutes } from './policy-sets/routes.ts';
 import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
 import { workspacesRoutes } from './workspaces/routes.ts';
 import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
+import { stateUploadRoutes, stateVersionsRoutes } from './state-versions/routes.ts';
 import { healthRoutes } from './ops/health.ts';
 import { RequestLog } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
@@ -117,6 +118,8 @@ export async function buildApp({ config, database, logger, keyring, services: gi
       // go-tfe calls ping once when a client is created, before it has used its token, and
       // paces itself by the X-RateLimit-Limit it reads here.
       api.get('/ping', { onRequest: limits.anonymous }, async (_request, reply) => reply.code(204).send());
+      // Terraform PUTs state here without a token: the signed URL is the permission.
+      await api.register(async (uploads) => stateUploadRoutes(uploads as unknown as Api, services, limits.anonymous));
 
       await api.register(async (authenticated) => {
         requireBearerToken(authenticated, { authenticate: (s) => services.tokens.authenticate(s), grants: services.teams.grants, admit: limits.admit });
@@ -131,6 +134,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await projectsRoutes(typed, services);
         await workspacesRoutes(typed, services);
         await workspaceLocksRoutes(typed, services);
+        await stateVersionsRoutes(typed, services);
         await teamProjectsRoutes(typed, services);
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);

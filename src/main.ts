@@ -165,7 +165,9 @@ async function run(argv: string[]): Promise<number> {
         const keyring = await openKeyring(config, database);
         const services = createServices(database, { keyring });
         const { reencrypted, keyId } = await services.policySetParameters.rotateEncryption({ batchSize });
-        console.error(`re-encrypted ${reencrypted} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        // State files and their outputs are sealed with the same keys.
+        const state = await services.stateVersions.rotateEncryption();
+        console.error(`re-encrypted ${reencrypted + state} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
         return 0;
       });
     }

@@ -2,9 +2,11 @@ import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { sortOf } from '../jsonapi/query.ts';
+import { includes, sortOf } from '../jsonapi/query.ts';
+import type { StateVersionsService } from '../state-versions/service.ts';
+import { workspaceOutputResource } from '../state-versions/serialize.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreateWorkspaceBody, ListWorkspacesQuery, OrganizationWorkspaceParams, UpdateWorkspaceBody, WorkspaceParams } from './schemas.ts';
+import { CreateWorkspaceBody, ListWorkspacesQuery, OrganizationWorkspaceParams, ShowWorkspaceQuery, UpdateWorkspaceBody, WORKSPACE_INCLUDES, WorkspaceParams } from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
 import type { WorkspaceInput, WorkspaceRef, WorkspacesService } from './service.ts';
 
@@ -20,7 +22,10 @@ function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
   };
 }
 
-export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: WorkspacesService }): Promise<void> {
+export async function workspacesRoutes(
+  app: Api,
+  { workspaces, stateVersions }: { workspaces: WorkspacesService; stateVersions: StateVersionsService },
+): Promise<void> {
   app.post(
     '/organizations/:organization_name/workspaces',
     { schema: { params: OrganizationParams, body: CreateWorkspaceBody } },
@@ -53,8 +58,16 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     ['/workspaces/:workspace_id', WorkspaceParams],
     ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams],
   ] as const) {
-    app.get(path, { schema: { params } }, async (request) => {
-      return { data: workspaceResource(await workspaces.show(request.caller, refOf(request.params))) };
+    app.get(path, { schema: { params, querystring: ShowWorkspaceQuery } }, async (request) => {
+      const wanted = includes(request.query.include, WORKSPACE_INCLUDES);
+      const data = workspaceResource(await workspaces.show(request.caller, refOf(request.params)));
+      if (!wanted.includes('outputs')) return { data };
+      // The current state's outputs, sensitive values null (state-versions owns them).
+      const outputs = (await stateVersions.visibleCurrentOutputs(request.caller, data.id)).map(workspaceOutputResource);
+      return {
+        data: { ...data, relationships: { ...data.relationships, outputs: { data: outputs.map((o) => ({ id: o.id, type: o.type })) } } },
+        included: outputs,
+      };
     });
     app.patch(path, { schema: { params, body: UpdateWorkspaceBody } }, async (request) => {
       return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };

@@ -12,6 +12,24 @@ export const ListWorkspacesQuery = Type.Object({
   sort: SortParam(['name']),
 });
 
+/** go-tfe's include values for a workspace; only `outputs` adds anything (the current state's outputs). */
+export const WORKSPACE_INCLUDES = [
+  'organization',
+  'current_configuration_version',
+  'current_configuration_version.ingress_attributes',
+  'current_run',
+  'current_run.plan',
+  'current_run.configuration_version',
+  'current_run.configuration_version.ingress_attributes',
+  'effective_tag_bindings',
+  'locked_by',
+  'readme',
+  'outputs',
+  'current-state-version',
+  'project',
+] as const;
+export const ShowWorkspaceQuery = Type.Object({ include: Type.Optional(Type.String()) });
+
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 const Attributes = {
