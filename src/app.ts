@@ -25,6 +25,7 @@ import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
 import { workspacesRoutes } from './workspaces/routes.ts';
 import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
 import { stateUploadRoutes, stateVersionsRoutes } from './state-versions/routes.ts';
+import { safeDeleteRoutes } from './safe-delete/routes.ts';
 import { healthRoutes } from './ops/health.ts';
 import { RequestLog } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
@@ -135,6 +136,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await workspacesRoutes(typed, services);
         await workspaceLocksRoutes(typed, services);
         await stateVersionsRoutes(typed, services);
+        await safeDeleteRoutes(typed, services);
         await teamProjectsRoutes(typed, services);
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);

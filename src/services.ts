@@ -19,6 +19,7 @@ import { createUsersService } from './users/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
+import { createSafeDeleteService } from './safe-delete/service.ts';
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -35,6 +36,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
   const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
+  const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects });
   const tokens = createTokensService({ database, users, organizationLookup });
@@ -42,7 +44,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
-  return { users, organizations, teams, workspaces, workspaceLocks, stateVersions, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

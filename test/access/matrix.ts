@@ -308,6 +308,17 @@ export const MATRIX: Section[] = [
     ],
   },
   {
+    title: 'Safe delete (a fresh, unlocked workspace of the project without state)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // As DELETE: it takes the right to delete workspaces; then 409 while locked or managing resources.
+      row('POST /api/v2/workspaces/:workspace_id/actions/safe-delete', 'delete a workspace unless locked or managing resources',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('POST /api/v2/organizations/:organization_name/workspaces/:workspace_name/actions/safe-delete', 'delete a workspace unless locked or managing resources',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+    ],
+  },
+  {
     title: 'State versions (a workspace of the project)',
     rows: [
       // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus

@@ -247,6 +247,13 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'POST /api/v2/workspaces/:workspace_id/actions/unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
   'POST /api/v2/workspaces/:workspace_id/actions/force-unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
+  // ---- safe delete: a fresh workspace each cell
+  'POST /api/v2/workspaces/:workspace_id/actions/safe-delete': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, contentType: 'application/vnd.api+json' }),
+  },
+  'POST /api/v2/organizations/:organization_name/workspaces/:workspace_name/actions/safe-delete': {
+    make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()), contentType: 'application/vnd.api+json' }),
+  },
   // ---- state versions
   // Only the lock holder writes state: each cell takes the lock of a fresh workspace as itself first.
   'POST /api/v2/workspaces/:workspace_id/state-versions': {
