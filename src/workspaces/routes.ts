@@ -6,9 +6,20 @@ import { includes, sortOf } from '../jsonapi/query.ts';
 import type { StateVersionsService } from '../state-versions/service.ts';
 import { workspaceOutputResource } from '../state-versions/serialize.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreateWorkspaceBody, ListWorkspacesQuery, OrganizationWorkspaceParams, ShowWorkspaceQuery, UpdateWorkspaceBody, WORKSPACE_INCLUDES, WorkspaceParams } from './schemas.ts';
+import {
+  CreateWorkspaceBody,
+  ListWorkspacesQuery,
+  OrganizationWorkspaceParams,
+  ShowWorkspaceQuery,
+  UpdateWorkspaceBody,
+  WORKSPACE_INCLUDES,
+  WorkspaceDocument,
+  WorkspaceListDocument,
+  WorkspaceParams,
+} from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
 import type { WorkspaceInput, WorkspaceRef, WorkspacesService } from './service.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 /** The modelled members of a create or update body, field by field; everything else is ignored. */
 function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
@@ -22,13 +33,15 @@ function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
   };
 }
 
+const tags = ['Workspaces'];
+
 export async function workspacesRoutes(
   app: Api,
   { workspaces, stateVersions }: { workspaces: WorkspacesService; stateVersions: StateVersionsService },
 ): Promise<void> {
   app.post(
     '/organizations/:organization_name/workspaces',
-    { schema: { params: OrganizationParams, body: CreateWorkspaceBody } },
+    { schema: { summary: 'Create a workspace (in the default project unless one is given)', tags, params: OrganizationParams, body: CreateWorkspaceBody, response: responses({ 201: WorkspaceDocument }) } },
     async (request, reply) => {
       const view = await workspaces.create(request.caller, request.params.organization_name, {
         ...input(request.body),
@@ -40,7 +53,7 @@ export async function workspacesRoutes(
 
   app.get(
     '/organizations/:organization_name/workspaces',
-    { schema: { params: OrganizationParams, querystring: ListWorkspacesQuery } },
+    { schema: { summary: "List an organization's workspaces", tags, params: OrganizationParams, querystring: ListWorkspacesQuery, response: responses({ 200: WorkspaceListDocument }) } },
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
@@ -54,25 +67,29 @@ export async function workspacesRoutes(
   const refOf = (p: Static<typeof WorkspaceParams> | Static<typeof OrganizationWorkspaceParams>): WorkspaceRef =>
     'workspace_id' in p ? { id: p.workspace_id } : { organizationName: p.organization_name, name: p.workspace_name };
 
-  for (const [path, params] of [
-    ['/workspaces/:workspace_id', WorkspaceParams],
-    ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams],
+  for (const [path, params, by] of [
+    ['/workspaces/:workspace_id', WorkspaceParams, 'by id'],
+    ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams, 'by organization and name'],
   ] as const) {
-    app.get(path, { schema: { params, querystring: ShowWorkspaceQuery } }, async (request) => {
-      const wanted = includes(request.query.include, WORKSPACE_INCLUDES);
-      const data = workspaceResource(await workspaces.show(request.caller, refOf(request.params)));
-      if (!wanted.includes('outputs')) return { data };
-      // The current state's outputs, sensitive values null (state-versions owns them).
-      const outputs = (await stateVersions.visibleCurrentOutputs(request.caller, data.id)).map(workspaceOutputResource);
-      return {
-        data: { ...data, relationships: { ...data.relationships, outputs: { data: outputs.map((o) => ({ id: o.id, type: o.type })) } } },
-        included: outputs,
-      };
-    });
-    app.patch(path, { schema: { params, body: UpdateWorkspaceBody } }, async (request) => {
+    app.get(
+      path,
+      { schema: { summary: `Show a workspace, ${by}`, tags, params, querystring: ShowWorkspaceQuery, response: responses({ 200: WorkspaceDocument }) } },
+      async (request) => {
+        const wanted = includes(request.query.include, WORKSPACE_INCLUDES);
+        const data = workspaceResource(await workspaces.show(request.caller, refOf(request.params)));
+        if (!wanted.includes('outputs')) return { data };
+        // The current state's outputs, sensitive values null (state-versions owns them).
+        const outputs = (await stateVersions.visibleCurrentOutputs(request.caller, data.id)).map(workspaceOutputResource);
+        return {
+          data: { ...data, relationships: { ...data.relationships, outputs: { data: outputs.map((o) => ({ id: o.id, type: o.type })) } } },
+          included: outputs,
+        };
+      },
+    );
+    app.patch(path, { schema: { summary: `Update a workspace, ${by}`, tags, params, body: UpdateWorkspaceBody, response: responses({ 200: WorkspaceDocument }) } }, async (request) => {
       return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };
     });
-    app.delete(path, { schema: { params } }, async (request, reply) => {
+    app.delete(path, { schema: { summary: `Delete a workspace, ${by}`, tags, params, response: responses({ 204: NoContent }) } }, async (request, reply) => {
       await workspaces.destroy(request.caller, refOf(request.params));
       return reply.code(204).send();
     });
