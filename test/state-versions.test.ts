@@ -124,8 +124,8 @@ suite('state versions', (ctx) => {
     assert.equal((await put(ctx, stateUrl.replace(/expires=\d+/, `expires=${Date.now() + 3_600_000}`), state)).status, 403);
     assert.equal((await put(ctx, stateUrl, Buffer.from('{"version":4}'))).status, 422);
 
-    assert.equal((await put(ctx, jsonUrl, json)).status, 200);
-    assert.equal((await put(ctx, stateUrl, state)).status, 200);
+    assert.equal((await put(ctx, jsonUrl, json)).status, 204);
+    assert.equal((await put(ctx, stateUrl, state)).status, 204);
     assert.equal((await put(ctx, stateUrl, state)).status, 409);
     assert.equal((await put(ctx, jsonUrl, json)).status, 409);
     const done = await ctx.get(`/api/v2/state-versions/${sv.id}`, t);

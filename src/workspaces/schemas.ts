@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
-import { Document, Flags, ListDocument, Resource, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
+import { Document, Flags, ListDocument, Open, Resource, StringOrNull, Timestamp, ToMany, ToOne } from '../jsonapi/schemas.ts';
+import { WorkspaceOutputResource } from '../state-versions/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
@@ -86,13 +87,21 @@ export const WorkspaceResource = Resource('workspaces', {
     'execution-mode': Type.String(),
     source: Type.String(),
     locked: Type.Boolean(),
+    'lock-reason': StringOrNull(),
     permissions: WorkspacePermissions,
   },
   relationships: {
     organization: ToOne('organizations'),
     project: ToOne('projects'),
+    'locked-by': Type.Optional(
+      Open(
+        { data: Open({ id: Type.String(), type: Type.String({ description: '`users`, `teams` or `runs`' }) }), links: Open({ related: Type.String() }) },
+        { description: 'who holds the lock; only while locked' },
+      ),
+    ),
+    outputs: Type.Optional(ToMany('workspace-outputs')),
   },
 });
 
-export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace');
+export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace', WorkspaceOutputResource);
 export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see');
