@@ -41,7 +41,7 @@ export const CreateStateVersionBody = Type.Object({
 // ---- responses
 const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
 
-export const StateVersionResource = Resource('state-versions', {
+export const StateVersionResource = Resource('StateVersion', 'state-versions', {
   attributes: {
     'created-at': Timestamp,
     serial: Type.Integer(),
@@ -69,7 +69,7 @@ export const StateVersionResource = Resource('state-versions', {
   },
 });
 
-export const OutputResource = Resource('state-version-outputs', {
+export const OutputResource = Resource('StateVersionOutput', 'state-version-outputs', {
   attributes: {
     name: Type.String(),
     sensitive: Type.Boolean(),
@@ -79,7 +79,7 @@ export const OutputResource = Resource('state-version-outputs', {
   },
 });
 
-export const WorkspaceOutputResource = Resource('workspace-outputs', {
+export const WorkspaceOutputResource = Resource('WorkspaceOutput', 'workspace-outputs', {
   attributes: {
     name: Type.String(),
     sensitive: Type.Boolean(),

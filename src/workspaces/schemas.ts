@@ -75,7 +75,7 @@ const WorkspacePermissions = Flags(['can-update', 'can-destroy', 'can-force-dele
   description: 'what the caller may do with the workspace',
 });
 
-export const WorkspaceResource = Resource('workspaces', {
+export const WorkspaceResource = Resource('Workspace', 'workspaces', {
   attributes: {
     name: Type.String(),
     description: StringOrNull(),
@@ -95,10 +95,11 @@ export const WorkspaceResource = Resource('workspaces', {
     project: ToOne('projects'),
     'locked-by': Type.Optional(
       Open(
-        { data: Open({ id: Type.String(), type: Type.String({ description: '`users`, `teams` or `runs`' }) }), links: Open({ related: Type.String() }) },
-        { description: 'who holds the lock; only while locked' },
+        { data: Open({ id: Type.String(), type: Type.String({ enum: ['users', 'teams', 'runs'] }) }), links: Open({ related: Type.String() }) },
+        { description: 'only while the workspace is locked: who holds the lock' },
       ),
     ),
+    // Only with include=outputs.
     outputs: Type.Optional(ToMany('workspace-outputs')),
   },
 });
