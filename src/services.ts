@@ -19,6 +19,8 @@ import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
+import { createStateVersionsService } from './state-versions/service.ts';
+import { createSafeDeleteService } from './safe-delete/service.ts';
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -35,6 +37,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const tags = createTagsService({ database, projectAccess });
   const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess, tags });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
+  const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
+  const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
   const tokens = createTokensService({ database, users, organizationLookup });
@@ -45,7 +49,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // Organizations and workspaces name agent pools for execution; the pools domain tells them apart.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.idsInOrganization);
-  return { users, organizations, teams, tags, workspaces, workspaceLocks, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, tags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

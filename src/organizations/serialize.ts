@@ -55,7 +55,7 @@ export function entitlementSetResource(view: OrganizationView) {
       'policy-enforcement': true,
       sentinel: true,
       teams: true,
-      'state-storage': false,
+      'state-storage': true,
       operations: false,
       'vcs-integrations': false,
       'private-module-registry': false,

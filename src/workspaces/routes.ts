@@ -3,6 +3,8 @@ import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { commaList, includes, sortOf } from '../jsonapi/query.ts';
+import type { StateVersionsService } from '../state-versions/service.ts';
+import { workspaceOutputResource } from '../state-versions/serialize.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { organizationResource } from '../organizations/serialize.ts';
 import { tagChangeOf, taggedFilter } from '../tags/schemas.ts';
@@ -61,7 +63,10 @@ function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
 
 const tags = ['Workspaces'];
 
-export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: WorkspacesService }): Promise<void> {
+export async function workspacesRoutes(
+  app: Api,
+  { workspaces, stateVersions }: { workspaces: WorkspacesService; stateVersions: StateVersionsService },
+): Promise<void> {
   /** `included` for the views (all of one organization), as `include` asked. */
   async function included(wanted: readonly string[], views: readonly WorkspaceView[]) {
     const out: unknown[] = [];
@@ -127,7 +132,15 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
       async (request) => {
         const wanted = includes(request.query.include, WORKSPACE_INCLUDES);
         const view = await workspaces.show(request.caller, refOf(request.params), { effective: wanted.includes('effective_tag_bindings') });
-        return { data: workspaceResource(view), ...(await included(wanted, [view])) };
+        const data = workspaceResource(view);
+        const { included: others = [] } = await included(wanted, [view]);
+        if (!wanted.includes('outputs')) return { data, ...(others.length ? { included: others } : {}) };
+        // The current state's outputs, sensitive values null (state-versions owns them).
+        const outputs = (await stateVersions.visibleCurrentOutputs(request.caller, data.id)).map(workspaceOutputResource);
+        return {
+          data: { ...data, relationships: { ...data.relationships, outputs: { data: outputs.map((o) => ({ id: o.id, type: o.type })) } } },
+          included: [...others, ...outputs],
+        };
       },
     );
     app.patch(path, { schema: { summary: `Update a workspace, ${by}`, tags, params, body: UpdateWorkspaceBody, response: responses({ 200: WorkspaceDocument }) } }, async (request) => {

@@ -2,16 +2,13 @@ import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
 import { EffectiveTagBindingResource, TagBindingsRelationship, TagNamesAttribute, TagRelationshipsSchema, TagsRelationship } from '../tags/schemas.ts';
-import { Document, Flags, ListDocument, Open, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
+import { Document, Flags, ListDocument, Open, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToMany, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 import { OrganizationResource } from '../organizations/schemas.ts';
+import { WorkspaceOutputResource } from '../state-versions/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
 
-/** What `include` may name on a workspace or a list of them. */
-export const WORKSPACE_INCLUDES = ['organization', 'effective_tag_bindings'];
-
-export const ShowWorkspaceQuery = Type.Object({ include: Type.Optional(Type.String()) });
 
 export const ListWorkspacesQuery = Type.Object({
   ...PageParams,
@@ -26,6 +23,24 @@ export const ListWorkspacesQuery = Type.Object({
   'search[exclude-tags]': Type.Optional(Type.String()),
   sort: SortParam(['name']),
 });
+
+/** go-tfe's include values for a workspace; only `outputs` adds anything (the current state's outputs). */
+export const WORKSPACE_INCLUDES = [
+  'organization',
+  'current_configuration_version',
+  'current_configuration_version.ingress_attributes',
+  'current_run',
+  'current_run.plan',
+  'current_run.configuration_version',
+  'current_run.configuration_version.ingress_attributes',
+  'effective_tag_bindings',
+  'locked_by',
+  'readme',
+  'outputs',
+  'current-state-version',
+  'project',
+] as const;
+export const ShowWorkspaceQuery = Type.Object({ include: Type.Optional(Type.String()) });
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 /** Trigger prefixes and patterns: paths in the repository. */
@@ -164,13 +179,15 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
       ),
     ),
     ...TagRelationshipsSchema,
+    // Only with include=outputs.
+    outputs: Type.Optional(ToMany('workspace-outputs')),
   },
   links: { 'self-html': Type.String({ description: "where TFE's web interface shows the workspace" }) },
   description: 'A workspace',
 });
 
-/** What a workspace document may include: its organization, or its effective tag bindings. */
-const WorkspaceIncluded = Type.Union([OrganizationResource, EffectiveTagBindingResource]);
+/** What a workspace document may include: its organization, its effective tag bindings, its outputs. */
+const WorkspaceIncluded = Type.Union([OrganizationResource, EffectiveTagBindingResource, WorkspaceOutputResource]);
 export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace', WorkspaceIncluded);
 export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see', { included: WorkspaceIncluded });
 export const RemoteStateConsumersDocument = ListDocument(WorkspaceResource, 'A page of the workspaces that may read the workspace\'s state, of those the caller can see');

@@ -482,10 +482,23 @@ export function createWorkspacesService(deps: { database: Database; organization
       );
     },
 
-    async destroy(caller: Caller, ref: WorkspaceRef): Promise<void> {
+    /**
+     * Deletes the workspace and everything hanging off it (locks, state versions). `guard` (safe
+     * delete) runs first in the same transaction and throws to keep the workspace.
+     */
+    async destroy(caller: Caller, ref: WorkspaceRef, guard?: (q: Queryable, workspaceId: string) => Promise<void>): Promise<void> {
       const found = await find(caller, ref);
       authorize(found, 'destroy-workspace');
-      await store.deleteWorkspace(db, found.workspace.id);
+      const id = found.workspace.id;
+      if (!guard) {
+        await store.deleteWorkspace(db, id);
+        return;
+      }
+      await database.transaction(async (trx) => {
+        await store.lockWorkspaces(trx, [id]);
+        await guard(trx, id);
+        await store.deleteWorkspace(trx, id);
+      });
     },
   };
 }

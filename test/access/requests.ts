@@ -4,6 +4,7 @@
 import { unique } from '../helpers/harness.ts';
 import { projectRefs, workspaceRefs } from '../helpers/policy-sets.ts';
 import { poolBody } from '../helpers/agents.ts';
+import { lock, stateFile, unlock, versionBody } from '../helpers/state.ts';
 import { membersBody, tokenBody, type World } from './world.ts';
 
 export interface CellRequest {
@@ -12,6 +13,8 @@ export interface CellRequest {
   body?: unknown;
   /** The agent endpoints take plain JSON. */
   contentType?: string;
+  /** Runs with the cell's own token just before its request (to take a lock as that caller, say). */
+  asCaller?: (token: string | null) => Promise<void>;
 }
 
 export interface RowRequest {
@@ -90,6 +93,26 @@ function withConsumer(w: World): Promise<string> {
     })());
   }
   return consumed.get(w)!;
+}
+
+const STATE_VERSIONS = new WeakMap<World, Promise<{ workspace: { id: string; name: string }; version: { id: string; outputId: string } }>>();
+/** One workspace of the main project holding one state version (with JSON state), per world. */
+function stateVersion(w: World) {
+  let made = STATE_VERSIONS.get(w);
+  if (!made) {
+    made = (async () => {
+      const workspace = await w.freshWorkspace();
+      const token = (await w.org()).owner.token;
+      const state = stateFile();
+      await lock(w.ctx, workspace.id, token);
+      const res = await w.ctx.post(`/api/v2/workspaces/${workspace.id}/state-versions`, token, versionBody(state, 1, { 'json-state': Buffer.from('{}').toString('base64') }));
+      await unlock(w.ctx, workspace.id, token);
+      if (res.status !== 201) throw new Error(`state version failed: ${res.status} ${res.raw}`);
+      return { workspace, version: { id: res.body.data.id as string, outputId: res.body.data.relationships.outputs.data[0].id as string } };
+    })();
+    STATE_VERSIONS.set(w, made);
+  }
+  return made;
 }
 
 /** A new workspace of the main project, locked by the organization's owner. */
@@ -268,6 +291,39 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'POST /api/v2/workspaces/:workspace_id/actions/unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
   'POST /api/v2/workspaces/:workspace_id/actions/force-unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
+  // ---- safe delete: a fresh workspace each cell
+  'POST /api/v2/workspaces/:workspace_id/actions/safe-delete': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, contentType: 'application/vnd.api+json' }),
+  },
+  'POST /api/v2/organizations/:organization_name/workspaces/:workspace_name/actions/safe-delete': {
+    make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()), contentType: 'application/vnd.api+json' }),
+  },
+  // ---- state versions
+  // Only the lock holder writes state: each cell takes the lock of a fresh workspace as itself first.
+  'POST /api/v2/workspaces/:workspace_id/state-versions': {
+    make: async (w) => {
+      const workspace = await w.freshWorkspace();
+      return {
+        params: { workspace_id: workspace.id },
+        body: versionBody(stateFile(), 1),
+        asCaller: async (token) => {
+          await w.ctx.post(`/api/v2/workspaces/${workspace.id}/actions/lock`, token, { data: { type: '' } });
+        },
+      };
+    },
+  },
+  'GET /api/v2/workspaces/:workspace_id/current-state-version': { make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }) },
+  'GET /api/v2/workspaces/:workspace_id/current-state-version-outputs': { make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }) },
+  'GET /api/v2/state-versions': {
+    make: async (w) => ({ query: `filter[workspace][name]=${(await stateVersion(w)).workspace.name}&filter[organization][name]=${(await w.org()).name}` }),
+  },
+  'GET /api/v2/state-versions/:state_version_id': { make: async (w) => ({ params: { state_version_id: (await stateVersion(w)).version.id } }) },
+  'GET /api/v2/state-versions/:state_version_id/download': { make: async (w) => ({ params: { state_version_id: (await stateVersion(w)).version.id } }) },
+  'GET /api/v2/state-versions/:state_version_id/json-download': { make: async (w) => ({ params: { state_version_id: (await stateVersion(w)).version.id } }) },
+  'GET /api/v2/state-versions/:state_version_id/outputs': { make: async (w) => ({ params: { state_version_id: (await stateVersion(w)).version.id } }) },
+  'GET /api/v2/state-version-outputs/:state_version_output_id': {
+    make: async (w) => ({ params: { state_version_output_id: (await stateVersion(w)).version.outputId } }),
+  },
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
