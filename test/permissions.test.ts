@@ -186,6 +186,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'read-team': 404,
   'update-team': 403,
   'destroy-team': 403,
+  'manage-team-token': 403,
   'manage-team-membership': 403,
   'manage-owners-team-membership': 403,
   'read-project': 404,

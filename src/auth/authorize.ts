@@ -115,6 +115,8 @@ export const ACTIONS = {
   'read-team': row('team', HIDE, ({ standing, team }) => seesTeam(standing, team)),
   'update-team': row('team', forbid(MANAGE_TEAMS), ({ standing }) => holds(standing, 'manage-teams')),
   'destroy-team': row('team', forbid(MANAGE_TEAMS), ({ standing }) => holds(standing, 'manage-teams')),
+  // A team token acts as the team: only those who manage teams issue, show or revoke one.
+  'manage-team-token': row('team', forbid('You are not allowed to manage team tokens'), ({ standing }) => holds(standing, 'manage-teams')),
   'manage-team-membership': row('team', forbid('You are not allowed to manage team membership'), ({ standing }) => holds(standing, 'manage-membership')),
   // Being on the owners team is being an owner, so only owners decide who is on it; otherwise
   // membership rights would be a way to become owner (and to remove the real owners).

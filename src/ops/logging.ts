@@ -39,6 +39,7 @@ function caller(request: FastifyRequest): Record<string, string> | null {
   if (request.caller) {
     const p = request.caller.principal;
     if (p.kind === 'organization') return { tokenId: p.tokenId, organization: p.organizationName };
+    if (p.kind === 'team') return { tokenId: p.tokenId, teamId: p.team.id, organization: p.organizationName };
     const orgs = request.caller.organizations;
     // A request about one organization names it; a list across several names none.
     return orgs.length === 1 ? { tokenId: p.tokenId, userId: p.user.id, organization: orgs[0]! } : { tokenId: p.tokenId, userId: p.user.id };

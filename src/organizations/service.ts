@@ -72,7 +72,8 @@ export function createOrganizationsService(deps: {
     async create(caller: Caller, input: OrganizationInput & { name: string; email: string }): Promise<OrganizationView> {
       authorize({ principal: caller.principal }, 'create-organization');
       checkNameAndEmail(input);
-      const creator = { userId: actingUserId(caller.principal) };
+      // Only users pass create-organization, and a user is its own author.
+      const creator = { userId: actingUserId(caller.principal)! };
       const org = await guarded(
         database.transaction(async (trx) => {
           const serviceUser = await deps.users.createServiceUser(trx, input.name);

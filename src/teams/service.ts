@@ -8,7 +8,7 @@ import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
 import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess, type ProjectGrant } from '../grants.ts';
 import { newId } from '../ids.ts';
-import { errors, unknownIds } from '../jsonapi/errors.ts';
+import { ApiError, errors, unknownIds } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
@@ -109,6 +109,19 @@ export function createTeamsService(deps: {
     authorize({ standing, organizationAccess, projects }, 'give-access');
   }
 
+  /**
+   * A team whose token the caller may manage. Issuing one hands its holder everything the team
+   * holds, exactly as joining the team would: the same rules as adding a member apply.
+   */
+  async function findForToken(caller: Caller, id: string, issuing: boolean): Promise<Team> {
+    const found = await find(caller, id, 'manage-team-token');
+    if (issuing) {
+      authorize(found, 'manage-owners-team-membership');
+      await checkMembershipGift(found);
+    }
+    return found.team;
+  }
+
   /** The users on `views`' teams, when the request includes them: one query for all. */
   async function withUsers<T>(caller: Caller, teams: T, views: readonly TeamView[], include: readonly TeamInclude[]): Promise<TeamsDocument<T>> {
     if (!include.includes('users')) return { teams };
@@ -152,6 +165,19 @@ export function createTeamsService(deps: {
      * A team of the organization, whatever its visibility: for granting it access to something
      * (a project admin names teams by id, secret ones included). Undefined when absent.
      */
+    findForToken,
+
+    /** Whether the caller may see and manage the team's token (`/authentication-tokens/:id`). */
+    async mayManageToken(caller: Caller, id: string): Promise<boolean> {
+      try {
+        await find(caller, id, 'manage-team-token');
+        return true;
+      } catch (e) {
+        if (e instanceof ApiError) return false;
+        throw e;
+      }
+    },
+
     async findInOrganization(id: string, organizationId: string): Promise<Team | undefined> {
       const team = await store.findTeamById(db, id);
       return team?.organizationId === organizationId ? team : undefined;

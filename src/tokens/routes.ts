@@ -3,7 +3,7 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { UserParams } from '../users/schemas.ts';
-import { CreateOrganizationTokenBody, CreateUserTokenBody, ListUserTokensQuery, OrganizationTokenQuery, TokenParams } from './schemas.ts';
+import { CreateOrganizationTokenBody, CreateTeamTokenBody, TeamTokenParams, CreateUserTokenBody, ListUserTokensQuery, OrganizationTokenQuery, TokenParams } from './schemas.ts';
 import { tokenResource } from './serialize.ts';
 import type { OrganizationTokenKind, TokensService } from './service.ts';
 
@@ -36,6 +36,22 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
 
   app.delete('/authentication-tokens/:token_id', { schema: { params: TokenParams } }, async (request, reply) => {
     await tokens.destroy(request.caller, request.params.token_id);
+    return reply.code(204).send();
+  });
+
+  // A team's token: TFE's single ("legacy") team token, replaced by each create.
+  app.post('/teams/:team_id/authentication-token', { schema: { params: TeamTokenParams, body: CreateTeamTokenBody } }, async (request, reply) => {
+    const a = request.body.data.attributes ?? {};
+    const { token, secret } = await tokens.createTeamToken(request.caller, request.params.team_id, { expiredAt: a['expired-at'] });
+    return reply.code(201).send({ data: tokenResource(token, secret) });
+  });
+
+  app.get('/teams/:team_id/authentication-token', { schema: { params: TeamTokenParams } }, async (request) => {
+    return { data: tokenResource(await tokens.showTeamToken(request.caller, request.params.team_id)) };
+  });
+
+  app.delete('/teams/:team_id/authentication-token', { schema: { params: TeamTokenParams } }, async (request, reply) => {
+    await tokens.deleteTeamToken(request.caller, request.params.team_id);
     return reply.code(204).send();
   });
 

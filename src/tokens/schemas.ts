@@ -32,6 +32,16 @@ export const CreateOrganizationTokenBody = Type.Object({
   }),
 });
 
+export const TeamTokenParams = Type.Object({ team_id: Type.String() });
+
+/** go-tfe sends `"type": ""`; TFE's documentation names `authentication-token`. */
+export const CreateTeamTokenBody = Type.Object({
+  data: Type.Object({
+    type: Type.Union([Type.Literal('authentication-token'), Type.Literal('authentication-tokens'), NoType]),
+    attributes: Type.Optional(Type.Object({ 'expired-at': Type.Optional(NullableString({ maxLength: 64 })) })),
+  }),
+});
+
 /** Which of an organization's two tokens: absent, the organization token; `audit-trails`, the audit-trail token. */
 export const OrganizationTokenQuery = Type.Object({
   token: Type.Optional(Type.Enum(['audit-trails'], { description: 'audit-trails (or absent, for the organization token)' })),

@@ -17,6 +17,7 @@ export function tokenResource(token: Token, secret: string | null = null) {
     },
     relationships: {
       'created-by': { data: token.createdByUserId ? { id: token.createdByUserId, type: 'users' } : null },
+      ...(token.teamId ? { team: { data: { id: token.teamId, type: 'teams' } } } : {}),
     },
   };
 }

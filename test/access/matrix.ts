@@ -214,6 +214,18 @@ export const MATRIX: Section[] = [
       // The same for the team's project access: `manage-teams` holds no access to the project.
       row('POST /api/v2/teams/:team_id/relationships/users', 'add users to a team',
         [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 403, 204, 403], 'a visible team with admin access to the project'),
+      // A team token acts as its team: owners and `manage-teams` issue, show and revoke it (as
+      // in TFE), and issuing one follows the rule for adding a member (see above).
+      row('POST /api/v2/teams/:team_id/authentication-token', "create or replace a team's token",
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 201, 403, 201, 403], 'a visible team'),
+      row('GET /api/v2/teams/:team_id/authentication-token', "show a team's token",
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200, 403], 'a visible team'),
+      row('DELETE /api/v2/teams/:team_id/authentication-token', "delete a team's token",
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204, 403], 'a visible team'),
+      row('GET /api/v2/authentication-tokens/:token_id', 'show a token',
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 200, 404, 200, 404], 'a team token'),
+      row('DELETE /api/v2/authentication-tokens/:token_id', 'destroy a token',
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 204, 404, 204, 404], 'a team token'),
       // Changing a team's organization access takes `manage-organization-access` as well as
       // `manage-teams`, and holding each flag it turns on.
       row('PATCH /api/v2/teams/:team_id', 'rename a team or change its settings',

@@ -186,6 +186,13 @@ export class World {
       return { id: token.id as string, secret: token.attributes.token as string };
     });
 
+  /** A new visible team with no members, and a token of it. */
+  async freshTeamToken(): Promise<{ teamId: string; id: string; secret: string }> {
+    const teamId = await this.freshTeam();
+    const token = await this.#post(`/api/v2/teams/${teamId}/authentication-token`, { data: { type: '' } }, 201, 'team token');
+    return { teamId, id: token.id as string, secret: token.attributes.token as string };
+  }
+
   /** A new audit-trail token of the organization (replacing any before it). */
   async freshAuditTrailToken(): Promise<{ id: string }> {
     const org = await this.org();
