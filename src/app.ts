@@ -16,6 +16,7 @@ import { organizationsRoutes } from './organizations/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { teamProjectsRoutes } from './team-projects/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
+import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
@@ -130,6 +131,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await projectsRoutes(typed, services);
         await workspacesRoutes(typed, services);
         await teamProjectsRoutes(typed, services);
+        await teamWorkspacesRoutes(typed, services);
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
       });

@@ -12,7 +12,7 @@ import { ungiven, type GiftSubject } from './gifts.ts';
 import { holds, type Standing } from './organization.ts';
 import type { Principal } from './principal.ts';
 import type { ProjectAuthority } from './project-scope.ts';
-import { seesTeam, seesTeamGrant } from './teams.ts';
+import { seesTeam, seesTeamGrant, seesWorkspaceTeamGrant } from './teams.ts';
 
 /** Who is calling, for actions that depend on nothing else. */
 export interface PrincipalSubject {
@@ -40,6 +40,8 @@ export interface ProjectSubject {
 export interface TeamGrantSubject extends ProjectSubject {
   grant: { teamId: string };
 }
+/** A team's grant on a workspace the caller may read (authority: over that workspace). */
+export type WorkspaceTeamGrantSubject = TeamGrantSubject;
 
 export type { GiftSubject };
 
@@ -51,6 +53,7 @@ interface Subjects {
   project: ProjectSubject;
   'team-grant': TeamGrantSubject;
   workspace: ProjectSubject;
+  'workspace-team-grant': WorkspaceTeamGrantSubject;
   gift: GiftSubject;
 }
 export type Kind = keyof Subjects;
@@ -139,6 +142,17 @@ export const ACTIONS = {
   'read-workspace': row('workspace', HIDE, ({ authority }) => authority.readWorkspaces),
   'update-workspace': row('workspace', forbid('You are not allowed to change the settings of this workspace'), ({ authority }) => authority.manageWorkspaces),
   'destroy-workspace': row('workspace', forbid('You are not allowed to delete this workspace'), ({ authority }) => authority.deleteWorkspaces),
+  // Workspace admins (a workspace's own `admin` grant, a project's `maintain` or `admin`,
+  // `manage-workspaces`) manage who else has access to it.
+  'manage-workspace-team-access': row(
+    'workspace',
+    forbid("You are not allowed to manage this workspace's team access"),
+    ({ authority }) => authority.manageWorkspaces,
+  ),
+  'read-workspace-team-grant': row('workspace-team-grant', HIDE, ({ standing, authority, grant }) => seesWorkspaceTeamGrant(standing, authority, grant)),
+  // Uploading configuration and queueing, cancelling or discarding runs take `plan` runs
+  // permission at least (Hangar executes no run, so there is no apply to tell apart).
+  'queue-run': row('workspace', forbid('You are not allowed to queue runs in this workspace'), ({ authority }) => authority.queueRuns),
   // Refused moves are answered together, naming every workspace (see `denied`).
   'move-workspace-out': row('workspace', forbid(), ({ authority }) => authority.readWorkspaces && authority.moveWorkspace),
 } as const;
@@ -157,6 +171,7 @@ export const SEE: Record<Kind, Action | null> = {
   project: 'read-project',
   'team-grant': 'read-team-grant',
   workspace: 'read-workspace',
+  'workspace-team-grant': 'read-workspace-team-grant',
   gift: 'read-organization',
 };
 

@@ -27,6 +27,10 @@ export interface ProjectAuthority {
   /** Change the settings of the project's workspaces. */
   manageWorkspaces: boolean;
   deleteWorkspaces: boolean;
+  /** Lock and unlock the project's workspaces. */
+  lockWorkspaces: boolean;
+  /** Queue runs (plans at least) in the project's workspaces. */
+  queueRuns: boolean;
 }
 
 const NO_AUTHORITY: ProjectAuthority = {
@@ -40,6 +44,8 @@ const NO_AUTHORITY: ProjectAuthority = {
   readWorkspaces: false,
   manageWorkspaces: false,
   deleteWorkspaces: false,
+  lockWorkspaces: false,
+  queueRuns: false,
 };
 const FULL_AUTHORITY = Object.fromEntries(Object.keys(NO_AUTHORITY).map((k) => [k, true])) as unknown as ProjectAuthority;
 
@@ -69,6 +75,8 @@ export function projectAuthority(s: Standing, project: { isDefault: boolean }, g
     readWorkspaces: holds(s, 'read-all-workspaces') || grants.length > 0,
     manageWorkspaces: workspaceManager || any('manage-workspaces'),
     deleteWorkspaces: workspaceManager || any('delete-workspace'),
+    lockWorkspaces: workspaceManager || any('lock-workspace'),
+    queueRuns: workspaceManager || any('queue-run'),
   };
 }
 
@@ -116,18 +124,32 @@ export function projectFilter(s: Standing, field: ScopedAuthority): RowFilter<'p
   return scope.all ? null : (eb) => inScope(eb, scope);
 }
 
-/** SQL: the workspaces of the organization whose project lets the caller read them (null: all). */
+/** SQL subquery: ids of the workspaces on which one of `teamIds` holds any grant (workspace-grants.ts). */
+function workspacesGrantedTo(eb: ExpressionBuilder<Schema, 'workspaces'>, teamIds: readonly string[]) {
+  return eb
+    .selectFrom('team_workspaces as tw')
+    .select('tw.workspace_id')
+    .where((inner) => (teamIds.length ? inner('tw.team_id', 'in', [...teamIds]) : inner.or([])));
+}
+
+/**
+ * SQL: the workspaces of the organization the caller may read, through their project or a grant
+ * on the workspace itself (null: all). The JavaScript half: projectAuthority, then workspaceAuthority.
+ */
 export function workspaceFilter(s: Standing): RowFilter<'workspaces'> {
   const scope = projectScope(s, 'readWorkspaces');
   if (scope.all) return null;
   return (eb) =>
-    eb(
-      'workspaces.project_id',
-      'in',
-      eb
-        .selectFrom('projects')
-        .select('projects.id')
-        .where('projects.organization_id', '=', s.organizationId)
-        .where((inner) => inScope(inner, scope)),
-    );
+    eb.or([
+      eb(
+        'workspaces.project_id',
+        'in',
+        eb
+          .selectFrom('projects')
+          .select('projects.id')
+          .where('projects.organization_id', '=', s.organizationId)
+          .where((inner) => inScope(inner, scope)),
+      ),
+      ...(scope.teamIds.length ? [eb('workspaces.id', 'in', workspacesGrantedTo(eb, scope.teamIds))] : []),
+    ]);
 }

@@ -1,6 +1,6 @@
 import type { Caller, TeamGrant } from '../auth/caller.ts';
 import { authorize, type ActionOn, type TeamSubject } from '../auth/authorize.ts';
-import type { ProjectGift } from '../auth/gifts.ts';
+import type { ProjectGift, WorkspaceGift } from '../auth/gifts.ts';
 import type { Standing } from '../auth/organization.ts';
 import { teamPermissions, type TeamPermissions } from '../auth/permission-sets.ts';
 import { teamFilter } from '../auth/teams.ts';
@@ -47,6 +47,9 @@ export interface TeamsDocument<T> {
   users?: UserView[];
 }
 
+/** What a new member of the team would gain on single workspaces, against what the caller holds there. */
+export type WorkspaceGiftsLoader = (standing: Standing, teamId: string) => Promise<WorkspaceGift[]>;
+
 /** Every grant one team holds, by project: what a new member of the team would gain. */
 export type TeamGrantsLoader = (teamId: string) => Promise<Array<ProjectGrant & { projectId: string }>>;
 
@@ -60,6 +63,7 @@ export function createTeamsService(deps: {
   organizations: OrganizationsService;
   projectAccess: ProjectAccess;
   teamGrants: TeamGrantsLoader;
+  workspaceGifts: WorkspaceGiftsLoader;
   users: UsersService;
 }) {
   const db = deps.database.db;
@@ -98,7 +102,7 @@ export function createTeamsService(deps: {
     authorize({ standing, organizationAccess: ORGANIZATION_ACCESS_KEYS.filter((k) => next[k] && !current[k]), projects: [] }, 'give-access');
   }
 
-  /** Whoever puts users on a team gives them what the team holds: its flags and its project grants. */
+  /** Whoever puts users on a team gives them what the team holds: its flags, its project and workspace grants. */
   async function checkMembershipGift({ standing, team }: FoundTeam): Promise<void> {
     const organizationAccess = ORGANIZATION_ACCESS_KEYS.filter((k) => team.organizationAccess[k]);
     // Owners may give anything: nothing to load.
@@ -106,7 +110,8 @@ export function createTeamsService(deps: {
     const grants = await deps.teamGrants(team.id);
     const held = await deps.projectAccess.heldGrants(db, standing, grants.map((g) => g.projectId));
     const projects = grants.map((to): ProjectGift => ({ projectId: to.projectId, to, held: held.get(to.projectId) ?? [] }));
-    authorize({ standing, organizationAccess, projects }, 'give-access');
+    const workspaces = await deps.workspaceGifts(standing, team.id);
+    authorize({ standing, organizationAccess, projects, workspaces }, 'give-access');
   }
 
   /**

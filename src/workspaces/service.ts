@@ -1,9 +1,12 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
-import { authorize, can, denied, type ProjectSubject } from '../auth/authorize.ts';
+import { authorize, can, denied, type ActionOn, type ProjectSubject } from '../auth/authorize.ts';
 import type { Standing } from '../auth/organization.ts';
 import { workspacePermissions, type WorkspacePermissions } from '../auth/permission-sets.ts';
-import { workspaceFilter, type ProjectAuthority } from '../auth/project-scope.ts';
+import { needsGrants, workspaceFilter, type ProjectAuthority } from '../auth/project-scope.ts';
+import { holds } from '../auth/organization.ts';
+import { fromProjectGrant, workspaceAuthority, type WorkspaceGrantLoader } from '../auth/workspace-grants.ts';
+import type { WorkspaceGrant } from '../grants.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import type { Schema } from '../db/schema.ts';
@@ -37,7 +40,7 @@ export interface WorkspaceView {
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
-interface FoundWorkspace extends ProjectSubject {
+export interface FoundWorkspace extends ProjectSubject {
   workspace: Workspace;
   project: Project;
 }
@@ -73,20 +76,38 @@ const validate = (input: WorkspaceInput) =>
 
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
-export function createWorkspacesService(deps: { database: Database; organizationLookup: OrganizationLookup; projectAccess: ProjectAccess }) {
+export function createWorkspacesService(deps: {
+  database: Database;
+  organizationLookup: OrganizationLookup;
+  projectAccess: ProjectAccess;
+  workspaceGrants: WorkspaceGrantLoader;
+}) {
   const { database, projectAccess } = deps;
   const db = database.db;
 
-  /** The workspaces with their projects and the caller's authority there: two queries (projects, grants). */
+  /**
+   * The grants the caller's teams hold on each workspace: one query, none when they cannot
+   * matter (the caller manages every workspace already, or is on no team).
+   */
+  async function ownGrants(q: Queryable, standing: Standing, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceGrant[]>> {
+    if (!needsGrants(standing) || holds(standing, 'manage-all-workspaces') || standing.teamIds.length === 0 || workspaceIds.length === 0) return new Map();
+    return deps.workspaceGrants(q, standing.teamIds, workspaceIds);
+  }
+
+  /**
+   * The workspaces with their projects and the caller's authority there: the project's, raised
+   * by grants on the workspace itself. Three queries at most (projects, project grants, workspace grants).
+   */
   async function withAuthority(standing: Standing, workspaces: readonly Workspace[]): Promise<FoundWorkspace[]> {
     const projects = await projectAccess.rows(db, workspaces.map((w) => w.projectId));
     const byId = new Map(projects.map((p) => [p.id, p]));
     const authority = await projectAccess.authorities(db, standing, projects);
+    const grants = await ownGrants(db, standing, workspaces.map((w) => w.id));
     return workspaces.map((workspace) => ({
       workspace,
       standing,
       project: byId.get(workspace.projectId)!,
-      authority: authority.get(workspace.projectId)!,
+      authority: workspaceAuthority(authority.get(workspace.projectId)!, grants.get(workspace.id) ?? []),
     }));
   }
 
@@ -98,7 +119,7 @@ export function createWorkspacesService(deps: { database: Database; organization
   });
 
   /** A workspace the caller may read; 404 for everything else. */
-  async function find(caller: Caller, ref: WorkspaceRef): Promise<FoundWorkspace> {
+  async function find(caller: Caller, ref: WorkspaceRef, action: ActionOn<'workspace'> = 'read-workspace'): Promise<FoundWorkspace> {
     let workspace: Workspace | undefined;
     let standing: Standing;
     if ('id' in ref) {
@@ -113,7 +134,7 @@ export function createWorkspacesService(deps: { database: Database; organization
     }
     const [found] = await withAuthority(standing, [workspace]);
     if (!found?.project) throw errors.notFound();
-    authorize(found, 'read-workspace');
+    authorize(found, action);
     return found;
   }
 
@@ -157,6 +178,22 @@ export function createWorkspacesService(deps: { database: Database; organization
 
   return {
     moveInto,
+
+    /** A workspace (by id) the caller may perform `action` on; 404 when it may not see it, else as auth/ says. */
+    find: (caller: Caller, id: string, action: ActionOn<'workspace'> = 'read-workspace') => find(caller, { id }, action),
+
+    /**
+     * What the caller holds on each workspace, as workspace grants: its teams' grants on the
+     * workspace and on its project (to check what it may give; see auth/gifts.ts). Three queries.
+     */
+    async heldOn(standing: Standing, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceGrant[]>> {
+      const workspaces = await store.findWorkspacesByIds(db, workspaceIds);
+      const projectGrants = await projectAccess.heldGrants(db, standing, workspaces.map((w) => w.projectId));
+      const own = await ownGrants(db, standing, workspaces.map((w) => w.id));
+      return new Map(
+        workspaces.map((w) => [w.id, [...(projectGrants.get(w.projectId) ?? []).map(fromProjectGrant), ...(own.get(w.id) ?? [])]]),
+      );
+    },
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 

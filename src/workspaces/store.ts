@@ -51,6 +51,11 @@ export async function findWorkspaceByName(q: Queryable, organizationId: string, 
   return r && WORKSPACES.read(r);
 }
 
+export async function findWorkspacesByIds(q: Queryable, ids: readonly string[]): Promise<Workspace[]> {
+  if (ids.length === 0) return [];
+  return (await q.selectFrom('workspaces').selectAll().where('id', 'in', [...new Set(ids)]).execute()).map(WORKSPACES.read);
+}
+
 /** Which of `ids` are workspaces of the organization (one query). */
 export async function workspaceIdsInOrganization(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();

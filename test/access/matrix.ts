@@ -329,6 +329,27 @@ export const MATRIX: Section[] = [
     ],
   },
   {
+    title: "Workspace team access (another team's access to the shared workspace)",
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Whoever reads the workspace may list its team access (only its own teams' entries unless
+      // it administers the workspace or manages teams).
+      row('GET /api/v2/team-workspaces', 'list the teams with access to a workspace',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      // Workspace admins manage its team access: `manage-workspaces`, `manage-projects`, a
+      // project's maintain or admin, a workspace's admin. Readers of the workspace: 403.
+      row('POST /api/v2/team-workspaces', 'give a team access to a workspace',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403], 'read access for another team'),
+      // Other teams' grants are seen by the workspace's admins (and team managers who read it).
+      row('GET /api/v2/team-workspaces/:team_workspace_id', "show a team's access to a workspace",
+        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 404]),
+      row('PATCH /api/v2/team-workspaces/:team_workspace_id', "change a team's access to a workspace",
+        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 404], "another team's read access, raised to write"),
+      row('DELETE /api/v2/team-workspaces/:team_workspace_id', "remove a team's access to a workspace",
+        [204, 204, 404, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 404]),
+    ],
+  },
+  {
     title: 'Policy sets and their parameters',
     rows: [
       // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus

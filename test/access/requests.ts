@@ -221,6 +221,25 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
 
+  // ---- workspace team access
+  'GET /api/v2/team-workspaces': {
+    make: async (w) => {
+      await w.freshTeamWorkspace();
+      return { query: `filter[workspace][id]=${(await w.workspace()).id}` };
+    },
+  },
+  'POST /api/v2/team-workspaces [read access for another team]': {
+    make: async (w) => {
+      const relationships = { workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } }, team: { data: { type: 'teams', id: await w.freshTeam() } } };
+      return { body: doc('team-workspaces', { access: 'read' }, { relationships }) };
+    },
+  },
+  'GET /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
+  "PATCH /api/v2/team-workspaces/:team_workspace_id [another team's read access, raised to write]": {
+    make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() }, body: doc('team-workspaces', { access: 'write' }) }),
+  },
+  'DELETE /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
+
   // ---- project team access
   'GET /api/v2/team-projects': {
     make: async (w) => {

@@ -169,6 +169,18 @@ export class World {
 
   teamAccess = () => this.#once('teamAccess', () => this.freshTeamAccess());
 
+  /** A `read` grant on the shared workspace to a team nobody of the matrix is on. */
+  async freshTeamWorkspace(): Promise<string> {
+    const body = {
+      data: {
+        type: 'team-workspaces',
+        attributes: { access: 'read' },
+        relationships: { workspace: { data: { type: 'workspaces', id: (await this.workspace()).id } }, team: { data: { type: 'teams', id: await this.freshTeam() } } },
+      },
+    };
+    return (await this.#post('/api/v2/team-workspaces', body, 200, 'team-workspace')).id;
+  }
+
   // ---- tokens -------------------------------------------------------------------------------
 
   async freshUserToken(): Promise<string> {
