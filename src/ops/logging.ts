@@ -16,8 +16,11 @@ function decoded(text: string): string {
   }
 }
 
+/** An upload URL's last segment is its credential (configuration-versions/routes.ts). */
+const UPLOAD_SECRET = /(\/_archivist\/v1\/object\/)[^/?#]+/gi;
+
 export function redactUrl(url: string): string {
-  const clean = url.replace(TOKEN_SHAPE, REDACTED);
+  const clean = url.replace(TOKEN_SHAPE, REDACTED).replace(UPLOAD_SECRET, `$1${REDACTED}`);
   const q = clean.indexOf('?');
   if (q === -1) return clean;
   const query = clean

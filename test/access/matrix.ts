@@ -92,6 +92,11 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     why: 'service discovery for Terraform, outside /api/v2: a fixed document served to anyone (api.test.ts checks it)',
   },
   { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
+  {
+    method: 'PUT',
+    path: '/_archivist/v1/object/:secret',
+    why: "a configuration version's upload URL: the URL itself is the credential (single use, short-lived), no caller involved (configuration-versions.test.ts)",
+  },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
 ];
 
@@ -326,6 +331,20 @@ export const MATRIX: Section[] = [
       // Taking access away gives nothing: `teams: manage` may.
       row('DELETE /api/v2/team-projects/:team_project_id', "remove a team's access",
         [204, 204, 404, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 204]),
+    ],
+  },
+  {
+    title: 'Configuration versions (of the shared workspace)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Uploading configuration takes `plan` runs permission at least (project write and above,
+      // `manage-workspaces`); `read` and the custom grant's default runs: read see it: 403.
+      row('POST /api/v2/workspaces/:workspace_id/configuration-versions', 'create a configuration version (and its upload URL)',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/configuration-versions', "list a workspace's configuration versions",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/configuration-versions/:configuration_version_id', 'show a configuration version',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
     ],
   },
   {

@@ -221,6 +221,15 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
 
+  // ---- configuration versions
+  'POST /api/v2/workspaces/:workspace_id/configuration-versions': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: doc('configuration-versions', { 'auto-queue-runs': false }) }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/configuration-versions': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/configuration-versions/:configuration_version_id': {
+    make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion() } }),
+  },
+
   // ---- workspace team access
   'GET /api/v2/team-workspaces': {
     make: async (w) => {

@@ -169,6 +169,16 @@ export class World {
 
   teamAccess = () => this.#once('teamAccess', () => this.freshTeamAccess());
 
+  /** A new configuration version of the shared workspace, uploaded when `upload` (for runs). */
+  async freshConfigurationVersion(upload = false): Promise<string> {
+    const cv = await this.#post(`/api/v2/workspaces/${(await this.workspace()).id}/configuration-versions`, { data: { type: 'configuration-versions' } }, 201, 'configuration version');
+    if (upload) {
+      const res = await this.ctx.app.inject({ method: 'PUT', url: new URL(cv.attributes['upload-url']).pathname, payload: Buffer.from([0x1f, 0x8b, 8, 0]) });
+      if (res.statusCode !== 200) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
+    }
+    return cv.id as string;
+  }
+
   /** A `read` grant on the shared workspace to a team nobody of the matrix is on. */
   async freshTeamWorkspace(): Promise<string> {
     const body = {
