@@ -25,6 +25,7 @@ import { openKeyring } from './crypto/keys.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
 import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
 import { workspacesRoutes } from './workspaces/routes.ts';
+import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
 import { healthRoutes } from './ops/health.ts';
 import { RequestLog } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
@@ -131,6 +132,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await policySetParametersRoutes(typed, services);
         await projectsRoutes(typed, services);
         await workspacesRoutes(typed, services);
+        await workspaceLocksRoutes(typed, services);
         await teamProjectsRoutes(typed, services);
         await teamWorkspacesRoutes(typed, services);
         await configurationVersionsRoutes(typed, services);

@@ -19,6 +19,7 @@ import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspac
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
+import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -43,6 +44,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
   const configurationVersions = createConfigurationVersionsService({ database, workspaces });
+  const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
@@ -50,7 +52,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
-  return { users, organizations, teams, workspaces, teamProjects, teamWorkspaces, configurationVersions, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, workspaces, workspaceLocks, teamProjects, teamWorkspaces, configurationVersions, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

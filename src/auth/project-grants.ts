@@ -89,13 +89,17 @@ export type GrantCondition =
   | 'manage-teams'
   | 'manage-workspaces'
   | 'lock-workspace'
-  | 'queue-run';
+  | 'queue-run'
+  | 'read-state-outputs'
+  | 'read-state'
+  | 'write-state';
 
 type GrantTest =
   | { kind: 'any' }
   | { kind: 'project'; key: 'settings' | 'teams'; values: readonly string[] }
   | { kind: 'workspace'; key: WorkspaceAccessFlag }
   | { kind: 'runs'; values: readonly string[] }
+  | { kind: 'workspace-scale'; key: 'state-versions'; values: readonly string[] }
   | { kind: 'level'; levels: readonly ProjectAccessLevel[] };
 
 function atLeast<T extends readonly string[]>(scale: T, min: T[number]): readonly string[] {
@@ -116,6 +120,9 @@ export const GRANT_TESTS: Record<GrantCondition, GrantTest> = {
   'manage-workspaces': { kind: 'level', levels: ['maintain', 'admin'] },
   'lock-workspace': { kind: 'workspace', key: 'locking' },
   'queue-run': { kind: 'runs', values: atLeast(WORKSPACE_ACCESS_SCALES.runs, 'plan') },
+  'read-state-outputs': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read-outputs') },
+  'read-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read') },
+  'write-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'write') },
 };
 
 /** The conditions only a level passes, whatever a custom grant's values (workspace admin). */
@@ -133,6 +140,8 @@ export function grantAllows(g: ProjectGrant, condition: GrantCondition): boolean
       return g.workspace[t.key];
     case 'runs':
       return t.values.includes(g.workspace.runs);
+    case 'workspace-scale':
+      return t.values.includes(g.workspace[t.key]);
     case 'level':
       return t.levels.includes(g.access);
   }
@@ -161,6 +170,8 @@ function grantPasses(eb: GrantsEb, condition: GrantCondition) {
       return eb(`tp.${WORKSPACE_FLAG_COLUMNS[t.key]}`, '=', true);
     case 'runs':
       return eb('tp.workspace_runs', 'in', [...t.values]);
+    case 'workspace-scale':
+      return eb('tp.workspace_state_versions', 'in', [...t.values]);
     case 'level':
       return eb('tp.access', 'in', [...t.levels]);
   }

@@ -36,7 +36,7 @@ export function createConfigurationVersionsService(deps: { database: Database; w
   async function find(caller: Caller, id: string) {
     const cv = hasPrefix(id, 'cv') ? await store.findConfigurationVersion(db, id) : undefined;
     if (!cv) throw errors.notFound();
-    const found = await deps.workspaces.find(caller, cv.workspaceId);
+    const found = await deps.workspaces.find(caller, { id: cv.workspaceId });
     return { cv, found };
   }
 
@@ -46,7 +46,7 @@ export function createConfigurationVersionsService(deps: { database: Database; w
 
     /** Creates a pending version; the secret of its upload URL exists only in this answer. */
     async create(caller: Caller, workspaceId: string, input: ConfigurationVersionInput): Promise<{ cv: ConfigurationVersion; uploadSecret: string }> {
-      const found = await deps.workspaces.find(caller, workspaceId);
+      const found = await deps.workspaces.find(caller, { id: workspaceId });
       authorize(found, 'queue-run');
       const uploadSecret = randomBase62(43);
       const at = now();
@@ -70,7 +70,7 @@ export function createConfigurationVersionsService(deps: { database: Database; w
     show: async (caller: Caller, id: string) => (await find(caller, id)).cv,
 
     async list(caller: Caller, workspaceId: string, page: Page) {
-      const found = await deps.workspaces.find(caller, workspaceId);
+      const found = await deps.workspaces.find(caller, { id: workspaceId });
       return store.listConfigurationVersions(db, found.workspace.id, page);
     },
 

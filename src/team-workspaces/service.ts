@@ -60,7 +60,7 @@ export function createTeamWorkspacesService(deps: { database: Database; workspac
   async function find(caller: Caller, id: string) {
     const teamWorkspace = hasPrefix(id, 'tws') ? await store.findTeamWorkspace(db, id) : undefined;
     if (!teamWorkspace) throw errors.notFound();
-    const found = { ...(await deps.workspaces.find(caller, teamWorkspace.workspaceId)), grant: teamWorkspace };
+    const found = { ...(await deps.workspaces.find(caller, { id: teamWorkspace.workspaceId })), grant: teamWorkspace };
     authorize(found, 'read-workspace-team-grant');
     return found;
   }
@@ -73,12 +73,12 @@ export function createTeamWorkspacesService(deps: { database: Database; workspac
 
   return {
     async list(caller: Caller, filter: { workspaceId: string }, page: Page) {
-      const { workspace, standing, authority } = await deps.workspaces.find(caller, filter.workspaceId);
+      const { workspace, standing, authority } = await deps.workspaces.find(caller, { id: filter.workspaceId });
       return store.listTeamWorkspaces(db, { workspaceId: workspace.id, visible: workspaceTeamGrantFilter(standing, authority) }, page);
     },
 
     async create(caller: Caller, input: TeamWorkspaceInput & { access: WorkspaceAccessLevel; workspaceId: string; teamId: string }) {
-      const { workspace, standing } = await deps.workspaces.find(caller, input.workspaceId, 'manage-workspace-team-access');
+      const { workspace, standing } = await deps.workspaces.find(caller, { id: input.workspaceId }, 'manage-workspace-team-access');
       const team = await deps.teams.findInOrganization(input.teamId, workspace.organizationId);
       if (!team) throw errors.invalidAttribute('/data/relationships/team/data/id', 'Team not found');
       const grant = effective(input);

@@ -49,7 +49,7 @@ export const CALLERS = [
 ] as const;
 export type CallerKind = (typeof CALLERS)[number];
 
-export type Status = 200 | 201 | 204 | 401 | 403 | 404 | 422;
+export type Status = 200 | 201 | 204 | 401 | 403 | 404 | 409 | 422;
 type S = Status;
 /** One status per caller, in the order of CALLERS. */
 export type Cells = readonly [S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S];
@@ -302,6 +302,21 @@ export const MATRIX: Section[] = [
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'delete a workspace',
         [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+    ],
+  },
+  {
+    title: 'Workspace locks (a workspace of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Locking takes TFE's `locking` permission: project `write` and above, `manage-workspaces`.
+      row('POST /api/v2/workspaces/:workspace_id/actions/lock', 'lock a workspace',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      // Only the holder unlocks (here the owner); everyone else who may lock gets 409 "is locked by User".
+      row('POST /api/v2/workspaces/:workspace_id/actions/unlock', "unlock a workspace (the owner's lock)",
+        [200, 409, 403, 409, 404, 404, 409, 401, 401, 401, 404, 404, 404, 409, 409, 403]),
+      // Releasing anyone's lock takes workspace admin (`maintain`, `admin`, `manage-workspaces`).
+      row('POST /api/v2/workspaces/:workspace_id/actions/force-unlock', "force-unlock a workspace (the owner's lock)",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
     ],
   },
   {
