@@ -18,6 +18,7 @@ import { teamProjectsRoutes } from './team-projects/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
+import { runsRoutes } from './runs/routes.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
@@ -136,6 +137,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await teamProjectsRoutes(typed, services);
         await teamWorkspacesRoutes(typed, services);
         await configurationVersionsRoutes(typed, services);
+        await runsRoutes(typed, services);
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
       });

@@ -15,6 +15,7 @@ import { createProjectsService } from './projects/service.ts';
 import { createProjectGrantLoader, createTeamGrantsLoader, createTeamProjectsService } from './team-projects/service.ts';
 import { createTeamsService } from './teams/service.ts';
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
+import { createRunsService } from './runs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
@@ -43,8 +44,9 @@ export function createServices(database: Database, options: ServiceOptions = {})
     users,
   });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
-  const configurationVersions = createConfigurationVersionsService({ database, workspaces });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
+  const configurationVersions = createConfigurationVersionsService({ database, workspaces });
+  const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
@@ -52,7 +54,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
-  return { users, organizations, teams, workspaces, workspaceLocks, teamProjects, teamWorkspaces, configurationVersions, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, workspaces, workspaceLocks, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

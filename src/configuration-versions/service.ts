@@ -44,6 +44,9 @@ export function createConfigurationVersionsService(deps: { database: Database; w
     /** The version, for the runs domain: the caller's access to its workspace is checked there. */
     row: (q: Queryable, id: string) => (hasPrefix(id, 'cv') ? store.findConfigurationVersion(q, id) : Promise.resolve(undefined)),
 
+    /** The workspace's newest uploaded version (a run created without one uses it, as in TFE). */
+    latestUploaded: (q: Queryable, workspaceId: string) => store.latestUploaded(q, workspaceId),
+
     /** Creates a pending version; the secret of its upload URL exists only in this answer. */
     async create(caller: Caller, workspaceId: string, input: ConfigurationVersionInput): Promise<{ cv: ConfigurationVersion; uploadSecret: string }> {
       const found = await deps.workspaces.find(caller, { id: workspaceId });

@@ -77,6 +77,18 @@ export async function storeUpload(q: Queryable, digest: string, archive: Uint8Ar
   return Number(r.numUpdatedRows) === 1;
 }
 
+export async function latestUploaded(q: Queryable, workspaceId: string): Promise<ConfigurationVersion | undefined> {
+  const r = await q
+    .selectFrom('configuration_versions')
+    .select(LISTED)
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'uploaded')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return r && CONFIGURATION_VERSIONS.read(r as never);
+}
+
 /** A workspace's configuration versions, newest first. */
 export async function listConfigurationVersions(q: Queryable, workspaceId: string, page: Window) {
   const base = q.selectFrom('configuration_versions').where('workspace_id', '=', workspaceId);

@@ -60,6 +60,10 @@ export function createWorkspaceLocksService(deps: { database: Database; workspac
   return {
     acquire,
     release,
+    /** Releases `holder`'s lock if it still holds it (a run that ends; its lock may have been forced away). */
+    releaseIfHeld: async (q: Queryable, workspaceId: string, holder: LockHolder): Promise<void> => {
+      await store.deleteLock(q, workspaceId, holder);
+    },
     /** The lock of a workspace, if any (for state versions: who may write). */
     current: (q: Queryable, workspaceId: string, forUpdate = false) => store.findLock(q, workspaceId, forUpdate),
 
