@@ -2,7 +2,7 @@ import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
-import { CreateRunBody, ListRunsQuery, RunActionBody, RunParams } from './schemas.ts';
+import { CreateRunBody, ListRunsQuery, RunParams } from './schemas.ts';
 import { runResource } from './serialize.ts';
 import type { RunsService } from './service.ts';
 
@@ -32,13 +32,14 @@ export async function runsRoutes(app: Api, { runs }: { runs: RunsService }): Pro
     return { data: items.map(runResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });
 
-  // 202 with no body, as in TFE. The comment is accepted and not kept.
-  app.post('/runs/:run_id/actions/discard', { schema: { params: RunParams, body: RunActionBody } }, async (request, reply) => {
+  // 202 with no body, as in TFE. go-tfe sends `{"comment": …}`; Hangar keeps no comments, so
+  // the body (any JSON, or none) is read by nobody and needs no schema.
+  app.post('/runs/:run_id/actions/discard', { schema: { params: RunParams } }, async (request, reply) => {
     await runs.discard(request.caller, request.params.run_id);
     return reply.code(202).send();
   });
 
-  app.post('/runs/:run_id/actions/cancel', { schema: { params: RunParams, body: RunActionBody } }, async (request, reply) => {
+  app.post('/runs/:run_id/actions/cancel', { schema: { params: RunParams } }, async (request, reply) => {
     await runs.cancel(request.caller, request.params.run_id);
     return reply.code(202).send();
   });

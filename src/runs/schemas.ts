@@ -26,6 +26,3 @@ export const CreateRunBody = Type.Object({
     }),
   }),
 });
-
-/** go-tfe sends `{"comment": …}` (plain JSON under the JSON:API media type), or nothing. */
-export const RunActionBody = Type.Optional(Type.Object({ comment: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])) }));

@@ -49,7 +49,7 @@ export const CALLERS = [
 ] as const;
 export type CallerKind = (typeof CALLERS)[number];
 
-export type Status = 200 | 201 | 204 | 401 | 403 | 404 | 409 | 422;
+export type Status = 200 | 201 | 202 | 204 | 401 | 403 | 404 | 409 | 422;
 type S = Status;
 /** One status per caller, in the order of CALLERS. */
 export type Cells = readonly [S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S];
@@ -360,6 +360,24 @@ export const MATRIX: Section[] = [
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/configuration-versions/:configuration_version_id', 'show a configuration version',
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+    ],
+  },
+  {
+    title: 'Runs (Hangar executes none: a run waits, holding its workspace lock, until discarded or canceled)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Queueing, discarding and cancelling take `plan` runs permission at least, as uploading
+      // configuration does; whoever reads the workspace reads its runs.
+      row('POST /api/v2/runs', 'queue a run (it takes the workspace lock)',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('GET /api/v2/runs/:run_id', 'show a run',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/workspaces/:workspace_id/runs', "list a workspace's runs",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/runs/:run_id/actions/discard', 'discard a run (releasing its lock)',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      row('POST /api/v2/runs/:run_id/actions/cancel', 'cancel a run (releasing its lock)',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
     ],
   },
   {

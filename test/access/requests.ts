@@ -244,6 +244,22 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion() } }),
   },
 
+  // ---- runs
+  'POST /api/v2/runs': {
+    make: async (w) => {
+      const { workspaceId, cvId } = await w.freshRunnableWorkspace();
+      const relationships = {
+        workspace: { data: { type: 'workspaces', id: workspaceId } },
+        'configuration-version': { data: { type: 'configuration-versions', id: cvId } },
+      };
+      return { body: doc('runs', { message: 'matrix' }, { relationships }) };
+    },
+  },
+  'GET /api/v2/runs/:run_id': { make: async (w) => ({ params: { run_id: await w.run() } }) },
+  'GET /api/v2/workspaces/:workspace_id/runs': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'POST /api/v2/runs/:run_id/actions/discard': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: { comment: 'matrix' } }) },
+  'POST /api/v2/runs/:run_id/actions/cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
+
   // ---- workspace team access
   'GET /api/v2/team-workspaces': {
     make: async (w) => {

@@ -170,14 +170,34 @@ export class World {
   teamAccess = () => this.#once('teamAccess', () => this.freshTeamAccess());
 
   /** A new configuration version of the shared workspace, uploaded when `upload` (for runs). */
-  async freshConfigurationVersion(upload = false): Promise<string> {
-    const cv = await this.#post(`/api/v2/workspaces/${(await this.workspace()).id}/configuration-versions`, { data: { type: 'configuration-versions' } }, 201, 'configuration version');
+  async freshConfigurationVersion(upload = false, workspaceId?: string): Promise<string> {
+    const cv = await this.#post(`/api/v2/workspaces/${workspaceId ?? (await this.workspace()).id}/configuration-versions`, { data: { type: 'configuration-versions' } }, 201, 'configuration version');
     if (upload) {
       const res = await this.ctx.app.inject({ method: 'PUT', url: new URL(cv.attributes['upload-url']).pathname, payload: Buffer.from([0x1f, 0x8b, 8, 0]) });
       if (res.statusCode !== 200) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
     }
     return cv.id as string;
   }
+
+  /** A new workspace of the main project with an uploaded configuration version, ready for a run. */
+  async freshRunnableWorkspace(): Promise<{ workspaceId: string; cvId: string }> {
+    const workspaceId = (await this.freshWorkspace()).id;
+    return { workspaceId, cvId: await this.freshConfigurationVersion(true, workspaceId) };
+  }
+
+  /** A new pending run, on a workspace of its own (it holds that workspace's lock). */
+  async freshRun(): Promise<string> {
+    const { workspaceId, cvId } = await this.freshRunnableWorkspace();
+    const body = {
+      data: {
+        type: 'runs',
+        relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } },
+      },
+    };
+    return (await this.#post('/api/v2/runs', body, 201, 'run')).id;
+  }
+
+  run = () => this.#once('run', () => this.freshRun());
 
   /** A `read` grant on the shared workspace to a team nobody of the matrix is on. */
   async freshTeamWorkspace(): Promise<string> {
