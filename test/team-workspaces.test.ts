@@ -129,3 +129,39 @@ suite('team workspace access', (ctx) => {
     assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(theirs.teamId, ws.id, { access: 'read' })), 422, '/data/relationships/team/data/id');
   });
 });
+
+suite('team workspace access: the list (SQL) and each workspace (JavaScript) agree', (ctx) => {
+  it('for members with project grants, workspace grants, both, neither, and a team token', async () => {
+    const org = await ctx.organization();
+    const p1 = await createProject(ctx, org);
+    const p2 = await createProject(ctx, org);
+    const ws = [
+      await createWorkspace(ctx, org, p1.id),
+      await createWorkspace(ctx, org, p1.id),
+      await createWorkspace(ctx, org, p2.id),
+      await createWorkspace(ctx, org, p2.id),
+      await createWorkspace(ctx, org),
+    ];
+    const onProject = await ctx.member(org);
+    await grant(ctx, org, onProject.teamId, p1.id, 'read');
+    const onWorkspace = await ctx.member(org);
+    await ctx.post('/api/v2/team-workspaces', org.owner.token, body(onWorkspace.teamId, ws[2]!.id, { access: 'read' }));
+    const both = await ctx.member(org);
+    await grant(ctx, org, both.teamId, p1.id, 'write');
+    await ctx.post('/api/v2/team-workspaces', org.owner.token, body(both.teamId, ws[3]!.id, { access: 'custom' }));
+    const nothing = await ctx.member(org);
+    const teamToken = (await ctx.post(`/api/v2/teams/${onWorkspace.teamId}/authentication-token`, org.owner.token, { data: { type: '' } })).body.data.attributes.token;
+    const callers = [org.owner.token, onProject.token, onWorkspace.token, both.token, nothing.token, teamToken, (await ctx.member(org, { 'read-workspaces': true })).token];
+    for (const token of callers) {
+      const listed = (await ctx.get(`/api/v2/organizations/${org.name}/workspaces?page[size]=100`, token)).body.data.map((w: any) => w.id).sort();
+      const readable = [];
+      for (const w of ws) if ((await ctx.get(`/api/v2/workspaces/${w.id}`, token)).status === 200) readable.push(w.id);
+      assert.deepEqual(listed, readable.sort());
+    }
+    // And the grants did what they say.
+    const seen = (await ctx.get(`/api/v2/organizations/${org.name}/workspaces`, onWorkspace.token)).body.data.map((w: any) => w.id);
+    assert.deepEqual(seen, [ws[2]!.id]);
+    const seenByToken = (await ctx.get(`/api/v2/organizations/${org.name}/workspaces`, teamToken)).body.data.map((w: any) => w.id);
+    assert.deepEqual(seenByToken, [ws[2]!.id]);
+  });
+});
