@@ -112,7 +112,9 @@ suite('team workspace access', (ctx) => {
     const ws = await createWorkspace(ctx, org);
     const member = await ctx.member(org);
     assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'owner' })), 422, '/data/attributes/access');
-    assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read', runs: 'apply' })), 422, '/data/attributes/runs');
+    const readOnly = assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read', runs: 'apply' })), 422, '/data/attributes/runs');
+    // go-tfe compares TFE's wording.
+    assert.equal(readOnly.detail, "Runs is read-only when access level is 'read'; use the 'custom' access level to set this attribute.");
     assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body('team-nope', ws.id, { access: 'read' })), 422, '/data/relationships/team/data/id');
     assertStatus(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read' })), 200);
     assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read' })), 422, '/data/relationships/team/data/id');

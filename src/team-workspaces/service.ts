@@ -47,7 +47,14 @@ function effective(input: TeamWorkspaceInput, current?: WorkspaceGrant): Workspa
   if (access !== 'custom') {
     const sent = Object.entries(input.custom).filter(([, v]) => v !== undefined);
     if (sent.length) {
-      throw errors.invalid(sent.map(([k]) => ({ pointer: `/data/attributes/${k}`, detail: `${k} can only be set when access is custom` })));
+      // TFE's wording, which go-tfe's tests compare: "Runs is read-only when access level is 'read'; …".
+      const label = (k: string) => k.charAt(0).toUpperCase() + k.slice(1).replaceAll('-', ' ');
+      throw errors.invalid(
+        sent.map(([k]) => ({
+          pointer: `/data/attributes/${k}`,
+          detail: `${label(k)} is read-only when access level is '${access}'; use the 'custom' access level to set this attribute.`,
+        })),
+      );
     }
   }
   return workspaceGrant(access, input.custom, current?.access === 'custom' ? current : undefined);
