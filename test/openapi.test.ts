@@ -251,7 +251,8 @@ suite('OpenAPI document', (ctx) => {
 
   it('leaves out of the matrix and the document only the reference page', () => {
     const outside = OUTSIDE_THE_MATRIX.filter((r) => !r.path.startsWith(DOCS)).map((r) => r.path);
-    for (const path of outside) assert.ok(doc.paths[path], `${path} is served but not described`);
+    // The document spells path parameters `{name}`.
+    for (const path of outside) assert.ok(doc.paths[path.replace(/:([a-z_]+)/g, '{$1}')], `${path} is served but not described`);
   });
 });
 

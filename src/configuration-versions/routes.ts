@@ -2,17 +2,27 @@ import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
-import { ConfigurationVersionParams, CreateConfigurationVersionBody, ListConfigurationVersionsQuery, UploadParams } from './schemas.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
+import {
+  ConfigurationVersionDocument,
+  ConfigurationVersionListDocument,
+  ConfigurationVersionParams,
+  CreateConfigurationVersionBody,
+  ListConfigurationVersionsQuery,
+  UploadParams,
+} from './schemas.ts';
 import { configurationVersionResource } from './serialize.ts';
 import { MAX_ARCHIVE_BYTES, type ConfigurationVersionsService } from './service.ts';
 
 /** Where upload URLs point, outside /api/v2 (like TFE's archivist). */
 export const UPLOAD_PREFIX = '/_archivist/v1/object';
 
+const tags = ['Configuration versions'];
+
 export async function configurationVersionsRoutes(app: Api, { configurationVersions }: { configurationVersions: ConfigurationVersionsService }): Promise<void> {
   app.post(
     '/workspaces/:workspace_id/configuration-versions',
-    { schema: { params: WorkspaceParams, body: CreateConfigurationVersionBody } },
+    { schema: { summary: 'Create a configuration version and its upload URL', tags, params: WorkspaceParams, body: CreateConfigurationVersionBody, response: responses({ 201: ConfigurationVersionDocument }) } },
     async (request, reply) => {
       const a = request.body.data.attributes ?? {};
       const { cv, uploadSecret } = await configurationVersions.create(request.caller, request.params.workspace_id, {
@@ -27,7 +37,7 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
 
   app.get(
     '/workspaces/:workspace_id/configuration-versions',
-    { schema: { params: WorkspaceParams, querystring: ListConfigurationVersionsQuery } },
+    { schema: { summary: "List a workspace's configuration versions", tags, params: WorkspaceParams, querystring: ListConfigurationVersionsQuery, response: responses({ 200: ConfigurationVersionListDocument }) } },
     async (request) => {
       const page = parsePage(request.query);
       const { items, total } = await configurationVersions.list(request.caller, request.params.workspace_id, page);
@@ -35,7 +45,7 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
     },
   );
 
-  app.get('/configuration-versions/:configuration_version_id', { schema: { params: ConfigurationVersionParams } }, async (request) => {
+  app.get('/configuration-versions/:configuration_version_id', { schema: { summary: 'Show a configuration version', tags, params: ConfigurationVersionParams, response: responses({ 200: ConfigurationVersionDocument }) } }, async (request) => {
     return { data: configurationVersionResource(await configurationVersions.show(request.caller, request.params.configuration_version_id)) };
   });
 }
@@ -47,7 +57,10 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
 export async function uploadRoutes(app: Api, { configurationVersions }: { configurationVersions: ConfigurationVersionsService }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_request, body, done) => done(null, body));
-  app.put(`${UPLOAD_PREFIX}/:secret`, { bodyLimit: MAX_ARCHIVE_BYTES, schema: { params: UploadParams } }, async (request, reply) => {
+  app.put(`${UPLOAD_PREFIX}/:secret`, {
+      bodyLimit: MAX_ARCHIVE_BYTES,
+      schema: { summary: "Upload a configuration version's tarball (the URL is the credential; no token)", tags, consumes: ['application/octet-stream'], params: UploadParams, response: responses({ 200: NoContent }) },
+    }, async (request, reply) => {
     const body = request.body;
     await configurationVersions.upload(request.params.secret, body instanceof Uint8Array ? body : new Uint8Array());
     return reply.code(200).send();

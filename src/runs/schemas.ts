@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { AlwaysNull, Document, Flags, ListDocument, Open, Resource, Timestamp, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 
 export const RunParams = Type.Object({ run_id: Type.String() });
 export const ListRunsQuery = Type.Object({ ...PageParams });
@@ -26,3 +27,34 @@ export const CreateRunBody = Type.Object({
     }),
   }),
 });
+
+export const RunResource = Resource('Run', 'runs', {
+  description: 'A run. Hangar executes nothing: a run waits (`pending`, holding its workspace lock) until it is discarded or canceled.',
+  attributes: {
+    actions: Flags(['is-cancelable', 'is-confirmable', 'is-discardable', 'is-force-cancelable']),
+    'allow-empty-apply': Type.Boolean(),
+    'auto-apply': Type.Boolean(),
+    'created-at': Timestamp,
+    'has-changes': Type.Boolean(),
+    'is-destroy': Type.Boolean(),
+    message: Type.String(),
+    permissions: Flags(['can-apply', 'can-cancel', 'can-discard', 'can-force-cancel', 'can-force-execute']),
+    'plan-only': Type.Boolean(),
+    'position-in-queue': Type.Integer(),
+    refresh: Type.Boolean(),
+    'refresh-only': Type.Boolean(),
+    source: Type.String(),
+    status: Type.Unsafe<string>(Type.Enum(['pending', 'discarded', 'canceled'])),
+    'status-timestamps': Open({ 'discarded-at': Type.Optional(Timestamp), 'canceled-at': Type.Optional(Timestamp) }),
+    'terraform-version': AlwaysNull('Hangar runs no Terraform'),
+    variables: Type.Array(Type.Unknown(), { maxItems: 0 }),
+  },
+  relationships: {
+    workspace: ToOne('workspaces'),
+    'configuration-version': ToOne('configuration-versions'),
+    'created-by': Type.Union([ToOne('users'), ToOneOrNone('users')]),
+  },
+});
+
+export const RunDocument = Document(RunResource, 'The run');
+export const RunListDocument = ListDocument(RunResource, "A page of the workspace's runs, newest first");

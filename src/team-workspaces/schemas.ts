@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { WORKSPACE_ACCESS_LEVELS, WORKSPACE_ACCESS_SCALES as W } from '../grants.ts';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { Required } from '../jsonapi/query.ts';
+import { Document, ListDocument, Resource, ToOne } from '../jsonapi/schemas.ts';
 
 export const TeamWorkspaceParams = Type.Object({ team_workspace_id: Type.String() });
 
@@ -40,3 +41,21 @@ export const UpdateTeamWorkspaceBody = Type.Object({
     attributes: Type.Optional(Type.Object({ access: Type.Optional(Access), ...Custom })),
   }),
 });
+
+const Level = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>(Type.Enum([...values]));
+
+export const TeamWorkspaceResource = Resource('TeamWorkspace', 'team-workspaces', {
+  attributes: {
+    access: Level(WORKSPACE_ACCESS_LEVELS),
+    runs: Level(W.runs),
+    variables: Level(W.variables),
+    'state-versions': Level(W['state-versions']),
+    'sentinel-mocks': Level(W['sentinel-mocks']),
+    'workspace-locking': Type.Boolean(),
+    'run-tasks': Type.Boolean(),
+  },
+  relationships: { team: ToOne('teams'), workspace: ToOne('workspaces') },
+});
+
+export const TeamWorkspaceDocument = Document(TeamWorkspaceResource, "The team's access to the workspace");
+export const TeamWorkspaceListDocument = ListDocument(TeamWorkspaceResource, "A page of teams' access to the workspace");

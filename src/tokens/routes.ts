@@ -54,17 +54,17 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
   });
 
   // A team's token: TFE's single ("legacy") team token, replaced by each create.
-  app.post('/teams/:team_id/authentication-token', { schema: { params: TeamTokenParams, body: CreateTeamTokenBody } }, async (request, reply) => {
+  app.post('/teams/:team_id/authentication-token', { schema: { summary: "Create or replace a team's token", tags, params: TeamTokenParams, body: CreateTeamTokenBody, response: responses({ 201: CreatedTokenDocument }) } }, async (request, reply) => {
     const a = request.body.data.attributes ?? {};
     const { token, secret } = await tokens.createTeamToken(request.caller, request.params.team_id, { expiredAt: a['expired-at'] });
     return reply.code(201).send({ data: tokenResource(token, secret) });
   });
 
-  app.get('/teams/:team_id/authentication-token', { schema: { params: TeamTokenParams } }, async (request) => {
+  app.get('/teams/:team_id/authentication-token', { schema: { summary: "Show a team's token (never its secret)", tags, params: TeamTokenParams, response: responses({ 200: TokenDocument }) } }, async (request) => {
     return { data: tokenResource(await tokens.showTeamToken(request.caller, request.params.team_id)) };
   });
 
-  app.delete('/teams/:team_id/authentication-token', { schema: { params: TeamTokenParams } }, async (request, reply) => {
+  app.delete('/teams/:team_id/authentication-token', { schema: { summary: "Delete a team's token", tags, params: TeamTokenParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await tokens.deleteTeamToken(request.caller, request.params.team_id);
     return reply.code(204).send();
   });

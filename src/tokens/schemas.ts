@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
-import { Document, ListDocument, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOneOrNone } from '../jsonapi/schemas.ts';
+import { Document, ListDocument, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 
 export const TokenParams = Type.Object({ token_id: Type.String() });
 
@@ -58,7 +58,7 @@ export const TokenResource = Resource('Token', 'authentication-tokens', {
     token: StringOrNull({ description: 'the secret: only in the answer that creates the token, null ever after' }),
     'expired-at': TimestampOrNull,
   },
-  relationships: { 'created-by': ToOneOrNone('users') },
+  relationships: { 'created-by': ToOneOrNone('users'), team: Type.Optional(ToOne('teams')) },
   links: false,
 });
 

@@ -256,8 +256,8 @@ export const REQUESTS: Record<string, RowRequest> = {
       return { body: doc('runs', { message: 'matrix' }, { relationships }) };
     },
   },
-  'GET /api/v2/runs/:run_id': { make: async (w) => ({ params: { run_id: await w.run() } }) },
-  'GET /api/v2/workspaces/:workspace_id/runs': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/runs/:run_id': { make: async (w) => ({ params: { run_id: (await w.run()).id } }) },
+  'GET /api/v2/workspaces/:workspace_id/runs': { make: async (w) => ({ params: { workspace_id: (await w.run()).workspaceId } }) },
   'POST /api/v2/runs/:run_id/actions/discard': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: { comment: 'matrix' } }) },
   'POST /api/v2/runs/:run_id/actions/cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
 

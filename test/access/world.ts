@@ -187,6 +187,10 @@ export class World {
 
   /** A new pending run, on a workspace of its own (it holds that workspace's lock). */
   async freshRun(): Promise<string> {
+    return (await this.freshRunWithWorkspace()).id;
+  }
+
+  async freshRunWithWorkspace(): Promise<{ id: string; workspaceId: string }> {
     const { workspaceId, cvId } = await this.freshRunnableWorkspace();
     const body = {
       data: {
@@ -194,10 +198,11 @@ export class World {
         relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } },
       },
     };
-    return (await this.#post('/api/v2/runs', body, 201, 'run')).id;
+    return { id: (await this.#post('/api/v2/runs', body, 201, 'run')).id as string, workspaceId };
   }
 
-  run = () => this.#once('run', () => this.freshRun());
+  /** A run (and the workspace it locks) that rows share. */
+  run = () => this.#once('run', () => this.freshRunWithWorkspace());
 
   /** A `read` grant on the shared workspace to a team nobody of the matrix is on. */
   async freshTeamWorkspace(): Promise<string> {
