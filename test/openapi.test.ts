@@ -263,9 +263,9 @@ suite('OpenAPI document', (ctx) => {
   });
 
   it('leaves out of the matrix and the document only the reference page', () => {
-    // OpenAPI writes path parameters as {name}.
-    const outside = OUTSIDE_THE_MATRIX.filter((r) => !r.path.startsWith(DOCS)).map((r) => r.path.replace(/:([a-z_]+)/g, '{$1}'));
-    for (const path of outside) assert.ok(doc.paths[path], `${path} is served but not described`);
+    const outside = OUTSIDE_THE_MATRIX.filter((r) => !r.path.startsWith(DOCS)).map((r) => r.path);
+    // The document spells path parameters `{name}`.
+    for (const path of outside) assert.ok(doc.paths[path.replace(/:([a-z_]+)/g, '{$1}')], `${path} is served but not described`);
   });
 });
 

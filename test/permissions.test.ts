@@ -186,7 +186,11 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'read-team': 404,
   'update-team': 403,
   'destroy-team': 403,
+  'manage-team-token': 403,
   'manage-team-membership': 403,
+  'manage-workspace-team-access': 403,
+  'read-workspace-team-grant': 404,
+  'queue-run': 403,
   'manage-owners-team-membership': 403,
   'read-project': 404,
   'update-project': 403,
@@ -231,6 +235,11 @@ const SUBJECTS: Record<Kind, { hidden: unknown; bare: unknown; full: unknown }> 
     full: { standing: OWNER, authority: ADMIN, grant: { teamId: 'team-other' } },
   },
   workspace: { hidden: { standing: standing(), authority: NO_AUTHORITY }, bare: { standing: standing(), authority: READ_ONLY }, full: { standing: OWNER, authority: ADMIN } },
+  'workspace-team-grant': {
+    hidden: { standing: standing(), authority: READ_ONLY, grant: { teamId: 'team-other' } },
+    bare: { standing: standing(), authority: READ_ONLY, grant: { teamId: 'team-mine' } },
+    full: { standing: OWNER, authority: ADMIN, grant: { teamId: 'team-other' } },
+  },
   gift: {
     hidden: { standing: STRANGER, organizationAccess: [], projects: [] },
     bare: { standing: standing(), organizationAccess: ['manage-policies'], projects: [] },

@@ -58,7 +58,7 @@ export interface TeamMembershipsTable {
 }
 
 /** `audit-trail`: an organization's second token, for reading its audit trail only. */
-export type TokenKind = 'user' | 'organization' | 'audit-trail' | 'agent';
+export type TokenKind = 'user' | 'organization' | 'audit-trail' | 'agent' | 'team';
 
 export interface AuthTokensTable {
   id: string;
@@ -72,6 +72,8 @@ export interface AuthTokensTable {
   organization_id: string | null;
   /** agent tokens: the pool they belong to (deleting the pool deletes them). */
   agent_pool_id: string | null;
+  /** team tokens: the team (deleting it deletes them). */
+  team_id: string | null;
   created_by_user_id: string | null;
   created_at: string;
   last_used_at: string | null;
@@ -305,6 +307,57 @@ export interface StateVersionOutputsTable {
   sealed_value: string;
 }
 
+/** A team's access to one workspace: the level and the effective value of each permission. */
+export interface TeamWorkspacesTable {
+  id: string;
+  team_id: string;
+  workspace_id: string;
+  access: string;
+  runs: string;
+  variables: string;
+  state_versions: string;
+  sentinel_mocks: string;
+  workspace_locking: DbBool;
+  run_tasks: DbBool;
+  created_at: string;
+}
+
+export interface ConfigurationVersionsTable {
+  id: string;
+  workspace_id: string;
+  status: string;
+  source: string;
+  auto_queue_runs: DbBool;
+  speculative: DbBool;
+  provisional: DbBool;
+  /** SHA-256 of the upload URL's secret, until the upload or its expiry; never the secret. */
+  upload_digest: string | null;
+  upload_expires_at: string | null;
+  /** The uploaded tarball; set exactly when the status is `uploaded`. */
+  archive: Uint8Array | null;
+  archive_size: number | null;
+  created_at: string;
+  uploaded_at: string | null;
+}
+
+export interface RunsTable {
+  id: string;
+  workspace_id: string;
+  configuration_version_id: string;
+  status: string;
+  message: string;
+  source: string;
+  is_destroy: DbBool;
+  refresh: DbBool;
+  refresh_only: DbBool;
+  plan_only: DbBool;
+  auto_apply: DbBool;
+  created_by_user_id: string | null;
+  created_at: string;
+  discarded_at: string | null;
+  canceled_at: string | null;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -330,4 +383,7 @@ export interface Schema {
   state_versions: StateVersionsTable;
   state_version_blobs: StateVersionBlobsTable;
   state_version_outputs: StateVersionOutputsTable;
+  team_workspaces: TeamWorkspacesTable;
+  configuration_versions: ConfigurationVersionsTable;
+  runs: RunsTable;
 }

@@ -40,3 +40,8 @@ export function commaJoined(q: WithExecutor, column: string): RawBuilder<string 
     ? sql<string | null>`string_agg(${sql.ref(column)}, ',')`
     : sql<string | null>`group_concat(${sql.ref(column)}, ',')`;
 }
+
+/** The column type for raw bytes: `bytea` on PostgreSQL, `blob` on SQLite. */
+export function binaryType(q: WithExecutor): 'bytea' | 'blob' {
+  return isPostgres(q) ? 'bytea' : 'blob';
+}

@@ -120,7 +120,8 @@ export function createOrganizationsService(deps: {
       // A new organization has no agent pools: `agent` cannot be its default yet.
       const execution = executionDefaults(input, { defaultExecutionMode: 'remote', defaultAgentPoolId: null });
       if (input.defaultAgentPool?.id) throw poolNotFound(input.defaultAgentPool.pointer);
-      const creator = { userId: actingUserId(caller.principal) };
+      // Only users pass create-organization, and a user is its own author.
+      const creator = { userId: actingUserId(caller.principal)! };
       const org = await guarded(
         database.transaction(async (trx) => {
           const serviceUser = await deps.users.createServiceUser(trx, input.name);

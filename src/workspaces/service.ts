@@ -1,9 +1,12 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
-import { authorize, can, denied, type ProjectSubject } from '../auth/authorize.ts';
+import { authorize, can, denied, type ActionOn, type ProjectSubject } from '../auth/authorize.ts';
 import type { Standing } from '../auth/organization.ts';
 import { workspacePermissions, type WorkspacePermissions } from '../auth/permission-sets.ts';
-import { workspaceFilter, type ProjectAuthority } from '../auth/project-scope.ts';
+import { needsGrants, workspaceFilter, type ProjectAuthority } from '../auth/project-scope.ts';
+import { holds } from '../auth/organization.ts';
+import { fromProjectGrant, workspaceAuthority, type WorkspaceGrantLoader } from '../auth/workspace-grants.ts';
+import type { WorkspaceGrant } from '../grants.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import type { Schema } from '../db/schema.ts';
@@ -198,7 +201,13 @@ const poolNotFound = () => errors.invalidAttribute(POOL, 'Agent pool not found')
 
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
-export function createWorkspacesService(deps: { database: Database; organizationLookup: OrganizationLookup; projectAccess: ProjectAccess; tags: TagsService }) {
+export function createWorkspacesService(deps: {
+  database: Database;
+  organizationLookup: OrganizationLookup;
+  projectAccess: ProjectAccess;
+  tags: TagsService;
+  workspaceGrants: WorkspaceGrantLoader;
+}) {
   const { database, projectAccess } = deps;
   const db = database.db;
   // The agent pools domain registers how to tell its pools (it depends on us, not we on it).
@@ -211,17 +220,30 @@ export function createWorkspacesService(deps: { database: Database; organization
     return next;
   }
 
-  /** The workspaces with their projects and the caller's authority there: two queries (projects, grants). */
+  /**
+   * The grants the caller's teams hold on each workspace: one query, none when they cannot
+   * matter (the caller manages every workspace already, or is on no team).
+   */
+  async function ownGrants(q: Queryable, standing: Standing, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceGrant[]>> {
+    if (!needsGrants(standing) || holds(standing, 'manage-all-workspaces') || standing.teamIds.length === 0 || workspaceIds.length === 0) return new Map();
+    return deps.workspaceGrants(q, standing.teamIds, workspaceIds);
+  }
+
+  /**
+   * The workspaces with their projects and the caller's authority there: the project's, raised
+   * by grants on the workspace itself. Three queries at most (projects, project grants, workspace grants).
+   */
   async function withAuthority(standing: Standing, org: Organization, workspaces: readonly Workspace[]): Promise<FoundWorkspace[]> {
     const projects = await projectAccess.rows(db, workspaces.map((w) => w.projectId));
     const byId = new Map(projects.map((p) => [p.id, p]));
     const authority = await projectAccess.authorities(db, standing, projects);
+    const grants = await ownGrants(db, standing, workspaces.map((w) => w.id));
     return workspaces.map((workspace) => ({
       workspace,
       standing,
       org,
       project: byId.get(workspace.projectId)!,
-      authority: authority.get(workspace.projectId)!,
+      authority: workspaceAuthority(authority.get(workspace.projectId)!, grants.get(workspace.id) ?? []),
     }));
   }
 
@@ -249,7 +271,7 @@ export function createWorkspacesService(deps: { database: Database; organization
   const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
 
   /** A workspace the caller may read; 404 for everything else. */
-  async function find(caller: Caller, ref: WorkspaceRef): Promise<FoundWorkspace> {
+  async function find(caller: Caller, ref: WorkspaceRef, action: ActionOn<'workspace'> = 'read-workspace'): Promise<FoundWorkspace> {
     let workspace: Workspace | undefined;
     let standing: Standing;
     let org: Organization;
@@ -264,7 +286,7 @@ export function createWorkspacesService(deps: { database: Database; organization
     }
     const [found] = await withAuthority(standing, org, [workspace]);
     if (!found?.project) throw errors.notFound();
-    authorize(found, 'read-workspace');
+    authorize(found, action);
     return found;
   }
 
@@ -309,7 +331,23 @@ export function createWorkspacesService(deps: { database: Database; organization
   return {
     moveInto,
 
-    /** For the domains built on workspaces (locks, state, tags): the workspace if the caller may read it, else 404. */
+    /**
+     * What the caller holds on each workspace, as workspace grants: its teams' grants on the
+     * workspace and on its project (to check what it may give; see auth/gifts.ts). Three queries.
+     */
+    async heldOn(standing: Standing, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceGrant[]>> {
+      const workspaces = await store.findWorkspacesByIds(db, workspaceIds);
+      const projectGrants = await projectAccess.heldGrants(db, standing, workspaces.map((w) => w.projectId));
+      const own = await ownGrants(db, standing, workspaces.map((w) => w.id));
+      return new Map(
+        workspaces.map((w) => [w.id, [...(projectGrants.get(w.projectId) ?? []).map(fromProjectGrant), ...(own.get(w.id) ?? [])]]),
+      );
+    },
+
+    /**
+     * For the domains built on workspaces (locks, state, runs, team access): the workspace if the
+     * caller may perform `action` on it (read by default); 404 when it may not see it, else as auth/ says.
+     */
     find,
     /** The view of a workspace found with `find`, as of now (after a lock changed, say). */
     view,

@@ -204,6 +204,13 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'GET /api/v2/teams/:team_id [a visible team]': { make: async (w) => ({ params: { team_id: await w.team('organization') } }) },
   'GET /api/v2/teams/:team_id [a secret team]': { make: async (w) => ({ params: { team_id: await w.team('secret') } }) },
+  'POST /api/v2/teams/:team_id/authentication-token [a visible team]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('') }),
+  },
+  'GET /api/v2/teams/:team_id/authentication-token [a visible team]': { make: async (w) => ({ params: { team_id: (await w.freshTeamToken()).teamId } }) },
+  'DELETE /api/v2/teams/:team_id/authentication-token [a visible team]': { make: async (w) => ({ params: { team_id: (await w.freshTeamToken()).teamId } }) },
+  'GET /api/v2/authentication-tokens/:token_id [a team token]': { make: async (w) => ({ params: { token_id: (await w.freshTeamToken()).id } }) },
+  'DELETE /api/v2/authentication-tokens/:token_id [a team token]': { make: async (w) => ({ params: { token_id: (await w.freshTeamToken()).id } }) },
   'PATCH /api/v2/teams/:team_id [a visible team]': {
     make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('teams', { name: unique('renamed') }) }),
   },
@@ -352,6 +359,50 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: { project_id: await w.freshProject() }, body: tagBindings(unique('k'), 'v') }),
   },
   'GET /api/v2/projects/:project_id/effective-tag-bindings': { make: async (w) => ({ params: { project_id: (await taggedWorkspace(w), await w.project()) } }) },
+
+  // ---- configuration versions
+  'POST /api/v2/workspaces/:workspace_id/configuration-versions': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: doc('configuration-versions', { 'auto-queue-runs': false }) }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/configuration-versions': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/configuration-versions/:configuration_version_id': {
+    make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion() } }),
+  },
+
+  // ---- runs
+  'POST /api/v2/runs': {
+    make: async (w) => {
+      const { workspaceId, cvId } = await w.freshRunnableWorkspace();
+      const relationships = {
+        workspace: { data: { type: 'workspaces', id: workspaceId } },
+        'configuration-version': { data: { type: 'configuration-versions', id: cvId } },
+      };
+      return { body: doc('runs', { message: 'matrix' }, { relationships }) };
+    },
+  },
+  'GET /api/v2/runs/:run_id': { make: async (w) => ({ params: { run_id: (await w.run()).id } }) },
+  'GET /api/v2/workspaces/:workspace_id/runs': { make: async (w) => ({ params: { workspace_id: (await w.run()).workspaceId } }) },
+  'POST /api/v2/runs/:run_id/actions/discard': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: { comment: 'matrix' } }) },
+  'POST /api/v2/runs/:run_id/actions/cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
+
+  // ---- workspace team access
+  'GET /api/v2/team-workspaces': {
+    make: async (w) => {
+      await w.freshTeamWorkspace();
+      return { query: `filter[workspace][id]=${(await w.workspace()).id}` };
+    },
+  },
+  'POST /api/v2/team-workspaces [read access for another team]': {
+    make: async (w) => {
+      const relationships = { workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } }, team: { data: { type: 'teams', id: await w.freshTeam() } } };
+      return { body: doc('team-workspaces', { access: 'read' }, { relationships }) };
+    },
+  },
+  'GET /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
+  "PATCH /api/v2/team-workspaces/:team_workspace_id [another team's read access, raised to write]": {
+    make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() }, body: doc('team-workspaces', { access: 'write' }) }),
+  },
+  'DELETE /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
 
   // ---- project team access
   'GET /api/v2/team-projects': {
