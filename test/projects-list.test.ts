@@ -1,3 +1,4 @@
+import { untilCaching } from './helpers/caches.ts';
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
@@ -114,6 +115,7 @@ suite('projects list', (ctx) => {
       assert.ok(result.body.data.every((p: any) => p.attributes['workspace-count'] === (p.attributes.name === 'Default Project' ? 0 : 1)));
       return queries;
     };
+    await untilCaching(ctx.database);
     await count(1); // warms the caller's token lookup
     const small = await count(2);
     const large = await count(30);
@@ -127,6 +129,7 @@ suite('projects list', (ctx) => {
       data: { type: 'projects', attributes: { name: 'counted' } },
     });
     const member = await ctx.member(org, { 'read-projects': true });
+    await untilCaching(ctx.database);
     const show = async (token: string) => {
       await ctx.get(`/api/v2/projects/${made.body.data.id}`, token); // warms the token's last-used-at
       const { result, queries } = await ctx.countQueries(() => ctx.get(`/api/v2/projects/${made.body.data.id}`, token));
@@ -135,8 +138,9 @@ suite('projects list', (ctx) => {
     };
     const asMember = await show(member.token);
     const asOwner = await show(org.owner.token);
-    // token, project, organization, standing, grants, workspace count, team count.
+    // At most: token, project, organization, standing, grants, workspace count, team count; the
+    // token, organization, standing and grants are cached once warm (db/changes.ts).
     assert.ok(asMember <= 7, `a member's show ran ${asMember} queries`);
-    assert.equal(asOwner, asMember - 1, 'an owner skips the grants query');
+    assert.ok(asOwner <= asMember, 'an owner needs no grants query');
   });
 });

@@ -10,6 +10,7 @@ import * as policySetWorkspaces from './migrations/0005_policy_set_workspaces.ts
 import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts';
 import * as accounts from './migrations/0008_accounts.ts';
 import * as teamsPolicies from './migrations/0009_teams_policies.ts';
+import * as performance from './migrations/0012_performance.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0006_agent_pool_workspaces': agentPoolWorkspaces,
   '0008_accounts': accounts,
   '0009_teams_policies': teamsPolicies,
+  '0012_performance': performance,
 };
 
 async function migrator(database: Database): Promise<Migrator> {
