@@ -37,6 +37,33 @@ suite('projects list', (ctx) => {
     assert.equal(ok.body.included, undefined);
   });
 
+  it('keeps q= and the counts right through renames, deletes and a whole organization gone', async () => {
+    const org = await ctx.organization();
+    const url = (query: string) => `/api/v2/organizations/${org.name}/projects${query}`;
+    const get = async (query: string) => (await ctx.get(url(query), org.owner.token)).body;
+    const made = [];
+    for (const name of ['Quartz one', 'quartzite', 'Granite']) made.push(await createProject(ctx, org, { name }));
+    const found = async (q: string) => (await get(`?q=${encodeURIComponent(q)}`)).data.map((p: any) => p.attributes.name).sort();
+    assert.deepEqual(await found('QUARTZ'), ['Quartz one', 'quartzite']);
+    assert.deepEqual(await found('Z O'), ['Quartz one']);
+    assert.deepEqual(await found('z "o'), [], 'a double quote is searched as itself, no syntax');
+    assert.deepEqual(await found('one OR x*'), []);
+    assert.deepEqual(await found('NIT'), ['Granite']);
+    assertStatus(await ctx.patch(`/api/v2/projects/${made[2]!.id}`, org.owner.token, { data: { type: 'projects', attributes: { name: 'Basalt' } } }), 200);
+    assert.deepEqual(await found('nit'), []);
+    assert.deepEqual(await found('ASAL'), ['Basalt']);
+    assertStatus(await ctx.delete(`/api/v2/projects/${made[1]!.id}`, org.owner.token), 204);
+    assert.deepEqual(await found('quartz'), ['Quartz one']);
+    const counts = (await get('?q=quartz')).meta;
+    // The default project, Quartz one and Basalt.
+    assert.deepEqual(counts['status-counts'], { total: 3, matching: 1 });
+    assert.equal(counts.pagination['total-count'], 1);
+    assert.equal((await get('')).meta.pagination['total-count'], 3);
+    assertStatus(await ctx.delete(`/api/v2/organizations/${org.name}`, org.owner.token), 204);
+    const left = await ctx.database.db.selectFrom('organization_project_counts').selectAll().execute();
+    assert.ok(left.every((r) => Number(r.projects) >= 1), 'no counter of a deleted organization, none at zero or below');
+  });
+
   it('searches names case-insensitively with q, treating % and _ literally', async () => {
     assert.deepEqual(names(await list('?q=ALP')), ['Alpha']);
     assert.deepEqual(names(await list('?q=a')).sort(), ['Alpha', 'Default Project', 'bravo 100', 'charlie_2', 'delta'].sort());

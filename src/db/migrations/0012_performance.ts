@@ -5,6 +5,15 @@
 // Statement-level triggers: one notification per statement at most, and PostgreSQL folds equal
 // notifications of one transaction into one. Writes to `auth_tokens.last_used_at` alone notify
 // nobody (bookkeeping, written once a minute per token in use).
+//
+// Both: `organization_project_counts`, each organization's number of projects, kept by triggers
+// on `projects` in the transaction that inserts or deletes (so exact under any concurrency: on
+// PostgreSQL the counter row is locked until the writer commits), so that a list's total is one
+// row read instead of a count over every project of the organization.
+//
+// Both: project names indexed by trigrams for `q=` of three characters or more: an FTS5 table with
+// the trigram tokenizer (SQLite, kept by triggers) and a pg_trgm GIN index on lower(name)
+// (PostgreSQL).
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { NOTIFY_CHANNEL } from '../changes.ts';
 
@@ -22,6 +31,56 @@ const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof Post
 
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db);
+  await db.schema
+    .createTable('organization_project_counts')
+    .addColumn('organization_id', 'text', (c) => c.primaryKey().references('organizations.id').onDelete('cascade'))
+    .addColumn('projects', 'integer', (c) => c.notNull().check(sql`projects >= 0`))
+    .execute();
+  await sql`insert into organization_project_counts (organization_id, projects)
+    select organization_id, count(*) from projects group by organization_id`.execute(db);
+  // A first project creates the organization's row; a delete always finds it (the check would
+  // refuse an insert of -1 before any conflict clause is considered).
+  const bumpCount = (org: string, by: '1' | '-1') =>
+    sql.raw(
+      by === '1'
+        ? `insert into organization_project_counts (organization_id, projects) values (${org}, 1)
+           on conflict (organization_id) do update set projects = organization_project_counts.projects + 1`
+        : `update organization_project_counts set projects = projects - 1 where organization_id = ${org}`,
+    );
+  if (postgres) {
+    await sql`
+      create function hangar_count_projects() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          ${bumpCount('new.organization_id', '1')};
+        elsif tg_op = 'DELETE' then
+          ${bumpCount('old.organization_id', '-1')};
+        elsif old.organization_id is distinct from new.organization_id then
+          ${bumpCount('old.organization_id', '-1')};
+          ${bumpCount('new.organization_id', '1')};
+        end if;
+        return null;
+      end
+      $$`.execute(db);
+    await sql`create trigger projects_count after insert or delete or update of organization_id on projects
+      for each row execute function hangar_count_projects()`.execute(db);
+    await sql`create extension if not exists pg_trgm`.execute(db);
+    await sql`create index projects_name_trgm on projects using gin (lower(name) gin_trgm_ops)`.execute(db);
+  } else {
+    await sql`create trigger projects_count_insert after insert on projects begin ${bumpCount('new.organization_id', '1')}; end`.execute(db);
+    await sql`create trigger projects_count_delete after delete on projects begin ${bumpCount('old.organization_id', '-1')}; end`.execute(db);
+    await sql`create trigger projects_count_move after update of organization_id on projects when old.organization_id <> new.organization_id begin
+      ${bumpCount('old.organization_id', '-1')}; ${bumpCount('new.organization_id', '1')}; end`.execute(db);
+    // The names, lower-cased, by project rowid (external content would read `name` unlowered).
+    await sql`create virtual table projects_name_search using fts5(name, tokenize = 'trigram')`.execute(db);
+    await sql`insert into projects_name_search (rowid, name) select rowid, lower(name) from projects`.execute(db);
+    await sql`create trigger projects_search_insert after insert on projects begin
+      insert into projects_name_search (rowid, name) values (new.rowid, lower(new.name)); end`.execute(db);
+    await sql`create trigger projects_search_delete after delete on projects begin
+      delete from projects_name_search where rowid = old.rowid; end`.execute(db);
+    await sql`create trigger projects_search_rename after update of name on projects begin
+      update projects_name_search set name = lower(new.name) where rowid = old.rowid; end`.execute(db);
+  }
   if (postgres) {
     await sql`
       create function hangar_auth_changed() returns trigger language plpgsql as $$
