@@ -117,7 +117,17 @@ function openPostgres(config: pg.PoolConfig, onError: (error: unknown) => void):
     // next request's queries would queue behind it. Ending the client closes the connection,
     // so the pool discards it on release instead of handing it out again.
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    let prepared = 0;
     client.query = ((...args: unknown[]) => {
+      // Kysely sends (text, values). Each statement shape is parsed and planned once per
+      // connection as a named prepared statement, not at every execution.
+      if (args.length === 2 && typeof args[0] === 'string' && Array.isArray(args[1])) {
+        const name = statementName(args[0], prepared < PREPARED_PER_CONNECTION);
+        if (name) {
+          if (!client.connection || !(client.connection as unknown as { parsedStatements: Record<string, string> }).parsedStatements[name]) prepared += 1;
+          args = [{ name, text: args[0], values: args[1] }];
+        }
+      }
       const result = query(...args);
       if (result instanceof Promise) {
         result.catch((e: unknown) => {
@@ -141,6 +151,23 @@ function openPostgres(config: pg.PoolConfig, onError: (error: unknown) => void):
 }
 
 const ignore = () => {};
+
+/** Statement shapes kept prepared on one PostgreSQL connection at most; later new shapes run unnamed. */
+const PREPARED_PER_CONNECTION = 500;
+/** Statement text → its prepared statement's name, for this process (bounded: shapes are few, IN lists aside). */
+const STATEMENT_NAMES = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 2_000;
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+/** The name to prepare `text` under, or null to run it unnamed (DDL, transaction control, too many shapes). */
+function statementName(text: string, mayAdd: boolean): string | null {
+  const known = STATEMENT_NAMES.get(text);
+  if (known) return known;
+  if (!mayAdd || STATEMENT_NAMES.size >= MAX_STATEMENT_NAMES || !PREPARABLE.test(text)) return null;
+  const name = `hangar_${STATEMENT_NAMES.size}`;
+  STATEMENT_NAMES.set(text, name);
+  return name;
+}
 const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {

@@ -4,7 +4,7 @@ import { projectPermissions, type ProjectPermissions } from '../auth/permission-
 import { projectFilter, type ProjectAuthority } from '../auth/project-scope.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
-import { newId } from '../ids.ts';
+import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
@@ -105,9 +105,13 @@ export function createProjectsService(deps: {
       return (await views(standing, [project]))[0]!;
     },
 
+    /** One statement once the caller's token, standing and grants are cached (auth/, db/changes.ts). */
     async show(caller: Caller, id: string): Promise<ProjectView> {
-      const { project, standing, authority } = await projectAccess.find(caller, id);
-      return (await views(standing, [project], new Map([[project.id, authority]])))[0]!;
+      const found = hasPrefix(id, 'prj') ? await store.findProjectWithCounts(db, id) : undefined;
+      const { project, standing, authority } = await projectAccess.authorized(caller, found?.project);
+      const { workspaceCount, teamCount } = found!;
+      const permissions = projectPermissions({ standing, authority }, project);
+      return { project, organizationName: standing.organizationName, permissions, workspaceCount, teamCount };
     },
 
     async list(caller: Caller, organizationName: string, query: ProjectListQuery, page: Page) {

@@ -77,6 +77,26 @@ export async function findProjectById(q: Queryable, id: string, lock?: RowLock):
   return r && PROJECTS.read(r);
 }
 
+/**
+ * A project and how many workspaces and teams it has, in one statement (a show: one round trip
+ * on PostgreSQL). The counts read `workspaces` and `team_projects`, the one place this store
+ * looks beyond its table, so that a show needs no second query.
+ */
+export async function findProjectWithCounts(q: Queryable, id: string): Promise<{ project: Project; workspaceCount: number; teamCount: number } | undefined> {
+  const r = await q
+    .selectFrom('projects')
+    .selectAll('projects')
+    .select((eb) => [
+      eb.selectFrom('workspaces').select((w) => w.fn.countAll<number>().as('n')).whereRef('workspaces.project_id', '=', 'projects.id').as('workspace_count'),
+      eb.selectFrom('team_projects').select((t) => t.fn.countAll<number>().as('n')).whereRef('team_projects.project_id', '=', 'projects.id').as('team_count'),
+    ])
+    .where('projects.id', '=', id)
+    .executeTakeFirst();
+  if (!r) return undefined;
+  const { workspace_count, team_count, ...row } = r;
+  return { project: PROJECTS.read(row), workspaceCount: Number(workspace_count ?? 0), teamCount: Number(team_count ?? 0) };
+}
+
 export async function findProjectsByIds(q: Queryable, ids: readonly string[]): Promise<Project[]> {
   if (ids.length === 0) return [];
   const rows = await q.selectFrom('projects').selectAll().where('id', 'in', [...new Set(ids)]).execute();
