@@ -124,11 +124,12 @@ export async function buildWorld(
   };
   const parameters = (async () => {
     const set = await owner.post('/organizations/bench/policy-sets', { data: { type: 'policy-sets', attributes: { name: 'bench-set' } } });
-    for (let i = 0; i < 200; i += 20) {
+    // A policy set holds at most 100 parameters; every fifth is sensitive.
+    for (let i = 0; i < 100; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, (_, j) =>
           owner.post(`/policy-sets/${set.id}/parameters`, {
-            data: { type: 'vars', attributes: { key: `k${i + j}`, value: `v${i + j}`, category: 'policy-set', sensitive: (i + j) % 10 === 0 } },
+            data: { type: 'vars', attributes: { key: `k${i + j}`, value: `v${i + j}`, category: 'policy-set', sensitive: (i + j) % 5 === 0 } },
           }),
         ),
       );

@@ -122,9 +122,10 @@ function openPostgres(config: pg.PoolConfig, onError: (error: unknown) => void):
       // Kysely sends (text, values). Each statement shape is parsed and planned once per
       // connection as a named prepared statement, not at every execution.
       if (args.length === 2 && typeof args[0] === 'string' && Array.isArray(args[1])) {
-        const name = statementName(args[0], prepared < PREPARED_PER_CONNECTION);
-        if (name) {
-          if (!client.connection || !(client.connection as unknown as { parsedStatements: Record<string, string> }).parsedStatements[name]) prepared += 1;
+        const name = statementName(args[0]);
+        const parsed = name !== null && (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements[name] !== undefined;
+        if (name !== null && (parsed || prepared < PREPARED_PER_CONNECTION)) {
+          if (!parsed) prepared += 1;
           args = [{ name, text: args[0], values: args[1] }];
         }
       }
@@ -160,10 +161,10 @@ const MAX_STATEMENT_NAMES = 2_000;
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 /** The name to prepare `text` under, or null to run it unnamed (DDL, transaction control, too many shapes). */
-function statementName(text: string, mayAdd: boolean): string | null {
+function statementName(text: string): string | null {
   const known = STATEMENT_NAMES.get(text);
   if (known) return known;
-  if (!mayAdd || STATEMENT_NAMES.size >= MAX_STATEMENT_NAMES || !PREPARABLE.test(text)) return null;
+  if (STATEMENT_NAMES.size >= MAX_STATEMENT_NAMES || !PREPARABLE.test(text)) return null;
   const name = `hangar_${STATEMENT_NAMES.size}`;
   STATEMENT_NAMES.set(text, name);
   return name;

@@ -4,7 +4,7 @@ import { bool, columns } from '../db/columns.ts';
 import type { RowFilter } from '../db/filter.ts';
 import { listed, type Window } from '../db/list.ts';
 import type { ProjectsTable, Schema } from '../db/schema.ts';
-import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
+import { containsInsensitive, containsInsensitiveSqlite, supportsRowLocks } from '../db/sql.ts';
 
 export interface Project {
   id: string;
@@ -156,8 +156,9 @@ const TRIGRAM = 3;
  * PostgreSQL's planner picks the pg_trgm index for the LIKE by itself.
  */
 function nameContains(eb: ExpressionBuilder<Schema, 'projects'>, text: string, fts: boolean): Expression<SqlBool> {
-  const like = containsInsensitive('projects.name', text);
-  if (!fts || [...text].length < TRIGRAM) return like;
+  if (!fts) return containsInsensitive('projects.name', text);
+  const like = containsInsensitiveSqlite('projects.name', text);
+  if ([...text].length < TRIGRAM) return like;
   const phrase = `"${text.toLowerCase().replace(/"/g, '""')}"`;
   return eb.and([sql<SqlBool>`projects.rowid in (select rowid from projects_name_search where projects_name_search match ${phrase})`, like]);
 }
@@ -167,11 +168,18 @@ function nameContains(eb: ExpressionBuilder<Schema, 'projects'>, text: string, f
  * a caller who sees every project is the organization's counter, not a count.
  */
 export async function listProjects(q: Queryable, f: ProjectListFilter, page: Window) {
-  let base = q.selectFrom('projects').where('organization_id', '=', f.organizationId);
-  if (f.visible) base = base.where(f.visible);
   const required = f.required.filter((r) => r !== null);
   // SQLite's trigram index is a table of its own; PostgreSQL's is an index the LIKE uses.
   const fts = !supportsRowLocks(q);
+  // SQLite, without statistics, takes the organization index for selective and walks every
+  // project of a large organization testing each against the grants or the trigram match.
+  // When either narrows the list, `+` keeps it off that index, so the plan starts from the few
+  // granted or matching ids (primary key lookups) instead. PostgreSQL plans by its statistics.
+  const narrowed = fts && (f.visible !== null || (!f.names?.length && [...(f.search ?? '')].length >= TRIGRAM));
+  let base = narrowed
+    ? q.selectFrom('projects').where(sql<string>`+projects.organization_id`, '=', f.organizationId)
+    : q.selectFrom('projects').where('organization_id', '=', f.organizationId);
+  if (f.visible) base = base.where(f.visible);
   const names = f.names?.length ? f.names.map((n) => n.toLowerCase()) : null;
   const matching = (eb: ExpressionBuilder<Schema, 'projects'>) => {
     const parts: Expression<SqlBool>[] = required.map((filter) => filter(eb));
