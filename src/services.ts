@@ -17,6 +17,7 @@ import { createTeamsService } from './teams/service.ts';
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
+import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -31,6 +32,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
   const teams = createTeamsService({ database, organizationLookup, organizations, projectAccess, teamGrants: createTeamGrantsLoader(database), users });
   const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess });
+  const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects });
   const tokens = createTokensService({ database, users, organizationLookup });
@@ -38,7 +40,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
-  return { users, organizations, teams, workspaces, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, workspaces, workspaceLocks, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

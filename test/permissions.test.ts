@@ -198,6 +198,11 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'read-workspace': 404,
   'update-workspace': 403,
   'destroy-workspace': 403,
+  'lock-workspace': 403,
+  'force-unlock-workspace': 403,
+  'read-state-outputs': 403,
+  'read-state': 403,
+  'write-state': 403,
   'move-workspace-out': 403,
 };
 

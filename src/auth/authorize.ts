@@ -137,6 +137,13 @@ export const ACTIONS = {
   'read-workspace': row('workspace', HIDE, ({ authority }) => authority.readWorkspaces),
   'update-workspace': row('workspace', forbid('You are not allowed to change the settings of this workspace'), ({ authority }) => authority.manageWorkspaces),
   'destroy-workspace': row('workspace', forbid('You are not allowed to delete this workspace'), ({ authority }) => authority.deleteWorkspaces),
+  // Locks and state, as TFE's workspace permissions: `locking`, `state-versions` read-outputs/read/write.
+  'lock-workspace': row('workspace', forbid('You are not allowed to lock or unlock this workspace'), ({ authority }) => authority.lockWorkspaces),
+  // Releasing someone else's lock takes workspace admin, as in TFE.
+  'force-unlock-workspace': row('workspace', forbid('You are not allowed to force-unlock this workspace'), ({ authority }) => authority.manageWorkspaces),
+  'read-state-outputs': row('workspace', forbid('You are not allowed to read the state of this workspace'), ({ authority }) => authority.readStateOutputs),
+  'read-state': row('workspace', forbid('You are not allowed to read the state of this workspace'), ({ authority }) => authority.readState),
+  'write-state': row('workspace', forbid('You are not allowed to write the state of this workspace'), ({ authority }) => authority.writeState),
   // Refused moves are answered together, naming every workspace (see `denied`).
   'move-workspace-out': row('workspace', forbid(), ({ authority }) => authority.readWorkspaces && authority.moveWorkspace),
 } as const;

@@ -87,12 +87,17 @@ export type GrantCondition =
   | 'delete-workspace'
   | 'read-teams'
   | 'manage-teams'
-  | 'manage-workspaces';
+  | 'manage-workspaces'
+  | 'lock-workspace'
+  | 'read-state-outputs'
+  | 'read-state'
+  | 'write-state';
 
 type GrantTest =
   | { kind: 'any' }
   | { kind: 'project'; key: 'settings' | 'teams'; values: readonly string[] }
   | { kind: 'workspace'; key: WorkspaceAccessFlag }
+  | { kind: 'workspace-scale'; key: 'state-versions'; values: readonly string[] }
   | { kind: 'level'; levels: readonly ProjectAccessLevel[] };
 
 function atLeast<T extends readonly string[]>(scale: T, min: T[number]): readonly string[] {
@@ -111,6 +116,10 @@ export const GRANT_TESTS: Record<GrantCondition, GrantTest> = {
   'delete-workspace': { kind: 'workspace', key: 'delete' },
   // Changing a workspace's settings takes workspace admin, which maintain and admin imply.
   'manage-workspaces': { kind: 'level', levels: ['maintain', 'admin'] },
+  'lock-workspace': { kind: 'workspace', key: 'locking' },
+  'read-state-outputs': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read-outputs') },
+  'read-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read') },
+  'write-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'write') },
 };
 
 /** The conditions only a level passes, whatever a custom grant's values (workspace admin). */
@@ -126,6 +135,8 @@ export function grantAllows(g: ProjectGrant, condition: GrantCondition): boolean
       return t.values.includes(g.project[t.key]);
     case 'workspace':
       return g.workspace[t.key];
+    case 'workspace-scale':
+      return t.values.includes(g.workspace[t.key]);
     case 'level':
       return t.levels.includes(g.access);
   }
@@ -152,6 +163,8 @@ function grantPasses(eb: GrantsEb, condition: GrantCondition) {
       return eb(`tp.${PROJECT_COLUMNS[t.key]}`, 'in', [...t.values]);
     case 'workspace':
       return eb(`tp.${WORKSPACE_FLAG_COLUMNS[t.key]}`, '=', true);
+    case 'workspace-scale':
+      return eb('tp.workspace_state_versions', 'in', [...t.values]);
     case 'level':
       return eb('tp.access', 'in', [...t.levels]);
   }

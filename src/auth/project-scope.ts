@@ -27,6 +27,14 @@ export interface ProjectAuthority {
   /** Change the settings of the project's workspaces. */
   manageWorkspaces: boolean;
   deleteWorkspaces: boolean;
+  /** Lock and unlock the project's workspaces (TFE's `locking`). */
+  lockWorkspaces: boolean;
+  /** Read the outputs of their state versions (`state-versions: read-outputs` and above). */
+  readStateOutputs: boolean;
+  /** Read their state versions, the state itself included (`state-versions: read`). */
+  readState: boolean;
+  /** Create state versions (`state-versions: write`). */
+  writeState: boolean;
 }
 
 const NO_AUTHORITY: ProjectAuthority = {
@@ -40,6 +48,10 @@ const NO_AUTHORITY: ProjectAuthority = {
   readWorkspaces: false,
   manageWorkspaces: false,
   deleteWorkspaces: false,
+  lockWorkspaces: false,
+  readStateOutputs: false,
+  readState: false,
+  writeState: false,
 };
 const FULL_AUTHORITY = Object.fromEntries(Object.keys(NO_AUTHORITY).map((k) => [k, true])) as unknown as ProjectAuthority;
 
@@ -69,6 +81,11 @@ export function projectAuthority(s: Standing, project: { isDefault: boolean }, g
     readWorkspaces: holds(s, 'read-all-workspaces') || grants.length > 0,
     manageWorkspaces: workspaceManager || any('manage-workspaces'),
     deleteWorkspaces: workspaceManager || any('delete-workspace'),
+    // `manage-workspaces` is admin of every workspace; `read-workspaces` reads every one, state included.
+    lockWorkspaces: workspaceManager || any('lock-workspace'),
+    readStateOutputs: holds(s, 'read-all-workspaces') || any('read-state-outputs'),
+    readState: holds(s, 'read-all-workspaces') || any('read-state'),
+    writeState: workspaceManager || any('write-state'),
   };
 }
 

@@ -10,6 +10,7 @@ import * as policySetWorkspaces from './migrations/0005_policy_set_workspaces.ts
 import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts';
 import * as accounts from './migrations/0008_accounts.ts';
 import * as teamsPolicies from './migrations/0009_teams_policies.ts';
+import * as state from './migrations/0011_state.ts';
 import * as performance from './migrations/0012_performance.ts';
 
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006_agent_pool_workspaces': agentPoolWorkspaces,
   '0008_accounts': accounts,
   '0009_teams_policies': teamsPolicies,
+  '0011_state': state,
   '0012_performance': performance,
 };
 

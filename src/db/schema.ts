@@ -199,6 +199,63 @@ export interface AgentsTable {
   created_at: string;
 }
 
+/** A locked workspace and who holds the lock (a user, a team or a run). */
+export interface WorkspaceLocksTable {
+  workspace_id: string;
+  holder_type: 'users' | 'teams' | 'runs';
+  holder_id: string;
+  reason: string | null;
+  locked_at: string;
+}
+
+export type StateVersionStatus = 'pending' | 'finalized' | 'discarded';
+
+export interface StateVersionsTable {
+  id: string;
+  workspace_id: string;
+  /** bigint: PostgreSQL hands it back as text; stores convert. */
+  serial: ColumnType<number | string, number, number>;
+  lineage: string | null;
+  md5: string;
+  status: StateVersionStatus;
+  /** Order of finalization within the workspace; the highest is the current version. */
+  position: number | null;
+  state_size: number | null;
+  state_format_version: number | null;
+  terraform_version: string | null;
+  /** JSON, derived from the state when it arrives. */
+  resources: string | null;
+  providers: string | null;
+  modules: string | null;
+  billable_rum_count: number | null;
+  json_state_uploaded: DbBool;
+  created_by: string | null;
+  run_id: string | null;
+  created_at: string;
+  finalized_at: string | null;
+}
+
+/** State bytes, sealed with the keyring (crypto/keyring.ts); kind `state` or `json-state`. */
+export interface StateVersionBlobsTable {
+  state_version_id: string;
+  kind: string;
+  sealed: string;
+  size: number;
+  created_at: string;
+}
+
+export interface StateVersionOutputsTable {
+  id: string;
+  state_version_id: string;
+  position: number;
+  name: string;
+  sensitive: DbBool;
+  type: string;
+  detailed_type: string | null;
+  /** The value as JSON text, sealed with the keyring. */
+  sealed_value: string;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -217,4 +274,8 @@ export interface Schema {
   agent_pools: AgentPoolsTable;
   agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;
   agents: AgentsTable;
+  workspace_locks: WorkspaceLocksTable;
+  state_versions: StateVersionsTable;
+  state_version_blobs: StateVersionBlobsTable;
+  state_version_outputs: StateVersionOutputsTable;
 }

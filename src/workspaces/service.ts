@@ -29,15 +29,26 @@ export interface WorkspaceInput {
   projectId?: string;
 }
 
+/** Who holds a workspace's lock (the workspace-locks domain owns locks and reports them here). */
+export interface WorkspaceLockView {
+  holderType: 'users' | 'teams' | 'runs';
+  holderId: string;
+  reason: string | null;
+}
+
+/** Loads the locks of the given workspaces (one query), by workspace id. */
+export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, WorkspaceLockView>>;
+
 export interface WorkspaceView {
   workspace: Workspace;
   organizationName: string;
   project: Project;
   permissions: WorkspacePermissions;
+  lock: WorkspaceLockView | null;
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
-interface FoundWorkspace extends ProjectSubject {
+export interface FoundWorkspace extends ProjectSubject {
   workspace: Workspace;
   project: Project;
 }
@@ -90,12 +101,22 @@ export function createWorkspacesService(deps: { database: Database; organization
     }));
   }
 
-  const view = ({ workspace, standing, project, authority }: FoundWorkspace): WorkspaceView => ({
-    workspace,
-    organizationName: standing.organizationName,
-    project,
-    permissions: workspacePermissions({ standing, authority }),
-  });
+  // Registered by the workspace-locks domain (which builds on this one), so that every view of a
+  // workspace says whether it is locked without this domain knowing how locks are kept.
+  let readLocks: WorkspaceLockReader = async () => new Map();
+
+  /** The views of found workspaces: one query for all their locks. */
+  async function views(found: readonly FoundWorkspace[], q: Queryable = db): Promise<WorkspaceView[]> {
+    const locks = found.length ? await readLocks(q, found.map((f) => f.workspace.id)) : new Map<string, WorkspaceLockView>();
+    return found.map(({ workspace, standing, project, authority }) => ({
+      workspace,
+      organizationName: standing.organizationName,
+      project,
+      permissions: workspacePermissions({ standing, authority }),
+      lock: locks.get(workspace.id) ?? null,
+    }));
+  }
+  const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
 
   /** A workspace the caller may read; 404 for everything else. */
   async function find(caller: Caller, ref: WorkspaceRef): Promise<FoundWorkspace> {
@@ -158,6 +179,14 @@ export function createWorkspacesService(deps: { database: Database; organization
   return {
     moveInto,
 
+    /** For the domains built on workspaces (locks, state): the workspace if the caller may read it, else 404. */
+    find,
+    /** The view of a workspace found with `find`, as of now (after a lock changed, say). */
+    view,
+    useLockReader(reader: WorkspaceLockReader): void {
+      readLocks = reader;
+    },
+
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
     /** For domains that refer to workspaces (policy sets, agent pools): which ids are this organization's workspaces. */
@@ -203,7 +232,7 @@ export function createWorkspacesService(deps: { database: Database; organization
     async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; descending: boolean }, page: Page) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...filter }, page);
-      return { items: (await withAuthority(standing, items)).map(view), total };
+      return { items: await views(await withAuthority(standing, items)), total };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */

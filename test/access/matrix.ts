@@ -49,7 +49,7 @@ export const CALLERS = [
 ] as const;
 export type CallerKind = (typeof CALLERS)[number];
 
-export type Status = 200 | 201 | 204 | 401 | 403 | 404 | 422;
+export type Status = 200 | 201 | 204 | 401 | 403 | 404 | 409 | 422;
 type S = Status;
 /** One status per caller, in the order of CALLERS. */
 export type Cells = readonly [S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S];
@@ -93,6 +93,12 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
   },
   { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
+  // The browsable API reference (@fastify/swagger-ui): a page, its assets and the document it reads.
+  ...['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/json', '/docs/yaml', '/docs/static/*'].map((path) => ({
+    method: 'GET',
+    path,
+    why: 'the API reference page outside /api/v2, for anyone: the same public document as /api/v2/openapi.json (openapi.test.ts)',
+  })),
 ];
 
 export const MATRIX: Section[] = [
@@ -103,6 +109,9 @@ export const MATRIX: Section[] = [
       // go-tfe pings before it has used its token, so no token is needed and none is checked.
       row('GET /api/v2/ping', 'check that the API is up',
         [204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204]),
+      // The API description is public, like ping: a token is neither needed nor checked.
+      row('GET /api/v2/openapi.json', 'read the OpenAPI document',
+        [200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200]),
       // An agent token is not accepted anywhere under /api/v2: it only authenticates agents.
       row('GET /api/v2/account/details', 'who am I (organization tokens: the service user)',
         [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
@@ -285,6 +294,21 @@ export const MATRIX: Section[] = [
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'delete a workspace',
         [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+    ],
+  },
+  {
+    title: 'Workspace locks (a workspace of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Locking takes TFE's `locking` permission: project `write` and above, `manage-workspaces`.
+      row('POST /api/v2/workspaces/:workspace_id/actions/lock', 'lock a workspace',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      // Only the holder unlocks (here the owner); everyone else who may lock gets 409 "is locked by User".
+      row('POST /api/v2/workspaces/:workspace_id/actions/unlock', "unlock a workspace (the owner's lock)",
+        [200, 409, 403, 409, 404, 404, 409, 401, 401, 401, 404, 404, 404, 409, 409, 403]),
+      // Releasing anyone's lock takes workspace admin (`maintain`, `admin`, `manage-workspaces`).
+      row('POST /api/v2/workspaces/:workspace_id/actions/force-unlock', "force-unlock a workspace (the owner's lock)",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
     ],
   },
   {

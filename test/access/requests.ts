@@ -49,9 +49,18 @@ async function workspaceByName(w: World, workspace: { name: string }) {
   return { ...(await org(w)), workspace_name: workspace.name };
 }
 
+/** A new workspace of the main project, locked by the organization's owner. */
+async function lockedByOwner(w: World): Promise<string> {
+  const workspace = await w.freshWorkspace();
+  const res = await w.ctx.post(`/api/v2/workspaces/${workspace.id}/actions/lock`, (await w.org()).owner.token, { data: { type: '' } });
+  if (res.status !== 200) throw new Error(`lock failed: ${res.status} ${res.raw}`);
+  return workspace.id;
+}
+
 export const REQUESTS: Record<string, RowRequest> = {
   // ---- discovery and account
   'GET /api/v2/ping': { make: async () => ({}) },
+  'GET /api/v2/openapi.json': { make: async () => ({}) },
   'GET /api/v2/account/details': { make: async () => ({}) },
   'GET /api/v2/users/:user_id': { make: async (w) => ({ params: await owner(w) }) },
   // The address only: every caller keeps the username the world knows it by.
@@ -210,6 +219,12 @@ export const REQUESTS: Record<string, RowRequest> = {
   'PATCH /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.workspace()), body: doc('workspaces', { description: unique('described') }) }),
   },
+  // ---- workspace locks: a fresh workspace each cell (locked by the owner where a lock is released)
+  'POST /api/v2/workspaces/:workspace_id/actions/lock': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: { data: { type: '', attributes: { reason: 'matrix' } } } }),
+  },
+  'POST /api/v2/workspaces/:workspace_id/actions/unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
+  'POST /api/v2/workspaces/:workspace_id/actions/force-unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },

@@ -99,4 +99,33 @@ suite('robustness: over-deep JSON on every route that takes a body', (ctx) => {
     }
     assert.deepEqual(await counts(), before);
   });
+
+  it('answers 401 to an anonymous caller and 400 on routes that take no body (DELETE), deleting nothing', { timeout: 300_000 }, async () => {
+    const world = await buildWorld(ctx);
+    const routes = ctx.app.routeTable.filter((r) => r.method !== 'GET' && r.method !== 'HEAD');
+    const bodiless = routes.filter((r) => !r.hasBody);
+    assert.ok(bodiless.some((r) => r.method === 'DELETE'), 'found DELETE routes without a body schema');
+    const body = deepDocument(20_000);
+    const answers: string[] = [];
+    for (const route of routes) {
+      const url = route.url.replace(/:([a-z_]+)/g, (_m, name: string) => world.params[name]?.own ?? 'unknown-0000000000000000');
+      const agent = url.startsWith('/api/agent/');
+      const contentType = agent ? 'application/json' : 'application/vnd.api+json';
+      // No token: refused before the body is read, whatever its depth.
+      const anonymous = await ctx.request(route.method, url, { token: null, rawBody: body, contentType });
+      if (anonymous.status !== 401) answers.push(`anonymous ${route.method} ${url}: ${anonymous.status}`);
+      if (route.hasBody) continue;
+      // A route without a body schema parses a body that comes anyway: refused, and the DELETE not done.
+      const owner = await ctx.request(route.method, url, { token: world.ownerToken, rawBody: body, contentType });
+      if (owner.status !== 400) answers.push(`owner ${route.method} ${url}: ${owner.status} ${owner.raw.slice(0, 200)}`);
+    }
+    assert.deepEqual(answers, []);
+    for (const route of bodiless.filter((r) => r.method === 'DELETE' && r.url.startsWith('/api/v2/'))) {
+      const url = route.url.replace(/:([a-z_]+)/g, (_m, name: string) => world.params[name]?.own ?? 'unknown-0000000000000000');
+      // The organization-token slot answers 404 once empty; every other thing must still be there.
+      if (url.endsWith('/authentication-token')) continue;
+      const still = await ctx.get(url, world.ownerToken);
+      assert.equal(still.status, 200, `${url} is gone after a refused DELETE: ${still.raw.slice(0, 200)}`);
+    }
+  });
 });

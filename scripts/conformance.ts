@@ -1,0 +1,211 @@
+// go-tfe conformance: for each database, start a real Hangar server on a free port with a fresh
+// data directory (and, for PostgreSQL, a fresh database it creates and drops), bootstrap a
+// site-admin token, and run the compiled go-tfe v1.90.0 integration tests of the contract
+// against it, with rate limits on (go-tfe reads the headers and paces itself).
+//
+//   npm run conformance                         # SQLite, then PostgreSQL
+//   npm run conformance -- --db sqlite          # one database (repeatable)
+//   npm run conformance -- --run '^TestWorkspacesLock$'   # a regex instead of the contract list
+//
+// The suite is not part of the repository: it lives in ../shared/conformance (override with
+// HANGAR_CONFORMANCE_DIR). Without it, this prints one line and exits 0, so a user's clone is
+// not held to a suite it does not have. PostgreSQL: the server named by
+// HANGAR_CONFORMANCE_POSTGRES_URL, else HANGAR_TEST_POSTGRES_URL, else postgres@127.0.0.1:5432.
+// Exit status: 0 only if every run passed every test of the list.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const MAIN = path.join(ROOT, 'src/main.ts');
+const DIR = path.resolve(ROOT, process.env.HANGAR_CONFORMANCE_DIR ?? '../shared/conformance');
+const RUNNER = path.join(DIR, 'run-gotfe');
+const POSTGRES_URL = process.env.HANGAR_CONFORMANCE_POSTGRES_URL ?? process.env.HANGAR_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DIALECTS = ['sqlite', 'postgres'] as const;
+type Dialect = (typeof DIALECTS)[number];
+
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string', multiple: true },
+    list: { type: 'string' },
+    run: { type: 'string' },
+  },
+});
+
+if (!existsSync(RUNNER)) {
+  console.log(`conformance: skipped, no go-tfe suite at ${DIR} (it is not part of the repository; set HANGAR_CONFORMANCE_DIR to where run-gotfe is)`);
+  process.exit(0);
+}
+const dialects = (values.db ?? [...DIALECTS]) as Dialect[];
+for (const d of dialects) {
+  if (!DIALECTS.includes(d)) {
+    console.error(`conformance: unknown --db ${d} (sqlite or postgres)`);
+    process.exit(2);
+  }
+}
+const selection = values.run !== undefined ? [values.run] : ['--list', path.resolve(values.list ?? path.join(DIR, 'expected-pass.txt'))];
+
+/** A server's environment: only what this script sets, so a caller's HANGAR_* cannot leak in. */
+function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('HANGAR_')) env[k] = v;
+  // Rate limits on, as TFE serves them: go-tfe paces itself by the headers.
+  return { ...env, HANGAR_RATE_LIMIT: process.env.HANGAR_RATE_LIMIT ?? '30', HANGAR_LOG_LEVEL: 'warn', HANGAR_HOST: '127.0.0.1', ...extra };
+}
+
+async function adminQuery(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts `hangar serve` on a free port; resolves with its URL once it listens. */
+function startServer(env: NodeJS.ProcessEnv, logFile: string): Promise<{ child: ChildProcess; url: string }> {
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, HANGAR_PORT: '0' }, stdio: ['ignore', log, 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not start within 30 s:\n${seen}`));
+    }, 30_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = /hangar: serving (http:\/\/[^/\s]+)/.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]! });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${seen}`));
+    });
+  });
+}
+
+/** Runs a command to its end; its stderr is passed through, or with `captureStderr` kept in `stderr`. */
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onLine?: (line: string) => void,
+  captureStderr = false,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', captureStderr ? 'pipe' : 'inherit'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let pending = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) onLine?.(line);
+    });
+    child.on('close', (code) => {
+      if (pending) onLine?.(pending);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A URL without its password, for messages. */
+function redacted(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
+
+const minutes = (ms: number) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+
+interface Outcome {
+  dialect: Dialect;
+  ok: boolean;
+  summary: string;
+  elapsed: number;
+  logs: string;
+}
+
+let stopCurrent: (() => Promise<void>) | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    void (stopCurrent?.() ?? Promise.resolve()).finally(() => process.exit(130));
+  });
+}
+
+async function conformance(dialect: Dialect): Promise<Outcome> {
+  const started = Date.now();
+  const dataDir = mkdtempSync(path.join(tmpdir(), `hangar-conformance-${dialect}-`));
+  const logs = path.join(dataDir, 'logs');
+  mkdirSync(logs);
+  let extra: Record<string, string> = { HANGAR_DATA_DIR: path.join(dataDir, 'data'), HANGAR_DATABASE_URL: `sqlite:${path.join(dataDir, 'data', 'hangar.db')}` };
+  let drop = async () => {};
+  if (dialect === 'postgres') {
+    const name = `hangar_conformance_${randomBytes(6).toString('hex')}`;
+    try {
+      await adminQuery(`CREATE DATABASE ${name}`);
+    } catch (e) {
+      return { dialect, ok: false, summary: `cannot create a database on ${redacted(POSTGRES_URL)}: ${(e as Error).message}`, elapsed: Date.now() - started, logs };
+    }
+    drop = () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/${name}`;
+    extra = { ...extra, HANGAR_DATABASE_URL: url.toString(), HANGAR_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+  }
+  const env = serverEnv(extra);
+  let server: ChildProcess | undefined;
+  const stop = async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    await drop().catch((e: Error) => console.error(`conformance [${dialect}]: could not drop the database: ${e.message}`));
+    drop = async () => {};
+  };
+  stopCurrent = stop;
+  try {
+    const listening = await startServer(env, path.join(logs, 'hangar.log'));
+    server = listening.child;
+    const boot = await run(process.execPath, [MAIN, 'bootstrap'], env, undefined, true);
+    const token = boot.stdout.trim().split('\n').at(-1) ?? '';
+    if (boot.code !== 0 || !token) throw new Error(`hangar bootstrap failed (${boot.code}): ${boot.stderr.trim()}`);
+    console.log(`conformance [${dialect}]: server at ${listening.url}, logs in ${logs}`);
+    let summary = '';
+    const result = await run(
+      RUNNER,
+      selection,
+      // Every listed test takes a second or two; 120 s (the runner's default is 240) bounds what
+      // a hung test costs CI without cutting a slow one short.
+      { ...process.env, TFE_ADDRESS: listening.url, TFE_TOKEN: token, GOTFE_LOG_DIR: logs, GOTFE_TEST_TIMEOUT: process.env.GOTFE_TEST_TIMEOUT ?? '120' },
+      (line) => {
+        if (line.startsWith('go-tfe: ')) summary = line;
+        else if (!line.startsWith('logs: ')) console.log(`  ${line}`);
+      },
+    );
+    const elapsed = Date.now() - started;
+    return { dialect, ok: result.code === 0 && summary !== '', summary: summary || `the runner exited ${result.code} without a summary`, elapsed, logs };
+  } catch (e) {
+    return { dialect, ok: false, summary: (e as Error).message, elapsed: Date.now() - started, logs };
+  } finally {
+    await stop();
+    stopCurrent = undefined;
+    rmSync(path.join(dataDir, 'data'), { recursive: true, force: true });
+  }
+}
+
+const outcomes: Outcome[] = [];
+for (const dialect of dialects) outcomes.push(await conformance(dialect));
+for (const o of outcomes) console.log(`conformance [${o.dialect}]: ${o.ok ? 'PASS' : 'FAIL'} ${o.summary} in ${minutes(o.elapsed)} (logs: ${o.logs})`);
+process.exit(outcomes.every((o) => o.ok) ? 0 : 1);
