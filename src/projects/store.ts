@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
+import { compiledOnce } from '../db/compiled.ts';
 import type { RowFilter } from '../db/filter.ts';
 import { listed, type Window } from '../db/list.ts';
 import type { ProjectsTable, Schema } from '../db/schema.ts';
@@ -82,16 +83,19 @@ export async function findProjectById(q: Queryable, id: string, lock?: RowLock):
  * on PostgreSQL). The counts read `workspaces` and `team_projects`, the one place this store
  * looks beyond its table, so that a show needs no second query.
  */
-export async function findProjectWithCounts(q: Queryable, id: string): Promise<{ project: Project; workspaceCount: number; teamCount: number } | undefined> {
-  const r = await q
+const projectWithCounts = compiledOnce((q: Queryable, id: string) =>
+  q
     .selectFrom('projects')
     .selectAll('projects')
     .select((eb) => [
       eb.selectFrom('workspaces').select((w) => w.fn.countAll<number>().as('n')).whereRef('workspaces.project_id', '=', 'projects.id').as('workspace_count'),
       eb.selectFrom('team_projects').select((t) => t.fn.countAll<number>().as('n')).whereRef('team_projects.project_id', '=', 'projects.id').as('team_count'),
     ])
-    .where('projects.id', '=', id)
-    .executeTakeFirst();
+    .where('projects.id', '=', id),
+);
+
+export async function findProjectWithCounts(q: Queryable, id: string): Promise<{ project: Project; workspaceCount: number; teamCount: number } | undefined> {
+  const [r] = await projectWithCounts(q, id);
   if (!r) return undefined;
   const { workspace_count, team_count, ...row } = r;
   return { project: PROJECTS.read(row), workspaceCount: Number(workspace_count ?? 0), teamCount: Number(team_count ?? 0) };
