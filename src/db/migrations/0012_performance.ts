@@ -48,22 +48,49 @@ export async function up(db: Kysely<any>): Promise<void> {
         : `update organization_project_counts set projects = projects - 1 where organization_id = ${org}`,
     );
   if (postgres) {
+    // Statement-level, over the transition tables: one counter update per organization per
+    // statement, not one per row (a bulk insert of 100,000 rows would otherwise update one row
+    // 100,000 times in a transaction).
     await sql`
-      create function hangar_count_projects() returns trigger language plpgsql as $$
+      create function hangar_count_projects_inserted() returns trigger language plpgsql as $$
       begin
-        if tg_op = 'INSERT' then
-          ${bumpCount('new.organization_id', '1')};
-        elsif tg_op = 'DELETE' then
-          ${bumpCount('old.organization_id', '-1')};
-        elsif old.organization_id is distinct from new.organization_id then
-          ${bumpCount('old.organization_id', '-1')};
-          ${bumpCount('new.organization_id', '1')};
-        end if;
+        insert into organization_project_counts (organization_id, projects)
+          select organization_id, count(*) from inserted group by organization_id
+          on conflict (organization_id) do update set projects = organization_project_counts.projects + excluded.projects;
         return null;
       end
       $$`.execute(db);
-    await sql`create trigger projects_count after insert or delete or update of organization_id on projects
-      for each row execute function hangar_count_projects()`.execute(db);
+    await sql`
+      create function hangar_count_projects_deleted() returns trigger language plpgsql as $$
+      begin
+        update organization_project_counts c set projects = c.projects - d.n
+          from (select organization_id, count(*) as n from deleted group by organization_id) d
+          where c.organization_id = d.organization_id;
+        return null;
+      end
+      $$`.execute(db);
+    // Transition tables allow no column list, so every update of projects comes here; only rows
+    // whose organization changed count (none do today, renames included).
+    await sql`
+      create function hangar_count_projects_moved() returns trigger language plpgsql as $$
+      begin
+        update organization_project_counts c set projects = c.projects - d.n
+          from (select o.organization_id, count(*) as n from old_rows o join new_rows n using (id)
+                where o.organization_id <> n.organization_id group by o.organization_id) d
+          where c.organization_id = d.organization_id;
+        insert into organization_project_counts (organization_id, projects)
+          select n.organization_id, count(*) from old_rows o join new_rows n using (id)
+          where o.organization_id <> n.organization_id group by n.organization_id
+          on conflict (organization_id) do update set projects = organization_project_counts.projects + excluded.projects;
+        return null;
+      end
+      $$`.execute(db);
+    await sql`create trigger projects_count_inserted after insert on projects referencing new table as inserted
+      for each statement execute function hangar_count_projects_inserted()`.execute(db);
+    await sql`create trigger projects_count_deleted after delete on projects referencing old table as deleted
+      for each statement execute function hangar_count_projects_deleted()`.execute(db);
+    await sql`create trigger projects_count_moved after update on projects referencing old table as old_rows new table as new_rows
+      for each statement execute function hangar_count_projects_moved()`.execute(db);
     await sql`create extension if not exists pg_trgm`.execute(db);
     await sql`create index projects_name_trgm on projects using gin (lower(name) gin_trgm_ops)`.execute(db);
   } else {
