@@ -16,6 +16,7 @@ import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { teamProjectsRoutes } from './team-projects/routes.ts';
+import { tagsRoutes } from './tags/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
@@ -160,6 +161,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await policySetParametersRoutes(typed, services);
         await projectsRoutes(typed, services);
         await workspacesRoutes(typed, services);
+        await tagsRoutes(typed, services);
         await workspaceLocksRoutes(typed, services);
         await teamProjectsRoutes(typed, services);
         await agentPoolsRoutes(typed, services);

@@ -294,6 +294,42 @@ export const MATRIX: Section[] = [
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'delete a workspace',
         [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // Remote state consumers: whoever sees the workspace sees them; choosing them is a setting
+      // of the workspace (workspace admin), and the consumers named must be visible too.
+      row('GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'list remote state consumers',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'add remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'replace remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('DELETE /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'remove remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+    ],
+  },
+  {
+    title: 'Tags (of the workspace in the project, and of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Read with the workspace; written by whoever may change its settings (`read`: 403).
+      row('GET /api/v2/workspaces/:workspace_id/tag-bindings', "list a workspace's tag bindings",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('PATCH /api/v2/workspaces/:workspace_id/tag-bindings', "add to a workspace's tag bindings",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/effective-tag-bindings', "list a workspace's tag bindings in effect",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/workspaces/:workspace_id/relationships/tags', "list a workspace's flat tags",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/workspaces/:workspace_id/relationships/tags', 'add flat tags to a workspace',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('DELETE /api/v2/workspaces/:workspace_id/relationships/tags', 'remove flat tags from a workspace',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // Read with the project; written by whoever may update it.
+      row('GET /api/v2/projects/:project_id/tag-bindings', "list a project's tag bindings",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
+      row('PATCH /api/v2/projects/:project_id/tag-bindings', "add to a project's tag bindings",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403]),
+      row('GET /api/v2/projects/:project_id/effective-tag-bindings', "list a project's tag bindings in effect",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
     ],
   },
   {
