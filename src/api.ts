@@ -15,6 +15,8 @@ export interface RouteEntry {
   hasBody: boolean;
   /** That body's schema, for suites that need to know which members a route models. */
   body?: unknown;
+  /** Its response schemas by status (`4xx`, `5xx` for errors), which also serialize its answers. */
+  response?: unknown;
 }
 
 declare module 'fastify' {

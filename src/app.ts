@@ -1,6 +1,7 @@
 // Builds the Fastify instance: plugins, the error handler and every domain's routes, each given
 // the services it uses. main.ts serves it; tests drive it with app.inject.
-import Fastify from 'fastify';
+import Fastify, { type FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Api, RouteEntry } from './api.ts';
 import type { Config } from './config.ts';
@@ -27,6 +28,8 @@ import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
 import { healthRoutes } from './ops/health.ts';
 import { RequestLog } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
+import { openApiRoute, PUBLIC, registerDocsPage, registerOpenApi } from './ops/openapi.ts';
+import { NoContent, Open, responses } from './jsonapi/schemas.ts';
 import { registerRateLimits } from './ops/rate-limit.ts';
 import { createServices, type Services } from './services.ts';
 import { URL_NAME_MAX } from './values.ts';
@@ -34,6 +37,11 @@ import { URL_NAME_MAX } from './values.ts';
 export type { Api, RouteEntry };
 
 export const API_VERSION = '2.5';
+const TerraformServices = Open(
+  { 'tfe.v2': Type.String(), 'tfe.v2.1': Type.String(), 'tfe.v2.2': Type.String(), 'state.v2': Type.String() },
+  { description: 'Where each service Terraform looks for lives' },
+);
+
 export const BODY_LIMIT = 1024 * 1024;
 /** The longest a client may take to send a whole request. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -47,12 +55,17 @@ export interface AppOptions {
   keyring?: Keyring;
   /** The services to serve; by default built here (tests pass their own to reach them directly). */
   services?: Services;
+  /**
+   * Sees every response payload before its route's schema serializes it: the test that compares
+   * what serializers send with the response schemas uses it.
+   */
+  inspectPayload?: (request: FastifyRequest, payload: unknown) => void;
 }
 
 /** Paths whose values are secrets or credentials: never written to a log line. */
 export const REDACTED_LOG_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 
-export async function buildApp({ config, database, logger, keyring, services: given }: AppOptions): Promise<Api> {
+export async function buildApp({ config, database, logger, keyring, services: given, inspectPayload }: AppOptions): Promise<Api> {
   // Before anything listens: a missing or malformed key stops start-up with a clear message.
   const services = given ?? createServices(database, { keyring: keyring ?? (await openKeyring(config, database)) });
   const app = Fastify({
@@ -86,9 +99,19 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   const routeTable: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
     const body = route.schema?.body;
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, hasBody: Boolean(body), body });
+    const response = route.schema?.response;
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, hasBody: Boolean(body), body, response });
   });
   app.decorate('routeTable', routeTable);
+  if (inspectPayload) {
+    // On the root before any scope exists, so that every route inherits it.
+    app.addHook('preSerialization', async (request, _reply, payload) => {
+      inspectPayload(request, payload);
+      return payload;
+    });
+  }
+  // Before any route: it learns them as they are declared.
+  await registerOpenApi(app, config, API_VERSION);
 
   app.decorate('config', config);
   app.decorateRequest('caller', null as unknown as Caller);
@@ -97,9 +120,11 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   const metrics = registerMetrics(app, config, database);
   healthRoutes(app, database);
   const limits = await registerRateLimits(app, config, metrics);
+  await registerDocsPage(app, limits.anonymous);
 
   // Service discovery for Terraform CLI and the tfe provider (which requires tfe.v2.2).
-  app.get('/.well-known/terraform.json', async () => ({
+  const discovery = { summary: 'Service discovery for Terraform and the tfe provider', tags: ['Discovery'], response: responses({ 200: TerraformServices }) };
+  app.get('/.well-known/terraform.json', { schema: discovery }, async () => ({
     'tfe.v2': '/api/v2/',
     'tfe.v2.1': '/api/v2/',
     'tfe.v2.2': '/api/v2/',
@@ -116,7 +141,12 @@ export async function buildApp({ config, database, logger, keyring, services: gi
 
       // go-tfe calls ping once when a client is created, before it has used its token, and
       // paces itself by the X-RateLimit-Limit it reads here.
-      api.get('/ping', { onRequest: limits.anonymous }, async (_request, reply) => reply.code(204).send());
+      api.get(
+        '/ping',
+        { onRequest: limits.anonymous, schema: { summary: 'Check that the API is up', tags: ['Discovery'], security: PUBLIC, response: responses({ 204: NoContent }) } },
+        async (_request, reply) => reply.code(204).send(),
+      );
+      openApiRoute(api, limits.anonymous);
 
       await api.register(async (authenticated) => {
         requireBearerToken(authenticated, { authenticate: (s) => services.tokens.authenticate(s), grants: services.teams.grants, admit: limits.admit });

@@ -153,6 +153,21 @@ describe('architecture of src/', () => {
     assert.deepEqual(upward, []);
   });
 
+  it('gives every route of a domain a response schema (which also serializes its answers)', () => {
+    // Fastify serializes through the route's `response` schemas and the OpenAPI document is made
+    // of them, so a route without one is undocumented. test/openapi.test.ts checks the running
+    // app's route table and every member each answer sends; this says where the rule lives.
+    const isRoutes = domainFile('routes.ts');
+    const missing = files.filter(isRoutes).flatMap((f) => {
+      const code = withoutComments(readFileSync(path.join(SRC, f), 'utf8'));
+      const routes = code.match(/\bapp\.(?:get|post|put|patch|delete)\(/g)?.length ?? 0;
+      const schemas = code.match(/\bresponse: responses\(/g)?.length ?? 0;
+      return routes === schemas ? [] : [`${f}: ${routes} routes, ${schemas} response schemas (use responses() from jsonapi/schemas.ts)`];
+    });
+    assert.ok(files.filter(isRoutes).length > 8, 'found the route files');
+    assert.deepEqual(missing, []);
+  });
+
   it("keeps each store to its own domain's tables: no store imports another domain's store", () => {
     const isStore = domainFile('store.ts');
     const crossing = [...graph].flatMap(([f, to]) => (isStore(f) ? to.filter((t) => isStore(t) && t !== f).map((t) => `${f} → ${t}`) : []));

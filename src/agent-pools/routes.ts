@@ -4,12 +4,25 @@ import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { sortOf } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { tokenResource } from '../tokens/serialize.ts';
-import { AgentPoolParams, CreateAgentPoolBody, CreateAgentTokenBody, ListAgentPoolsQuery, ListByCreationQuery, UpdateAgentPoolBody } from './schemas.ts';
+import { CreatedTokenDocument, TokenListDocument } from '../tokens/schemas.ts';
+import {
+  AgentPoolDocument,
+  AgentPoolListDocument,
+  AgentPoolParams,
+  CreateAgentPoolBody,
+  CreateAgentTokenBody,
+  ListAgentPoolsQuery,
+  ListByCreationQuery,
+  UpdateAgentPoolBody,
+} from './schemas.ts';
 import { agentPoolResource } from './serialize.ts';
 import type { AgentPoolsService } from './service.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
+
+const tags = ['Agent pools'];
 
 export async function agentPoolsRoutes(app: Api, { agentPools }: { agentPools: AgentPoolsService }): Promise<void> {
-  app.get('/organizations/:organization_name/agent-pools', { schema: { params: OrganizationParams, querystring: ListAgentPoolsQuery } }, async (request) => {
+  app.get('/organizations/:organization_name/agent-pools', { schema: { summary: "List an organization's agent pools", tags, params: OrganizationParams, querystring: ListAgentPoolsQuery, response: responses({ 200: AgentPoolListDocument }) } }, async (request) => {
     const query = request.query;
     const page = parsePage(query);
     const filter = { search: query.q, sort: sortOf(query.sort), allowedWorkspaceName: query['filter[allowed_workspaces][name]'] || undefined };
@@ -20,7 +33,7 @@ export async function agentPoolsRoutes(app: Api, { agentPools }: { agentPools: A
 
   app.post(
     '/organizations/:organization_name/agent-pools',
-    { schema: { params: OrganizationParams, body: CreateAgentPoolBody } },
+    { schema: { summary: 'Create an agent pool', tags, params: OrganizationParams, body: CreateAgentPoolBody, response: responses({ 201: AgentPoolDocument }) } },
     async (request, reply) => {
       const { attributes: a, relationships } = request.body.data;
       const view = await agentPools.create(request.caller, request.params.organization_name, {
@@ -32,11 +45,11 @@ export async function agentPoolsRoutes(app: Api, { agentPools }: { agentPools: A
     },
   );
 
-  app.get('/agent-pools/:agent_pool_id', { schema: { params: AgentPoolParams } }, async (request) => {
+  app.get('/agent-pools/:agent_pool_id', { schema: { summary: 'Show an agent pool', tags, params: AgentPoolParams, response: responses({ 200: AgentPoolDocument }) } }, async (request) => {
     return { data: agentPoolResource(await agentPools.show(request.caller, request.params.agent_pool_id)) };
   });
 
-  app.patch('/agent-pools/:agent_pool_id', { schema: { params: AgentPoolParams, body: UpdateAgentPoolBody } }, async (request) => {
+  app.patch('/agent-pools/:agent_pool_id', { schema: { summary: 'Update an agent pool (allowed-workspaces given replaces the list)', tags, params: AgentPoolParams, body: UpdateAgentPoolBody, response: responses({ 200: AgentPoolDocument }) } }, async (request) => {
     const a = request.body.data.attributes ?? {};
     const view = await agentPools.update(request.caller, request.params.agent_pool_id, {
       name: a.name,
@@ -46,14 +59,14 @@ export async function agentPoolsRoutes(app: Api, { agentPools }: { agentPools: A
     return { data: agentPoolResource(view) };
   });
 
-  app.delete('/agent-pools/:agent_pool_id', { schema: { params: AgentPoolParams } }, async (request, reply) => {
+  app.delete('/agent-pools/:agent_pool_id', { schema: { summary: 'Delete an agent pool, its tokens and agents', tags, params: AgentPoolParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await agentPools.destroy(request.caller, request.params.agent_pool_id);
     return reply.code(204).send();
   });
 
   // The pool's agent tokens. Showing and destroying one goes through the shared
   // /authentication-tokens/:id routes of the tokens domain.
-  app.get('/agent-pools/:agent_pool_id/authentication-tokens', { schema: { params: AgentPoolParams, querystring: ListByCreationQuery } }, async (request) => {
+  app.get('/agent-pools/:agent_pool_id/authentication-tokens', { schema: { summary: "List an agent pool's tokens", tags: ['Agent pools', 'Tokens'], params: AgentPoolParams, querystring: ListByCreationQuery, response: responses({ 200: TokenListDocument }) } }, async (request) => {
     const query = request.query;
     const page = parsePage(query);
     const sort = sortOf(query.sort);
@@ -63,7 +76,7 @@ export async function agentPoolsRoutes(app: Api, { agentPools }: { agentPools: A
 
   app.post(
     '/agent-pools/:agent_pool_id/authentication-tokens',
-    { schema: { params: AgentPoolParams, body: CreateAgentTokenBody } },
+    { schema: { summary: 'Create an agent token', tags: ['Agent pools', 'Tokens'], params: AgentPoolParams, body: CreateAgentTokenBody, response: responses({ 201: CreatedTokenDocument }) } },
     async (request, reply) => {
       const { token, secret } = await agentPools.createToken(request.caller, request.params.agent_pool_id, {
         description: request.body.data.attributes.description,

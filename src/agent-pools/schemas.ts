@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
+import { Document, ListDocument, RelatedLink, Resource, StatusCounts, Timestamp, ToMany, ToOne } from '../jsonapi/schemas.ts';
 
 export const AgentPoolParams = Type.Object({ agent_pool_id: Type.String() });
 
@@ -64,3 +65,23 @@ export const CreateAgentTokenBody = Type.Object({
     }),
   }),
 });
+
+// ---- responses
+
+export const AgentPoolResource = Resource('agent-pools', {
+  attributes: {
+    name: Type.String(),
+    'created-at': Timestamp,
+    'organization-scoped': Type.Boolean(),
+    'agent-count': Type.Integer(),
+  },
+  relationships: {
+    organization: ToOne('organizations'),
+    agents: RelatedLink,
+    'authentication-tokens': RelatedLink,
+    'allowed-workspaces': ToMany('workspaces'),
+  },
+});
+
+export const AgentPoolDocument = Document(AgentPoolResource, 'The agent pool');
+export const AgentPoolListDocument = ListDocument(AgentPoolResource, 'A page of agent pools', { meta: { 'status-counts': StatusCounts } });

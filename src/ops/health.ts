@@ -5,7 +5,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/index.ts';
 import { pendingMigrations } from '../db/migrate.ts';
+import { Type } from 'typebox';
+import { Open, responses } from '../jsonapi/schemas.ts';
 import { throttledWarning } from './logging.ts';
+
+const tags = ['Operations'];
+const Status = (status: string, description: string) => Open({ status: Type.String({ const: status }) }, { description });
+const NotReady = Open({ status: Type.String({ const: 'unavailable' }), reason: Type.String() }, { description: 'Not ready, with a short reason (details go to the log)' });
 
 /** A database that has not answered by then is as good as down for a probe. */
 const READY_TIMEOUT_MS = 2000;
@@ -31,9 +37,15 @@ async function readiness(database: Database): Promise<Readiness> {
 export function healthRoutes(app: FastifyInstance, database: Database): void {
   const warn = throttledWarning(app.log);
 
-  app.get('/healthz', async (_request, reply) => reply.type('application/json').send({ status: 'ok' }));
+  const healthz = { summary: 'Liveness: the process is up', tags, response: responses({ 200: Status('ok', 'Up') }) };
+  app.get('/healthz', { schema: healthz }, async (_request, reply) => reply.type('application/json').send({ status: 'ok' }));
 
-  app.get('/readyz', async (_request, reply) => {
+  const readyz = {
+    summary: 'Readiness: the database is reachable and its migrations are current',
+    tags,
+    response: { ...responses({ 200: Status('ready', 'Ready to serve') }), 503: NotReady },
+  };
+  app.get('/readyz', { schema: readyz }, async (_request, reply) => {
     const result = await readiness(database);
     if (result.ready) return reply.type('application/json').send({ status: 'ready' });
     const cause = result.error instanceof Error ? { err: { message: result.error.message, code: (result.error as { code?: unknown }).code } } : {};

@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/index.ts';
 
@@ -148,7 +149,15 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** GET /metrics, behind the metrics token when one is configured (compared in constant time). */
 function metricsRoute(app: FastifyInstance, registry: Registry, token: string | null): void {
   const expected = token === null ? null : digest(`Bearer ${token}`);
-  app.get('/metrics', async (request, reply) => {
+  const schema = {
+    summary: 'Metrics in the Prometheus text format (only where configured: HANGAR_METRICS_PORT, HANGAR_METRICS_TOKEN)',
+    tags: ['Operations'],
+    security: token === null ? [] : [{ metricsToken: [] }],
+    produces: ['text/plain'],
+    // Sent as text, so nothing is serialized through these; they describe the answers.
+    response: { 200: Type.String({ description: 'Prometheus exposition format' }), 401: Type.String({ description: 'No or the wrong metrics token' }) },
+  };
+  app.get('/metrics', { schema }, async (request, reply) => {
     if (expected && !timingSafeEqual(digest(request.headers.authorization ?? ''), expected)) {
       return reply.code(401).header('www-authenticate', 'Bearer').type('text/plain').send('unauthorized\n');
     }

@@ -2,9 +2,19 @@ import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { CreateOrganizationBody, ListOrganizationsQuery, OrganizationParams, SettingsAttributes, UpdateOrganizationBody } from './schemas.ts';
+import {
+  CreateOrganizationBody,
+  EntitlementSetDocument,
+  ListOrganizationsQuery,
+  OrganizationDocument,
+  OrganizationListDocument,
+  OrganizationParams,
+  SettingsAttributes,
+  UpdateOrganizationBody,
+} from './schemas.ts';
 import { entitlementSetResource, organizationResource } from './serialize.ts';
 import type { OrganizationInput, OrganizationsService } from './service.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 /** The settings a create or update body sends, member by member. */
 function settingsOf(a: Static<typeof SettingsAttributes>): OrganizationInput {
@@ -22,8 +32,10 @@ function settingsOf(a: Static<typeof SettingsAttributes>): OrganizationInput {
   };
 }
 
+const tags = ['Organizations'];
+
 export async function organizationsRoutes(app: Api, { organizations }: { organizations: OrganizationsService }): Promise<void> {
-  app.get('/organizations', { schema: { querystring: ListOrganizationsQuery } }, async (request) => {
+  app.get('/organizations', { schema: { summary: 'List organizations', tags, querystring: ListOrganizationsQuery, response: responses({ 200: OrganizationListDocument }) } }, async (request) => {
     const query = request.query;
     const page = parsePage(query);
     const search = { search: query.q || undefined, name: query['q[name]'] || undefined, email: query['q[email]'] || undefined };
@@ -31,23 +43,23 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
     return { data: items.map(organizationResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });
 
-  app.post('/organizations', { schema: { body: CreateOrganizationBody } }, async (request, reply) => {
+  app.post('/organizations', { schema: { summary: 'Create an organization (the caller owns it)', tags, body: CreateOrganizationBody, response: responses({ 201: OrganizationDocument }) } }, async (request, reply) => {
     const a = request.body.data.attributes;
     const view = await organizations.create(request.caller, { ...settingsOf(a), name: a.name, email: a.email });
     return reply.code(201).send({ data: organizationResource(view) });
   });
 
-  app.get('/organizations/:organization_name', { schema: { params: OrganizationParams } }, async (request) => {
+  app.get('/organizations/:organization_name', { schema: { summary: 'Show an organization', tags, params: OrganizationParams, response: responses({ 200: OrganizationDocument }) } }, async (request) => {
     return { data: organizationResource(await organizations.show(request.caller, request.params.organization_name)) };
   });
 
-  app.get('/organizations/:organization_name/entitlement-set', { schema: { params: OrganizationParams } }, async (request) => {
+  app.get('/organizations/:organization_name/entitlement-set', { schema: { summary: "Show an organization's entitlements", tags, params: OrganizationParams, response: responses({ 200: EntitlementSetDocument }) } }, async (request) => {
     return { data: entitlementSetResource(await organizations.show(request.caller, request.params.organization_name)) };
   });
 
   app.patch(
     '/organizations/:organization_name',
-    { schema: { params: OrganizationParams, body: UpdateOrganizationBody } },
+    { schema: { summary: 'Update an organization (name, e-mail address, settings)', tags, params: OrganizationParams, body: UpdateOrganizationBody, response: responses({ 200: OrganizationDocument }) } },
     async (request) => {
       const a = request.body.data.attributes ?? {};
       const view = await organizations.update(request.caller, request.params.organization_name, { ...settingsOf(a), name: a.name, email: a.email });
@@ -55,7 +67,7 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
     },
   );
 
-  app.delete('/organizations/:organization_name', { schema: { params: OrganizationParams } }, async (request, reply) => {
+  app.delete('/organizations/:organization_name', { schema: { summary: 'Delete an organization and everything in it', tags, params: OrganizationParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await organizations.destroy(request.caller, request.params.organization_name);
     return reply.code(204).send();
   });

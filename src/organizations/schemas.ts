@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { BooleanOrNull, Document, Flags, IntegerOrNull, ListDocument, Open, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOneOrNone } from '../jsonapi/schemas.ts';
 
 export const OrganizationParams = Type.Object({ organization_name: Type.String() });
 
@@ -48,3 +49,67 @@ export const UpdateOrganizationBody = Type.Object({
     attributes: Type.Optional(Type.Object({ name: Type.Optional(Name), email: Type.Optional(Email), ...Settings })),
   }),
 });
+
+// ---- responses
+
+const OrganizationPermissions = Flags(
+  ['can-update', 'can-destroy', 'can-create-team', 'can-update-api-token', 'can-create-project', 'can-create-workspace', 'can-update-agent-pools', 'can-manage-policies'],
+  { description: 'what the caller may do in the organization' },
+);
+
+export const OrganizationResource = Resource('organizations', {
+  attributes: {
+    name: Type.String(),
+    email: Type.String(),
+    'external-id': Type.String(),
+    'created-at': Timestamp,
+    'default-execution-mode': Type.String(),
+    'session-timeout': Type.Integer(),
+    'session-remember': Type.Integer(),
+    'collaborator-auth-policy': Type.String({ enum: ['password', 'two_factor_mandatory'] }),
+    'cost-estimation-enabled': Type.Boolean(),
+    'send-passing-statuses-for-untriggered-speculative-plans': Type.Boolean(),
+    'assessments-enforced': Type.Boolean(),
+    'allow-force-delete-workspaces': Type.Boolean(),
+    'aggregated-commit-status-enabled': Type.Boolean(),
+    'speculative-plan-management-enabled': BooleanOrNull(),
+    'owners-team-saml-role-id': StringOrNull(),
+    'saml-enabled': Type.Boolean(),
+    'two-factor-conformant': Type.Boolean(),
+    'is-unified': Type.Boolean(),
+    'trial-expires-at': TimestampOrNull,
+    permissions: OrganizationPermissions,
+  },
+  relationships: {
+    'default-project': ToOneOrNone('projects'),
+    'authentication-token': RelatedLink,
+    'entitlement-set': Open({ data: Open({ id: Type.String(), type: Type.String({ const: 'entitlement-sets' }) }), links: Open({ related: Type.String() }) }),
+  },
+  description: 'An organization; its id is its name',
+});
+
+export const OrganizationDocument = Document(OrganizationResource, 'The organization');
+export const OrganizationListDocument = ListDocument(OrganizationResource, 'A page of the organizations the caller belongs to (all of them for a site admin), newest first');
+
+const Entitlement = Type.Boolean();
+export const EntitlementSetResource = Resource('entitlement-sets', {
+  attributes: {
+    agents: Entitlement,
+    'policy-enforcement': Entitlement,
+    sentinel: Entitlement,
+    teams: Entitlement,
+    'state-storage': Entitlement,
+    operations: Entitlement,
+    'vcs-integrations': Entitlement,
+    'private-module-registry': Entitlement,
+    'cost-estimation': Entitlement,
+    'run-tasks': Entitlement,
+    'audit-logging': Entitlement,
+    sso: Entitlement,
+    'user-limit': IntegerOrNull(),
+    'policy-set-limit': IntegerOrNull(),
+    'policy-limit': IntegerOrNull(),
+  },
+});
+
+export const EntitlementSetDocument = Document(EntitlementSetResource, "What this installation offers the organization (Hangar has no paid tiers)");

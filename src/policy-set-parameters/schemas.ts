@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { Document, ListDocument, Resource, StringOrNull, ToOne } from '../jsonapi/schemas.ts';
 
 /** Unpaginated unless a page parameter is given. */
 export const ListParametersQuery = Type.Object({ ...PageParams });
@@ -37,3 +38,18 @@ export const UpdateParameterBody = Type.Object({
     ),
   }),
 });
+
+// ---- responses
+
+export const ParameterResource = Resource('vars', {
+  attributes: {
+    key: Type.String(),
+    value: StringOrNull({ description: 'null when the parameter is sensitive: its value never leaves Hangar' }),
+    category: Type.String({ const: 'policy-set' }),
+    sensitive: Type.Boolean(),
+  },
+  relationships: { configurable: ToOne('policy-sets') },
+});
+
+export const ParameterDocument = Document(ParameterResource, 'The parameter');
+export const ParameterListDocument = ListDocument(ParameterResource, "The set's parameters (every one, unless a page is asked for)", { paginated: 'when-asked' });

@@ -6,6 +6,8 @@ import { OrganizationParams } from '../organizations/schemas.ts';
 import {
   CreatePolicySetBody,
   ListPolicySetsQuery,
+  PolicySetDocument,
+  PolicySetListDocument,
   PolicySetParams,
   PolicySetProjectsBody,
   PolicySetWorkspacesBody,
@@ -13,6 +15,7 @@ import {
 } from './schemas.ts';
 import type { PolicySetInput, PolicySetsService, Relation } from './service.ts';
 import { policySetResource } from './serialize.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 type Data = Static<typeof UpdatePolicySetBody>['data'];
 
@@ -32,8 +35,10 @@ function input(attributes: NonNullable<Data['attributes']>, relationships: Data[
   };
 }
 
+const tags = ['Policy sets'];
+
 export async function policySetsRoutes(app: Api, { policySets }: { policySets: PolicySetsService }): Promise<void> {
-  app.get('/organizations/:organization_name/policy-sets', { schema: { params: OrganizationParams, querystring: ListPolicySetsQuery } }, async (request) => {
+  app.get('/organizations/:organization_name/policy-sets', { schema: { summary: "List an organization's policy sets", tags, params: OrganizationParams, querystring: ListPolicySetsQuery, response: responses({ 200: PolicySetListDocument }) } }, async (request) => {
     const query = request.query;
     const page = parsePage(query);
     const filter = { search: query['search[name]'] || undefined, kind: query['filter[kind]'] || undefined };
@@ -43,7 +48,7 @@ export async function policySetsRoutes(app: Api, { policySets }: { policySets: P
 
   app.post(
     '/organizations/:organization_name/policy-sets',
-    { schema: { params: OrganizationParams, body: CreatePolicySetBody } },
+    { schema: { summary: 'Create a policy set', tags, params: OrganizationParams, body: CreatePolicySetBody, response: responses({ 201: PolicySetDocument }) } },
     async (request, reply) => {
       const { attributes, relationships } = request.body.data;
       const view = await policySets.create(request.caller, request.params.organization_name, {
@@ -54,17 +59,17 @@ export async function policySetsRoutes(app: Api, { policySets }: { policySets: P
     },
   );
 
-  app.get('/policy-sets/:policy_set_id', { schema: { params: PolicySetParams } }, async (request) => {
+  app.get('/policy-sets/:policy_set_id', { schema: { summary: 'Show a policy set', tags, params: PolicySetParams, response: responses({ 200: PolicySetDocument }) } }, async (request) => {
     return { data: policySetResource(await policySets.show(request.caller, request.params.policy_set_id)) };
   });
 
-  app.patch('/policy-sets/:policy_set_id', { schema: { params: PolicySetParams, body: UpdatePolicySetBody } }, async (request) => {
+  app.patch('/policy-sets/:policy_set_id', { schema: { summary: 'Update a policy set (relationships given replace the lists)', tags, params: PolicySetParams, body: UpdatePolicySetBody, response: responses({ 200: PolicySetDocument }) } }, async (request) => {
     const { attributes, relationships } = request.body.data;
     const view = await policySets.update(request.caller, request.params.policy_set_id, input(attributes ?? {}, relationships));
     return { data: policySetResource(view) };
   });
 
-  app.delete('/policy-sets/:policy_set_id', { schema: { params: PolicySetParams } }, async (request, reply) => {
+  app.delete('/policy-sets/:policy_set_id', { schema: { summary: 'Delete a policy set and its parameters', tags, params: PolicySetParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await policySets.destroy(request.caller, request.params.policy_set_id);
     return reply.code(204).send();
   });
@@ -75,11 +80,11 @@ export async function policySetsRoutes(app: Api, { policySets }: { policySets: P
     ['workspace-exclusions', PolicySetWorkspacesBody],
   ] as const satisfies ReadonlyArray<readonly [Relation, unknown]>) {
     const url = `/policy-sets/:policy_set_id/relationships/${relation}`;
-    app.post(url, { schema: { params: PolicySetParams, body } }, async (request, reply) => {
+    app.post(url, { schema: { summary: `Attach ${relation} to a policy set`, tags, params: PolicySetParams, body, response: responses({ 204: NoContent }) } }, async (request, reply) => {
       await policySets.attach(request.caller, request.params.policy_set_id, relation, request.body.data.map((d) => d.id));
       return reply.code(204).send();
     });
-    app.delete(url, { schema: { params: PolicySetParams, body } }, async (request, reply) => {
+    app.delete(url, { schema: { summary: `Detach ${relation} from a policy set`, tags, params: PolicySetParams, body, response: responses({ 204: NoContent }) } }, async (request, reply) => {
       await policySets.detach(request.caller, request.params.policy_set_id, relation, request.body.data.map((d) => d.id));
       return reply.code(204).send();
     });

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { BooleanOrNull, Document, ListDocument, Resource, StringOrNull, Timestamp, ToMany, ToOne } from '../jsonapi/schemas.ts';
 
 export const PolicySetParams = Type.Object({ policy_set_id: Type.String() });
 
@@ -62,3 +63,35 @@ export const PolicySetProjectsBody = Type.Object({
 export const PolicySetWorkspacesBody = Type.Object({
   data: Type.Array(WorkspaceRef, { minItems: 1, maxItems: 100 }),
 });
+
+// ---- responses
+
+export const PolicySetResource = Resource('policy-sets', {
+  attributes: {
+    name: Type.String(),
+    description: StringOrNull(),
+    kind: Type.String({ enum: ['sentinel', 'opa'] }),
+    global: Type.Boolean(),
+    overridable: BooleanOrNull(),
+    'agent-enabled': Type.Boolean(),
+    'policy-tool-version': StringOrNull(),
+    'created-at': Timestamp,
+    'updated-at': Timestamp,
+    'policy-count': Type.Integer({ description: 'always 0: Hangar stores no policies, only parameters' }),
+    versioned: Type.Boolean(),
+    'vcs-repo': Type.Null(),
+    'policies-path': Type.Null(),
+    'workspace-count': Type.Integer(),
+    'project-count': Type.Integer(),
+  },
+  relationships: {
+    organization: ToOne('organizations'),
+    projects: ToMany('projects'),
+    workspaces: ToMany('workspaces'),
+    'workspace-exclusions': ToMany('workspaces'),
+    policies: ToMany('policies'),
+  },
+});
+
+export const PolicySetDocument = Document(PolicySetResource, 'The policy set');
+export const PolicySetListDocument = ListDocument(PolicySetResource, 'A page of policy sets');

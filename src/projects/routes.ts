@@ -2,9 +2,12 @@ import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { commaList, flag, includes, sortOf } from '../jsonapi/query.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import {
   CreateProjectBody,
+  ProjectDocument,
+  ProjectListDocument,
   ListProjectsQuery,
   MoveWorkspacesBody,
   PROJECT_INCLUDES,
@@ -15,10 +18,12 @@ import {
 import { projectResource } from './serialize.ts';
 import type { ProjectsService } from './service.ts';
 
+const tags = ['Projects'];
+
 export async function projectsRoutes(app: Api, { projects }: { projects: ProjectsService }): Promise<void> {
   app.post(
     '/organizations/:organization_name/projects',
-    { schema: { params: OrganizationParams, body: CreateProjectBody } },
+    { schema: { summary: 'Create a project', tags, params: OrganizationParams, body: CreateProjectBody, response: responses({ 201: ProjectDocument }) } },
     async (request, reply) => {
       const a = request.body.data.attributes;
       const view = await projects.create(request.caller, request.params.organization_name, {
@@ -32,7 +37,16 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
 
   app.get(
     '/organizations/:organization_name/projects',
-    { schema: { params: OrganizationParams, querystring: ListProjectsQuery } },
+    {
+      schema: {
+        summary: "List an organization's projects",
+        description: 'Only the projects the caller can see; `status-counts` counts them all and those matching the filters.',
+        tags,
+        params: OrganizationParams,
+        querystring: ListProjectsQuery,
+        response: responses({ 200: ProjectListDocument }),
+      },
+    },
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
@@ -50,12 +64,12 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
     },
   );
 
-  app.get('/projects/:project_id', { schema: { params: ProjectParams, querystring: ShowProjectQuery } }, async (request) => {
+  app.get('/projects/:project_id', { schema: { summary: 'Show a project', tags, params: ProjectParams, querystring: ShowProjectQuery, response: responses({ 200: ProjectDocument }) } }, async (request) => {
     includes(request.query.include, PROJECT_INCLUDES);
     return { data: projectResource(await projects.show(request.caller, request.params.project_id)) };
   });
 
-  app.patch('/projects/:project_id', { schema: { params: ProjectParams, body: UpdateProjectBody } }, async (request) => {
+  app.patch('/projects/:project_id', { schema: { summary: 'Update a project', tags, params: ProjectParams, body: UpdateProjectBody, response: responses({ 200: ProjectDocument }) } }, async (request) => {
     const a = request.body.data.attributes ?? {};
     const view = await projects.update(request.caller, request.params.project_id, {
       name: a.name,
@@ -65,14 +79,23 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
     return { data: projectResource(view) };
   });
 
-  app.delete('/projects/:project_id', { schema: { params: ProjectParams } }, async (request, reply) => {
+  app.delete('/projects/:project_id', { schema: { summary: 'Delete a project (it must hold no workspaces)', tags, params: ProjectParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await projects.destroy(request.caller, request.params.project_id);
     return reply.code(204).send();
   });
 
   app.post(
     '/projects/:project_id/relationships/workspaces',
-    { schema: { params: ProjectParams, body: MoveWorkspacesBody } },
+    {
+      schema: {
+        summary: 'Move workspaces into the project',
+        description: 'All or nothing: every workspace named must be movable by the caller.',
+        tags,
+        params: ProjectParams,
+        body: MoveWorkspacesBody,
+        response: responses({ 204: NoContent }),
+      },
+    },
     async (request, reply) => {
       await projects.moveWorkspaces(request.caller, request.params.project_id, request.body.data.map((d) => d.id));
       return reply.code(204).send();

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { Flag, SortParam } from '../jsonapi/query.ts';
+import { Document, Flags, ListDocument, Open, Resource, StatusCounts, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
 
 export const ProjectParams = Type.Object({ project_id: Type.String() });
 
@@ -57,3 +58,29 @@ export const MoveWorkspacesBody = Type.Object({
     maxItems: MAX_WORKSPACES_PER_MOVE,
   }),
 });
+
+// ---- responses
+
+const ProjectPermissions = Flags(['can-read', 'can-update', 'can-destroy', 'can-create-workspace', 'can-move-workspace', 'can-manage-teams'], {
+  description: "what the caller may do with the project, from the same rules that authorize requests",
+});
+
+export const ProjectResource = Resource('projects', {
+  attributes: {
+    name: Type.String(),
+    description: StringOrNull(),
+    'created-at': Timestamp,
+    'auto-destroy-activity-duration': StringOrNull({ description: 'e.g. `14d` or `2h`; null: never' }),
+    'default-execution-mode': Type.String(),
+    'workspace-count': Type.Integer(),
+    'team-count': Type.Integer(),
+    permissions: ProjectPermissions,
+  },
+  relationships: {
+    organization: ToOne('organizations'),
+    'default-agent-pool': Open({ data: Type.Null() }),
+  },
+});
+
+export const ProjectDocument = Document(ProjectResource, 'The project');
+export const ProjectListDocument = ListDocument(ProjectResource, 'A page of projects', { meta: { 'status-counts': StatusCounts } });

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { PROJECT_ACCESS_LEVELS, PROJECT_ACCESS_SCALES as P, WORKSPACE_ACCESS_SCALES as W } from '../grants.ts';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { Required } from '../jsonapi/query.ts';
+import { Document, ListDocument, Open, Resource, ToOne } from '../jsonapi/schemas.ts';
 
 export const TeamProjectParams = Type.Object({ team_project_id: Type.String() });
 
@@ -54,3 +55,35 @@ export const UpdateTeamProjectBody = Type.Object({
     ),
   }),
 });
+
+// ---- responses
+
+const scaleOf = (values: readonly string[]) => Type.String({ enum: [...values] });
+
+export const TeamProjectResource = Resource('team-projects', {
+  attributes: {
+    access: Type.String({ enum: [...PROJECT_ACCESS_LEVELS] }),
+    'project-access': Open(
+      { settings: scaleOf(P.settings), teams: scaleOf(P.teams), 'variable-sets': scaleOf(P['variable-sets']) },
+      { description: 'every project permission at its effective value, whatever the level' },
+    ),
+    'workspace-access': Open(
+      {
+        runs: scaleOf(W.runs),
+        'sentinel-mocks': scaleOf(W['sentinel-mocks']),
+        'state-versions': scaleOf(W['state-versions']),
+        variables: scaleOf(W.variables),
+        create: Type.Boolean(),
+        locking: Type.Boolean(),
+        delete: Type.Boolean(),
+        move: Type.Boolean(),
+        'run-tasks': Type.Boolean(),
+      },
+      { description: "every permission on the project's workspaces at its effective value" },
+    ),
+  },
+  relationships: { team: ToOne('teams'), project: ToOne('projects') },
+});
+
+export const TeamProjectDocument = Document(TeamProjectResource, "The team's access to the project");
+export const TeamProjectListDocument = ListDocument(TeamProjectResource, "A page of teams' access to the project");

@@ -4,9 +4,10 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { commaList, includes } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
-import { CreateTeamBody, ListTeamsQuery, ShowTeamQuery, TeamMembersBody, TeamParams, UpdateTeamBody } from './schemas.ts';
+import { CreateTeamBody, ListTeamsQuery, ShowTeamQuery, TeamDocument, TeamListDocument, TeamMembersBody, TeamParams, UpdateTeamBody } from './schemas.ts';
 import { included, teamResource } from './serialize.ts';
 import { TEAM_INCLUDES, type TeamInclude, type TeamInput, type TeamsService } from './service.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 type Attributes = NonNullable<Static<typeof UpdateTeamBody>['data']['attributes']>;
 
@@ -21,10 +22,12 @@ const input = (a: Attributes): TeamInput => ({
 
 const teamIncludes = (value: string | undefined) => includes(value, TEAM_INCLUDES) as TeamInclude[];
 
+const tags = ['Teams'];
+
 export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }): Promise<void> {
   app.get(
     '/organizations/:organization_name/teams',
-    { schema: { params: OrganizationParams, querystring: ListTeamsQuery } },
+    { schema: { summary: "List an organization's teams", tags, params: OrganizationParams, querystring: ListTeamsQuery, response: responses({ 200: TeamListDocument }) } },
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
@@ -38,7 +41,7 @@ export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }):
   // TFE answers a team create with 200, not 201 (its documentation and OpenAPI agree).
   app.post(
     '/organizations/:organization_name/teams',
-    { schema: { params: OrganizationParams, body: CreateTeamBody } },
+    { schema: { summary: 'Create a team (answered 200, as TFE does)', tags, params: OrganizationParams, body: CreateTeamBody, response: responses({ 200: TeamDocument }) } },
     async (request) => {
       const a = request.body.data.attributes;
       const view = await teams.create(request.caller, request.params.organization_name, { ...input(a), name: a.name });
@@ -46,27 +49,27 @@ export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }):
     },
   );
 
-  app.get('/teams/:team_id', { schema: { params: TeamParams, querystring: ShowTeamQuery } }, async (request) => {
+  app.get('/teams/:team_id', { schema: { summary: 'Show a team', tags, params: TeamParams, querystring: ShowTeamQuery, response: responses({ 200: TeamDocument }) } }, async (request) => {
     const shown = await teams.show(request.caller, request.params.team_id, teamIncludes(request.query.include));
     return { data: teamResource(shown.teams), ...included(shown) };
   });
 
-  app.patch('/teams/:team_id', { schema: { params: TeamParams, body: UpdateTeamBody } }, async (request) => {
+  app.patch('/teams/:team_id', { schema: { summary: "Update a team: name, visibility, organization access", tags, params: TeamParams, body: UpdateTeamBody, response: responses({ 200: TeamDocument }) } }, async (request) => {
     const view = await teams.update(request.caller, request.params.team_id, input(request.body.data.attributes ?? {}));
     return { data: teamResource(view) };
   });
 
-  app.delete('/teams/:team_id', { schema: { params: TeamParams } }, async (request, reply) => {
+  app.delete('/teams/:team_id', { schema: { summary: 'Delete a team (not the owners team)', tags, params: TeamParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await teams.destroy(request.caller, request.params.team_id);
     return reply.code(204).send();
   });
 
-  app.post('/teams/:team_id/relationships/users', { schema: { params: TeamParams, body: TeamMembersBody } }, async (request, reply) => {
+  app.post('/teams/:team_id/relationships/users', { schema: { summary: 'Add users to a team (named by username)', tags, params: TeamParams, body: TeamMembersBody, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await teams.addUsers(request.caller, request.params.team_id, request.body.data.map((d) => d.id));
     return reply.code(204).send();
   });
 
-  app.delete('/teams/:team_id/relationships/users', { schema: { params: TeamParams, body: TeamMembersBody } }, async (request, reply) => {
+  app.delete('/teams/:team_id/relationships/users', { schema: { summary: 'Remove users from a team (named by username)', tags, params: TeamParams, body: TeamMembersBody, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await teams.removeUsers(request.caller, request.params.team_id, request.body.data.map((d) => d.id));
     return reply.code(204).send();
   });

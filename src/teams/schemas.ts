@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { ORGANIZATION_ACCESS_KEYS } from '../grants.ts';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { Document, Flags, ListDocument, Open, Resource, StringOrNull, ToMany, ToOne } from '../jsonapi/schemas.ts';
+import { UserResource } from '../users/schemas.ts';
 
 export const TeamParams = Type.Object({ team_id: Type.String() });
 
@@ -48,3 +50,29 @@ export const TeamMembersBody = Type.Object({
     maxItems: 100,
   }),
 });
+
+// ---- responses
+
+const TeamPermissions = Flags(['can-update-membership', 'can-destroy', 'can-update-organization-access', 'can-update-api-token', 'can-update-visibility'], {
+  description: 'what the caller may do with the team',
+});
+
+export const TeamResource = Resource('teams', {
+  attributes: {
+    name: Type.String(),
+    visibility: Type.String({ enum: ['secret', 'organization'] }),
+    'users-count': Type.Integer(),
+    'sso-team-id': StringOrNull(),
+    'allow-member-token-management': Type.Boolean(),
+    'organization-access': Flags(ORGANIZATION_ACCESS_KEYS),
+    permissions: TeamPermissions,
+  },
+  relationships: {
+    organization: ToOne('organizations'),
+    users: ToMany('users'),
+    'authentication-token': Open({ meta: Open({}) }),
+  },
+});
+
+export const TeamDocument = Document(TeamResource, 'The team (with its users in `included` when asked: include=users)', UserResource);
+export const TeamListDocument = ListDocument(TeamResource, 'A page of teams (with their users in `included` when asked: include=users)', { included: UserResource });

@@ -3,13 +3,25 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { UserParams } from '../users/schemas.ts';
-import { CreateOrganizationTokenBody, CreateUserTokenBody, ListUserTokensQuery, OrganizationTokenQuery, TokenParams } from './schemas.ts';
+import {
+  CreatedTokenDocument,
+  CreateOrganizationTokenBody,
+  CreateUserTokenBody,
+  ListUserTokensQuery,
+  OrganizationTokenQuery,
+  TokenDocument,
+  TokenListDocument,
+  TokenParams,
+} from './schemas.ts';
 import { tokenResource } from './serialize.ts';
 import type { OrganizationTokenKind, TokensService } from './service.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
+
+const tags = ['Tokens'];
 
 export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService }): Promise<void> {
   // Unpaginated unless the client asks for a page, as in TFE.
-  app.get('/users/:user_id/authentication-tokens', { schema: { params: UserParams, querystring: ListUserTokensQuery } }, async (request) => {
+  app.get('/users/:user_id/authentication-tokens', { schema: { summary: "List a user's tokens (unpaginated unless a page is asked for)", tags, params: UserParams, querystring: ListUserTokensQuery, response: responses({ 200: TokenListDocument }) } }, async (request) => {
     const query = request.query;
     const page = wantsPage(query) ? parsePage(query) : null;
     const { items, total } = await tokens.listUserTokens(request.caller, request.params.user_id, page);
@@ -19,7 +31,7 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
 
   app.post(
     '/users/:user_id/authentication-tokens',
-    { schema: { params: UserParams, body: CreateUserTokenBody } },
+    { schema: { summary: 'Create a user token', tags, params: UserParams, body: CreateUserTokenBody, response: responses({ 201: CreatedTokenDocument }) } },
     async (request, reply) => {
       const a = request.body.data.attributes ?? {};
       const { token, secret } = await tokens.createUserToken(request.caller, request.params.user_id, {
@@ -30,11 +42,11 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
     },
   );
 
-  app.get('/authentication-tokens/:token_id', { schema: { params: TokenParams } }, async (request) => {
+  app.get('/authentication-tokens/:token_id', { schema: { summary: 'Show a token (user, organization, audit-trail or agent token); never its secret', tags, params: TokenParams, response: responses({ 200: TokenDocument }) } }, async (request) => {
     return { data: tokenResource(await tokens.show(request.caller, request.params.token_id)) };
   });
 
-  app.delete('/authentication-tokens/:token_id', { schema: { params: TokenParams } }, async (request, reply) => {
+  app.delete('/authentication-tokens/:token_id', { schema: { summary: 'Revoke a token', tags, params: TokenParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await tokens.destroy(request.caller, request.params.token_id);
     return reply.code(204).send();
   });
@@ -44,7 +56,15 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
 
   app.post(
     '/organizations/:organization_name/authentication-token',
-    { schema: { ...organizationToken, body: CreateOrganizationTokenBody } },
+    {
+      schema: {
+        summary: "Create (or replace) the organization's token; ?token=audit-trails: its audit-trail token",
+        tags,
+        ...organizationToken,
+        body: CreateOrganizationTokenBody,
+        response: responses({ 201: CreatedTokenDocument }),
+      },
+    },
     async (request, reply) => {
       const a = request.body.data.attributes ?? {};
       const { token, secret } = await tokens.createOrganizationToken(request.caller, request.params.organization_name, slot(request.query), {
@@ -54,11 +74,11 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
     },
   );
 
-  app.get('/organizations/:organization_name/authentication-token', { schema: organizationToken }, async (request) => {
+  app.get('/organizations/:organization_name/authentication-token', { schema: { summary: "Show the organization's token (or audit-trail token)", tags, ...organizationToken, response: responses({ 200: TokenDocument }) } }, async (request) => {
     return { data: tokenResource(await tokens.showOrganizationToken(request.caller, request.params.organization_name, slot(request.query))) };
   });
 
-  app.delete('/organizations/:organization_name/authentication-token', { schema: organizationToken }, async (request, reply) => {
+  app.delete('/organizations/:organization_name/authentication-token', { schema: { summary: "Revoke the organization's token (or audit-trail token)", tags, ...organizationToken, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await tokens.deleteOrganizationToken(request.caller, request.params.organization_name, slot(request.query));
     return reply.code(204).send();
   });

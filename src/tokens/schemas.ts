@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { Document, ListDocument, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOneOrNone } from '../jsonapi/schemas.ts';
 
 export const TokenParams = Type.Object({ token_id: Type.String() });
 
@@ -36,3 +37,21 @@ export const CreateOrganizationTokenBody = Type.Object({
 export const OrganizationTokenQuery = Type.Object({
   token: Type.Optional(Type.Enum(['audit-trails'], { description: 'audit-trails (or absent, for the organization token)' })),
 });
+
+// ---- responses
+
+export const TokenResource = Resource('authentication-tokens', {
+  attributes: {
+    'created-at': Timestamp,
+    'last-used-at': TimestampOrNull,
+    description: StringOrNull(),
+    token: StringOrNull({ description: 'the secret: only in the answer that creates the token, null ever after' }),
+    'expired-at': TimestampOrNull,
+  },
+  relationships: { 'created-by': ToOneOrNone('users') },
+  links: false,
+});
+
+export const TokenDocument = Document(TokenResource, 'The token');
+export const CreatedTokenDocument = Document(TokenResource, 'The new token, with its secret in `token` (shown this once)');
+export const TokenListDocument = ListDocument(TokenResource, 'The tokens (every one, unless a page is asked for)', { paginated: 'when-asked' });

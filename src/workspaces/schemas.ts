@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
+import { Document, Flags, ListDocument, Resource, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
@@ -48,3 +49,32 @@ export const UpdateWorkspaceBody = Type.Object({
     relationships: Relationships,
   }),
 });
+
+// ---- responses
+
+const WorkspacePermissions = Flags(['can-update', 'can-destroy', 'can-force-delete', 'can-read-settings'], {
+  description: 'what the caller may do with the workspace',
+});
+
+export const WorkspaceResource = Resource('workspaces', {
+  attributes: {
+    name: Type.String(),
+    description: StringOrNull(),
+    'created-at': Timestamp,
+    'updated-at': Timestamp,
+    'auto-destroy-activity-duration': StringOrNull({ description: "the workspace's own, or its project's when it inherits" }),
+    'inherits-project-auto-destroy': Type.Boolean(),
+    'auto-destroy-at': Type.Null(),
+    'execution-mode': Type.String(),
+    source: Type.String(),
+    locked: Type.Boolean(),
+    permissions: WorkspacePermissions,
+  },
+  relationships: {
+    organization: ToOne('organizations'),
+    project: ToOne('projects'),
+  },
+});
+
+export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace');
+export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see');

@@ -93,6 +93,12 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
   },
   { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
+  // The browsable API reference (@fastify/swagger-ui): a page, its assets and the document it reads.
+  ...['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/json', '/docs/yaml', '/docs/static/*'].map((path) => ({
+    method: 'GET',
+    path,
+    why: 'the API reference page outside /api/v2, for anyone: the same public document as /api/v2/openapi.json (openapi.test.ts)',
+  })),
 ];
 
 export const MATRIX: Section[] = [
@@ -103,6 +109,9 @@ export const MATRIX: Section[] = [
       // go-tfe pings before it has used its token, so no token is needed and none is checked.
       row('GET /api/v2/ping', 'check that the API is up',
         [204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204, 204]),
+      // The API description is public, like ping: a token is neither needed nor checked.
+      row('GET /api/v2/openapi.json', 'read the OpenAPI document',
+        [200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200]),
       // An agent token is not accepted anywhere under /api/v2: it only authenticates agents.
       row('GET /api/v2/account/details', 'who am I (organization tokens: the service user)',
         [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),

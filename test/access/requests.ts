@@ -60,6 +60,7 @@ async function lockedByOwner(w: World): Promise<string> {
 export const REQUESTS: Record<string, RowRequest> = {
   // ---- discovery and account
   'GET /api/v2/ping': { make: async () => ({}) },
+  'GET /api/v2/openapi.json': { make: async () => ({}) },
   'GET /api/v2/account/details': { make: async () => ({}) },
   'GET /api/v2/users/:user_id': { make: async (w) => ({ params: await owner(w) }) },
   // The address only: every caller keeps the username the world knows it by.

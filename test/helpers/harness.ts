@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { scratchPostgres } from './postgres.ts';
-import { buildApp, REDACTED_LOG_PATHS, type Api } from '../../src/app.ts';
+import { buildApp, REDACTED_LOG_PATHS, type Api, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openKeyring } from '../../src/crypto/keys.ts';
 import { createServices, type Services } from '../../src/services.ts';
@@ -74,6 +74,8 @@ export class TestContext {
   /** How many SQL statements have run so far (see countQueries). */
   queries = 0;
   #drop!: () => Promise<void>;
+  /** Set before start(): sees every response payload before it is serialized (see AppOptions). */
+  inspectPayload?: AppOptions['inspectPayload'];
 
   constructor(dialect: Dialect) {
     this.dialect = dialect;
@@ -105,6 +107,7 @@ export class TestContext {
       database: this.database,
       logger: { level: 'debug', stream: sink, redact: REDACTED_LOG_PATHS },
       services: this.services,
+      inspectPayload: this.inspectPayload,
     });
     await this.app.ready();
   }
