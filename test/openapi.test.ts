@@ -15,7 +15,7 @@ import { suite, type TestContext } from './helpers/harness.ts';
 import { CALLERS, OUTSIDE_THE_MATRIX, ROWS, rowKey, type CallerKind, type Row } from './access/matrix.ts';
 import { REQUESTS, type CellRequest } from './access/requests.ts';
 import { World } from './access/world.ts';
-import { ErrorDocument } from '../src/jsonapi/schemas.ts';
+import { sharedSchemas } from '../src/jsonapi/schemas.ts';
 
 const DOCS = '/docs';
 
@@ -148,7 +148,8 @@ suite('OpenAPI document', (ctx) => {
 
   describe('every endpoint answers exactly what its response schema says', () => {
     const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-    ajv.addSchema(closed(ErrorDocument) as object);
+    // The resources and the error document, which routes refer to by $ref.
+    for (const schema of sharedSchemas()) ajv.addSchema(closed(schema) as object);
     const compiled = new Map<unknown, ValidateFunction>();
     const validator = (schema: unknown) => {
       if (!compiled.has(schema)) compiled.set(schema, ajv.compile(closed(schema) as object));
@@ -238,12 +239,12 @@ suite('OpenAPI document', (ctx) => {
 
     it('fails, naming the member, when a schema lacks an attribute the serializer sends', () => {
       // The check itself must be able to fail: a project schema without `name`.
-      const route = ctx.app.routeTable.find((r) => r.method === 'GET' && r.url === '/api/v2/projects/:project_id')!;
-      const schema = structuredClone(schemaFor(route.response as Record<string, unknown>, 200)) as any;
-      delete schema.properties.data.properties.attributes.properties.name;
-      schema.properties.data.properties.attributes.required = schema.properties.data.properties.attributes.required.filter((k: string) => k !== 'name');
-      const validate = ajv.compile(closed(schema) as object);
-      assert.equal(validate({ data: { id: 'prj-1', type: 'projects', attributes: { name: 'x' }, relationships: {}, links: { self: '/x' } } }), false);
+      const project = structuredClone(sharedSchemas().find((s) => (s as { $id?: string }).$id === 'Project')) as any;
+      delete project.properties.attributes.properties.name;
+      project.properties.attributes.required = project.properties.attributes.required.filter((k: string) => k !== 'name');
+      const validate = ajv.compile(closed({ type: 'object', properties: { data: { ...project, $id: undefined } } }) as object);
+      const attributes = { ...Object.fromEntries(project.properties.attributes.required.map((k: string) => [k, null])), name: 'x' };
+      assert.equal(validate({ data: { id: 'prj-1', type: 'projects', attributes, relationships: {}, links: { self: '/x' } } }), false);
       assert.ok(validate.errors!.map(describeError).some((e) => e === '/data/attributes/name is not in the response schema'), JSON.stringify(validate.errors));
     });
   });

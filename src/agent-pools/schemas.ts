@@ -68,7 +68,7 @@ export const CreateAgentTokenBody = Type.Object({
 
 // ---- responses
 
-export const AgentPoolResource = Resource('agent-pools', {
+export const AgentPoolResource = Resource('AgentPool', 'agent-pools', {
   attributes: {
     name: Type.String(),
     'created-at': Timestamp,

@@ -17,7 +17,7 @@ export const AgentStatusBody = Type.Object({
 
 const Status = Type.String({ enum: ['idle', 'busy', 'exited', 'errored', 'unknown'], description: 'unknown: a running agent that has gone silent' });
 
-export const AgentResource = Resource('agents', {
+export const AgentResource = Resource('Agent', 'agents', {
   attributes: {
     name: StringOrNull(),
     status: Status,

@@ -10,6 +10,24 @@
 // to resolve by validating each value.
 import { Type, type TProperties, type TSchema } from 'typebox';
 
+/**
+ * Schemas shared by name: each resource and the error document. Routes refer to them by
+ * `$ref`; the app registers them all (app.addSchema) before any route, and the OpenAPI document
+ * lists them under components.schemas.
+ */
+const SHARED = new Map<string, TSchema>();
+
+export function sharedSchemas(): TSchema[] {
+  return [...SHARED.values()];
+}
+
+/** Registers `schema` under `name` and returns a reference to it, typed as the schema. */
+function shared<T extends TSchema>(name: string, schema: T): T {
+  if (SHARED.has(name)) throw new Error(`two shared response schemas are named ${name}`);
+  SHARED.set(name, { ...schema, $id: name });
+  return Type.Unsafe({ $ref: `${name}#` }) as unknown as T;
+}
+
 /** An object schema that serializes members it does not name (see above). */
 export function Open<P extends TProperties>(properties: P, options: Record<string, unknown> = {}) {
   return Type.Object(properties, { additionalProperties: true, ...options });
@@ -60,12 +78,13 @@ export const RelatedLink = Open({ links: Related });
 
 export const SelfLink = Open({ self: Type.String() });
 
-/** A JSON:API resource object of `type`. */
+/** A JSON:API resource object of `type`, shared as `name` (components.schemas in the document). */
 export function Resource<A extends TProperties, R extends TProperties>(
+  name: string,
   type: string,
   parts: { attributes: A; relationships?: R; links?: boolean; description?: string },
 ) {
-  return Open(
+  return shared(name, Open(
     {
       id: Type.String(),
       type: TypeName(type),
@@ -74,7 +93,7 @@ export function Resource<A extends TProperties, R extends TProperties>(
       ...(parts.links === false ? {} : { links: SelfLink }),
     },
     parts.description ? { description: parts.description } : {},
-  );
+  ));
 }
 
 /** A document holding one resource (create, show, update). */
@@ -147,8 +166,8 @@ export const ErrorObject = Open({
   ),
 });
 
-/** The JSON:API error document, shared by every route as `{ $ref: 'ErrorDocument#' }` (app.addSchema). */
-export const ErrorDocument = Open({ errors: Type.Array(ErrorObject) }, { $id: 'ErrorDocument', description: 'A JSON:API error document' });
+/** The JSON:API error document, shared by every route. */
+shared('ErrorDocument', Open({ errors: Type.Array(ErrorObject) }, { description: 'A JSON:API error document' }));
 
 const errorRef = (description: string) => Type.Unsafe<{ errors: Array<{ status: string; title: string; detail?: string }> }>({ $ref: 'ErrorDocument#', description });
 

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } fro
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import { MEDIA_TYPE, PLAIN_JSON } from '../jsonapi/plugin.ts';
-import { ErrorDocument, Open, responses } from '../jsonapi/schemas.ts';
+import { Open, responses, sharedSchemas } from '../jsonapi/schemas.ts';
 
 export const OPENAPI_PATH = '/api/v2/openapi.json';
 export const DOCS_PREFIX = '/docs';
@@ -34,7 +34,7 @@ do not know, as JSON:API asks.`;
  */
 export async function registerOpenApi(app: FastifyInstance, config: Config, version: string): Promise<void> {
   // Shared schemas, referenced by $id; the document lists them under components.schemas.
-  app.addSchema(ErrorDocument);
+  for (const schema of sharedSchemas()) app.addSchema(schema);
   await app.register(swagger, {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `schema-${i}`) },
     openapi: {

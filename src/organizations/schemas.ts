@@ -57,7 +57,7 @@ const OrganizationPermissions = Flags(
   { description: 'what the caller may do in the organization' },
 );
 
-export const OrganizationResource = Resource('organizations', {
+export const OrganizationResource = Resource('Organization', 'organizations', {
   attributes: {
     name: Type.String(),
     email: Type.String(),
@@ -92,7 +92,7 @@ export const OrganizationDocument = Document(OrganizationResource, 'The organiza
 export const OrganizationListDocument = ListDocument(OrganizationResource, 'A page of the organizations the caller belongs to (all of them for a site admin), newest first');
 
 const Entitlement = Type.Boolean();
-export const EntitlementSetResource = Resource('entitlement-sets', {
+export const EntitlementSetResource = Resource('EntitlementSet', 'entitlement-sets', {
   attributes: {
     agents: Entitlement,
     'policy-enforcement': Entitlement,

@@ -41,7 +41,7 @@ export const UpdateParameterBody = Type.Object({
 
 // ---- responses
 
-export const ParameterResource = Resource('vars', {
+export const ParameterResource = Resource('PolicySetParameter', 'vars', {
   attributes: {
     key: Type.String(),
     value: StringOrNull({ description: 'null when the parameter is sensitive: its value never leaves Hangar' }),

@@ -66,7 +66,7 @@ export const PolicySetWorkspacesBody = Type.Object({
 
 // ---- responses
 
-export const PolicySetResource = Resource('policy-sets', {
+export const PolicySetResource = Resource('PolicySet', 'policy-sets', {
   attributes: {
     name: Type.String(),
     description: StringOrNull(),

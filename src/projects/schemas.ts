@@ -65,7 +65,7 @@ const ProjectPermissions = Flags(['can-read', 'can-update', 'can-destroy', 'can-
   description: "what the caller may do with the project, from the same rules that authorize requests",
 });
 
-export const ProjectResource = Resource('projects', {
+export const ProjectResource = Resource('Project', 'projects', {
   attributes: {
     name: Type.String(),
     description: StringOrNull(),

@@ -60,7 +60,7 @@ export const UpdateTeamProjectBody = Type.Object({
 
 const scaleOf = (values: readonly string[]) => Type.String({ enum: [...values] });
 
-export const TeamProjectResource = Resource('team-projects', {
+export const TeamProjectResource = Resource('TeamProject', 'team-projects', {
   attributes: {
     access: Type.String({ enum: [...PROJECT_ACCESS_LEVELS] }),
     'project-access': Open(

@@ -57,7 +57,7 @@ const TeamPermissions = Flags(['can-update-membership', 'can-destroy', 'can-upda
   description: 'what the caller may do with the team',
 });
 
-export const TeamResource = Resource('teams', {
+export const TeamResource = Resource('Team', 'teams', {
   attributes: {
     name: Type.String(),
     visibility: Type.String({ enum: ['secret', 'organization'] }),

@@ -40,7 +40,7 @@ export const OrganizationTokenQuery = Type.Object({
 
 // ---- responses
 
-export const TokenResource = Resource('authentication-tokens', {
+export const TokenResource = Resource('Token', 'authentication-tokens', {
   attributes: {
     'created-at': Timestamp,
     'last-used-at': TimestampOrNull,

@@ -22,7 +22,7 @@ const UserPermissions = Flags(['can-create-organizations', 'can-change-email', '
   description: 'what the account may do: a service account (behind an organization token) none of it',
 });
 
-export const UserResource = Resource('users', {
+export const UserResource = Resource('User', 'users', {
   attributes: {
     username: Type.String(),
     email: Type.Optional(Type.String({ description: "only in the account's own answers" })),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
-import { Document, Flags, ListDocument, Resource, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
+import { Document, Flags, ListDocument, Open, Resource, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
@@ -56,7 +56,7 @@ const WorkspacePermissions = Flags(['can-update', 'can-destroy', 'can-force-dele
   description: 'what the caller may do with the workspace',
 });
 
-export const WorkspaceResource = Resource('workspaces', {
+export const WorkspaceResource = Resource('Workspace', 'workspaces', {
   attributes: {
     name: Type.String(),
     description: StringOrNull(),
@@ -68,11 +68,18 @@ export const WorkspaceResource = Resource('workspaces', {
     'execution-mode': Type.String(),
     source: Type.String(),
     locked: Type.Boolean(),
+    'lock-reason': StringOrNull(),
     permissions: WorkspacePermissions,
   },
   relationships: {
     organization: ToOne('organizations'),
     project: ToOne('projects'),
+    'locked-by': Type.Optional(
+      Open(
+        { data: Open({ id: Type.String(), type: Type.String({ enum: ['users', 'teams', 'runs'] }) }), links: Open({ related: Type.String() }) },
+        { description: 'only while the workspace is locked: who holds the lock' },
+      ),
+    ),
   },
 });
 
