@@ -42,6 +42,9 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
+  // Organizations and workspaces name agent pools for execution; the pools domain tells them apart.
+  organizations.useAgentPoolCheck(agentPools.idsInOrganization);
+  workspaces.useAgentPoolCheck(agentPools.idsInOrganization);
   return { users, organizations, teams, tags, workspaces, workspaceLocks, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 

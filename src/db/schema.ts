@@ -31,6 +31,10 @@ export interface OrganizationsTable {
   aggregated_commit_status_enabled: DbBool;
   speculative_plan_management_enabled: DbBool;
   owners_team_saml_role_id: string | null;
+  /** `remote`, `local` or `agent`: what a workspace that does not choose its own gets. */
+  default_execution_mode: string;
+  /** Set exactly when the default mode is `agent`. */
+  default_agent_pool_id: string | null;
 }
 
 export interface TeamsTable {
@@ -109,6 +113,34 @@ export interface WorkspacesTable {
   inherits_project_auto_destroy: DbBool;
   created_at: string;
   updated_at: string;
+  auto_apply: DbBool;
+  auto_apply_run_trigger: DbBool;
+  allow_destroy_plan: DbBool;
+  assessments_enabled: DbBool;
+  file_triggers_enabled: DbBool;
+  global_remote_state: DbBool;
+  queue_all_runs: DbBool;
+  speculative_enabled: DbBool;
+  structured_run_output_enabled: DbBool;
+  /** A version, a version constraint, or `latest`. */
+  terraform_version: string;
+  working_directory: string;
+  /** JSON arrays of strings. */
+  trigger_prefixes: string;
+  trigger_patterns: string;
+  source_name: string | null;
+  source_url: string | null;
+  auto_destroy_at: string | null;
+  /** The workspace's own mode; null follows the organization's default. */
+  execution_mode: string | null;
+  agent_pool_id: string | null;
+}
+
+/** A workspace (`consumer_id`) allowed to read another's state. */
+export interface WorkspaceRemoteStateConsumersTable {
+  workspace_id: string;
+  consumer_id: string;
+  created_at: string;
 }
 
 export interface PolicySetProjectsTable {
@@ -286,6 +318,7 @@ export interface Schema {
   policy_set_workspace_exclusions: PolicySetWorkspaceExclusionsTable;
   policy_set_parameters: PolicySetParametersTable;
   workspaces: WorkspacesTable;
+  workspace_remote_state_consumers: WorkspaceRemoteStateConsumersTable;
   team_projects: TeamProjectsTable;
   agent_pools: AgentPoolsTable;
   agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;

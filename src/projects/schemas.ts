@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { Flag, SortParam } from '../jsonapi/query.ts';
 import { EffectiveTagBindingResource, TagBindingsRelationship, TagRelationshipsSchema } from '../tags/schemas.ts';
-import { Document, Flags, ListDocument, Open, Resource, StatusCounts, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
+import { Document, Flags, ListDocument, Open, Resource, StatusCounts, StringOrNull, Timestamp, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 
 export const ProjectParams = Type.Object({ project_id: Type.String() });
 
@@ -77,14 +77,15 @@ export const ProjectResource = Resource('Project', 'projects', {
     description: StringOrNull(),
     'created-at': Timestamp,
     'auto-destroy-activity-duration': StringOrNull({ description: 'e.g. `14d` or `2h`; null: never' }),
-    'default-execution-mode': Type.String(),
+    'default-execution-mode': Type.String({ enum: ['remote', 'local', 'agent'], description: "the organization's (projects have no mode of their own yet)" }),
+    'setting-overwrites': Flags(['default-execution-mode', 'default-agent-pool'], { description: "always false: the project follows its organization's defaults" }),
     'workspace-count': Type.Integer(),
     'team-count': Type.Integer(),
     permissions: ProjectPermissions,
   },
   relationships: {
     organization: ToOne('organizations'),
-    'default-agent-pool': Open({ data: Type.Null() }),
+    'default-agent-pool': ToOneOrNone('agent-pools'),
     ...TagRelationshipsSchema,
   },
 });

@@ -10,6 +10,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
+import type { ExecutionDefaults } from '../organizations/store.ts';
 import type { TeamProjectsService } from '../team-projects/service.ts';
 import { hasChange, type EffectiveBinding, type TagChange, type TagMatch, type TagsService } from '../tags/service.ts';
 import { now } from '../time.ts';
@@ -42,6 +43,8 @@ export interface ProjectView {
   permissions: ProjectPermissions;
   workspaceCount: number;
   teamCount: number;
+  /** Projects have no execution mode of their own yet: their workspaces follow the organization's. */
+  execution: ExecutionDefaults;
   /** Its tag bindings, when the request includes them. */
   effectiveTags?: EffectiveBinding[];
 }
@@ -72,7 +75,7 @@ export function createProjectsService(deps: {
    * Views of a page of projects: three queries (authorities, workspace and team counts), two
    * when the caller's authority is already known (a single project found through the lookup).
    */
-  async function views(standing: Standing, projects: readonly Project[], known?: Map<string, ProjectAuthority>, withTags = false): Promise<ProjectView[]> {
+  async function views(standing: Standing, org: ExecutionDefaults, projects: readonly Project[], known?: Map<string, ProjectAuthority>, withTags = false): Promise<ProjectView[]> {
     const ids = projects.map((p) => p.id);
     const [authority, workspaces, teams, tags] = await Promise.all([
       known ?? projectAccess.authorities(db, standing, projects),
@@ -85,15 +88,16 @@ export function createProjectsService(deps: {
       organizationName: standing.organizationName,
       permissions: projectPermissions({ standing, authority: authority.get(project.id)! }, project),
       workspaceCount: workspaces.get(project.id) ?? 0,
+      execution: { defaultExecutionMode: org.defaultExecutionMode, defaultAgentPoolId: org.defaultAgentPoolId },
       teamCount: teams.get(project.id) ?? 0,
       ...(tags ? { effectiveTags: tags.get(project.id) ?? [] } : {}),
     }));
   }
 
-  async function viewOf(standing: Standing, id: string): Promise<ProjectView> {
+  async function viewOf(standing: Standing, org: ExecutionDefaults, id: string): Promise<ProjectView> {
     const project = await store.findProjectById(db, id);
     if (!project) throw errors.notFound();
-    return (await views(standing, [project]))[0]!;
+    return (await views(standing, org, [project]))[0]!;
   }
 
   // Every organization is born with one project, `Default Project`.
@@ -120,12 +124,12 @@ export function createProjectsService(deps: {
         }),
         { unique: () => errors.taken('name') },
       );
-      return (await views(standing, [project]))[0]!;
+      return (await views(standing, org, [project]))[0]!;
     },
 
     async show(caller: Caller, id: string, include?: { tags: boolean }): Promise<ProjectView> {
-      const { project, standing, authority } = await projectAccess.find(caller, id);
-      return (await views(standing, [project], new Map([[project.id, authority]]), include?.tags))[0]!;
+      const { project, org, standing, authority } = await projectAccess.find(caller, id);
+      return (await views(standing, org, [project], new Map([[project.id, authority]]), include?.tags))[0]!;
     },
 
     async list(caller: Caller, organizationName: string, query: ProjectListQuery, page: Page, include?: { tags: boolean }) {
@@ -139,7 +143,7 @@ export function createProjectsService(deps: {
         { organizationId: org.id, visible: projectFilter(standing, 'read'), names: query.names, search: query.search, required, sort: query.sort },
         page,
       );
-      return { items: await views(standing, items, undefined, include?.tags), total, matching };
+      return { items: await views(standing, org, items, undefined, include?.tags), total, matching };
     },
 
     /** The default project may be renamed like any other. */
@@ -149,7 +153,7 @@ export function createProjectsService(deps: {
       const changesTags = hasChange(input.tags);
       const found = await projectAccess.find(caller, id, changesAttributes || !changesTags ? 'update-project' : 'manage-project-tags');
       if (changesTags) authorize(found, 'manage-project-tags');
-      const { project, standing } = found;
+      const { project, org, standing } = found;
       validate(input);
       await guarded(
         database.transaction(async (trx) => {
@@ -158,7 +162,7 @@ export function createProjectsService(deps: {
         }),
         { unique: () => errors.taken('name') },
       );
-      return viewOf(standing, project.id);
+      return viewOf(standing, org, project.id);
     },
 
     async destroy(caller: Caller, id: string): Promise<void> {

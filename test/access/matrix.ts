@@ -294,6 +294,16 @@ export const MATRIX: Section[] = [
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'delete a workspace',
         [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // Remote state consumers: whoever sees the workspace sees them; choosing them is a setting
+      // of the workspace (workspace admin), and the consumers named must be visible too.
+      row('GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'list remote state consumers',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'add remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'replace remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('DELETE /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'remove remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
     ],
   },
   {

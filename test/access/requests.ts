@@ -73,6 +73,25 @@ async function workspaceByName(w: World, workspace: { name: string }) {
   return { ...(await org(w)), workspace_name: workspace.name };
 }
 
+/** The workspace (the rows' own unless given), and a body naming another workspace of the same project as its consumer. */
+async function consumers(w: World, workspace = w.workspace()) {
+  return { params: { workspace_id: (await workspace).id }, body: workspaceRefs((await w.freshWorkspace()).id) };
+}
+
+const consumed = new WeakMap<World, Promise<string>>();
+/** The rows' workspace, given (once per world) a consumer in the same project, so that its list is not empty. */
+function withConsumer(w: World): Promise<string> {
+  if (!consumed.has(w)) {
+    consumed.set(w, (async () => {
+      const { params, body } = await consumers(w);
+      const res = await w.ctx.post(`/api/v2/workspaces/${params.workspace_id}/relationships/remote-state-consumers`, (await w.org()).owner.token, body);
+      if (res.status !== 204) throw new Error(`adding a consumer failed: ${res.status} ${res.raw}`);
+      return params.workspace_id;
+    })());
+  }
+  return consumed.get(w)!;
+}
+
 /** A new workspace of the main project, locked by the organization's owner. */
 async function lockedByOwner(w: World): Promise<string> {
   const workspace = await w.freshWorkspace();
@@ -252,6 +271,11 @@ export const REQUESTS: Record<string, RowRequest> = {
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
+  'GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: async (w) => ({ params: { workspace_id: await withConsumer(w) } }) },
+  'POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
+  // A fresh workspace each time: replacing drops the consumers an earlier request gave.
+  'PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w, w.freshWorkspace()) },
+  'DELETE /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
 
   // ---- tags: writes go to a fresh workspace or project each (the limit of 10 bindings is never
   // reached, and every write adds rows: the mass-assignment suite compares them)
