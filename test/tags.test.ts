@@ -199,6 +199,10 @@ suite('tags', (ctx) => {
     });
     assertError(bad, 422, '/data/relationships/tag-bindings/data/0/attributes/key');
     assertError(bad, 422, '/data/attributes/tag-names/1');
+    const badFlat = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, org.owner.token, {
+      data: { type: 'workspaces', attributes: { name: unique('ws') }, relationships: { tags: { data: [{ type: 'tags', attributes: { name: 'a b' } }, { type: 'tags', id: 'tag-unknown' }] } } },
+    });
+    assertError(badFlat, 422, '/data/relationships/tags/data/0/attributes/name');
     assert.equal((await ctx.get(`/api/v2/organizations/${org.name}/workspaces?page[size]=100`, org.owner.token)).body.meta.pagination['total-count'], before);
     const tooMany = await ctx.post(`/api/v2/organizations/${org.name}/projects`, org.owner.token, {
       data: { type: 'projects', attributes: { name: unique('p') }, relationships: { 'tag-bindings': { data: bindings(...Array.from({ length: 11 }, (_, i): Pair => [`k${i}`])) } } },

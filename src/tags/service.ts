@@ -90,6 +90,9 @@ const nameProblems = (names: readonly string[], at: (i: number) => string): Prob
     return p ? [{ pointer: at(i), detail: p.replace(/^Key/, 'Tag name') }] : [];
   });
 
+/** Where flat tags sit in a workspace body; the relationship endpoint's body is the list itself. */
+const RELATIONSHIP_REFS = { list: '/data/relationships/tags/data', item: (i: number) => `/data/relationships/tags/data/${i}` };
+
 const tooMany = (pointer: string) => errors.invalidAttribute(pointer, `Tag bindings cannot exceed ${MAX_BINDINGS} bindings per resource`);
 
 /** `current` with `changes` applied: new keys appended, existing keys given the new value. */
@@ -132,21 +135,21 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
    * The set a create (`current` empty) or update leaves, from what its body says; 422 for bad
    * input. Flat tags named by id must be the organization's.
    */
-  async function resolve(q: Queryable, organizationId: string | null, current: readonly Binding[], change: TagChange, creating: boolean): Promise<Binding[]> {
+  async function resolve(q: Queryable, organizationId: string | null, current: readonly Binding[], change: TagChange, creating: boolean, refsAt = RELATIONSHIP_REFS): Promise<Binding[]> {
     const at = now();
     const problems = [
       ...bindingProblems(change.bindings ?? [], (i) => `/data/relationships/tag-bindings/data/${i}`),
       ...nameProblems(change.names ?? [], (i) => `/data/attributes/tag-names/${i}`),
       ...nameProblems(
         (change.refs ?? []).map((r) => r.name ?? 'x'),
-        (i) => `/data/relationships/tags/data/${i}/attributes/name`,
+        (i) => `${refsAt.item(i)}/attributes/name`,
       ),
     ];
     if (problems.length) throw errors.invalid(problems);
     const refIds = (change.refs ?? []).filter((r) => r.name === undefined && r.id !== undefined).map((r) => r.id!);
     const known = organizationId ? new Map((await store.tagsByIds(q, organizationId, refIds)).map((t) => [t.id, t.name])) : new Map<string, string>();
     const unknown = (change.refs ?? []).flatMap((r, i) =>
-      r.name === undefined && !known.has(r.id ?? '') ? [{ pointer: `/data/relationships/tags/data/${i}/id`, detail: `Tag ${r.id ?? ''} not found` }] : [],
+      r.name === undefined && !known.has(r.id ?? '') ? [{ pointer: `${refsAt.item(i)}/id`, detail: `Tag ${r.id ?? ''} not found` }] : [],
     );
     if (unknown.length) throw errors.invalid(unknown);
 
@@ -162,7 +165,7 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
     }
     const keyOnly = [...(change.names ?? []), ...(change.refs ?? []).map((r) => r.name ?? known.get(r.id!)!)];
     for (const key of keyOnly) if (!result.some((b) => b.key === key)) result.push({ id: newId('tb'), key, value: '', createdAt: at });
-    if (result.length > MAX_BINDINGS) throw tooMany(change.bindings ? '/data/relationships/tag-bindings/data' : change.names ? '/data/attributes/tag-names' : '/data/relationships/tags/data');
+    if (result.length > MAX_BINDINGS) throw tooMany(change.bindings ? '/data/relationships/tag-bindings/data' : change.names ? '/data/attributes/tag-names' : refsAt.list);
     return result;
   }
 
@@ -252,19 +255,8 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
     async addFlatTags(target: WorkspaceTarget, refs: Array<{ id?: string; name?: string }>): Promise<void> {
       authorize(target, 'manage-workspace-tags');
       const w = target.workspace;
-      await rewrite(
-        'workspace',
-        w.id,
-        async (current, trx) => {
-          const result = await resolve(trx, w.organizationId, current, { refs }, true);
-          return result.length > MAX_BINDINGS ? Promise.reject(tooMany('/data')) : result;
-        },
-        w.organizationId,
-      ).catch((e) => {
-        // The pointers of a relationships body: its data is the top-level array.
-        if (e?.status === 422) for (const err of e.errors) if (err.source?.pointer) err.source.pointer = err.source.pointer.replace('/data/relationships/tags/data', '/data');
-        throw e;
-      });
+      // The body is the relationship itself: its data is the top-level array.
+      await rewrite('workspace', w.id, (current, trx) => resolve(trx, w.organizationId, current, { refs }, true, { list: '/data', item: (i) => `/data/${i}` }), w.organizationId);
     },
 
     /** `DELETE /workspaces/:id/relationships/tags`: removes the keys named (by name or id); absent ones are ignored. */
