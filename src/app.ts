@@ -16,7 +16,11 @@ import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { teamProjectsRoutes } from './team-projects/routes.ts';
+import { tagsRoutes } from './tags/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
+import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
+import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
+import { runsRoutes } from './runs/routes.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
@@ -171,16 +175,26 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await policySetParametersRoutes(typed, services);
         await projectsRoutes(typed, services);
         await workspacesRoutes(typed, services);
+        await tagsRoutes(typed, services);
         await workspaceLocksRoutes(typed, services);
         await stateVersionsRoutes(typed, services);
         await safeDeleteRoutes(typed, services);
         await teamProjectsRoutes(typed, services);
+        await teamWorkspacesRoutes(typed, services);
+        await configurationVersionsRoutes(typed, services);
+        await runsRoutes(typed, services);
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
       });
     },
     { prefix: '/api/v2' },
   );
+
+  // Upload URLs of configuration versions: the URL is the credential, the body raw bytes.
+  await app.register(async (uploads) => {
+    uploads.addHook('onRequest', limits.anonymous);
+    await uploadRoutes(uploads as unknown as Api, services);
+  });
 
   // Where agents talk to Hangar: plain JSON, and only agent tokens authenticate here.
   await app.register(

@@ -32,6 +32,30 @@ const owner = async (w: World) => ({ user_id: (await w.org()).owner.id });
 const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
   data: { type, attributes, ...extra },
 });
+const tagBindings = (key: string, value: string) => ({ data: [{ type: 'tag-bindings', attributes: { key, value } }] });
+
+/**
+ * The world's workspace, given a binding, a flat tag and (through its project, the main one) an
+ * inherited binding, once per world: the tag lists the matrix reads then hold an item of each kind.
+ */
+const tagged = new WeakMap<World, Promise<string>>();
+export function taggedWorkspace(w: World): Promise<string> {
+  if (!tagged.has(w)) {
+    tagged.set(w, (async () => {
+      const token = (await w.org()).owner.token;
+      const id = (await w.workspace()).id;
+      for (const [url, body] of [
+        [`/api/v2/projects/${await w.project()}/tag-bindings`, tagBindings('inherited', 'yes')],
+        [`/api/v2/workspaces/${id}/tag-bindings`, tagBindings('own', 'yes')],
+      ] as const) {
+        const res = await w.ctx.patch(url, token, body);
+        if (res.status !== 200) throw new Error(`tagging failed: ${res.status} ${res.raw}`);
+      }
+      return id;
+    })());
+  }
+  return tagged.get(w)!;
+}
 const projectRelationship = (id: string) => ({ relationships: { project: { data: { type: 'projects', id } } } });
 
 /** A new policy set holding the shared workspace in `relation`, and the body that takes it out. */
@@ -50,6 +74,25 @@ async function teamAccessBody(w: World, access: string) {
 
 async function workspaceByName(w: World, workspace: { name: string }) {
   return { ...(await org(w)), workspace_name: workspace.name };
+}
+
+/** The workspace (the rows' own unless given), and a body naming another workspace of the same project as its consumer. */
+async function consumers(w: World, workspace = w.workspace()) {
+  return { params: { workspace_id: (await workspace).id }, body: workspaceRefs((await w.freshWorkspace()).id) };
+}
+
+const consumed = new WeakMap<World, Promise<string>>();
+/** The rows' workspace, given (once per world) a consumer in the same project, so that its list is not empty. */
+function withConsumer(w: World): Promise<string> {
+  if (!consumed.has(w)) {
+    consumed.set(w, (async () => {
+      const { params, body } = await consumers(w);
+      const res = await w.ctx.post(`/api/v2/workspaces/${params.workspace_id}/relationships/remote-state-consumers`, (await w.org()).owner.token, body);
+      if (res.status !== 204) throw new Error(`adding a consumer failed: ${res.status} ${res.raw}`);
+      return params.workspace_id;
+    })());
+  }
+  return consumed.get(w)!;
 }
 
 const STATE_VERSIONS = new WeakMap<World, Promise<{ workspace: { id: string; name: string }; version: { id: string; outputId: string } }>>();
@@ -161,6 +204,13 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'GET /api/v2/teams/:team_id [a visible team]': { make: async (w) => ({ params: { team_id: await w.team('organization') } }) },
   'GET /api/v2/teams/:team_id [a secret team]': { make: async (w) => ({ params: { team_id: await w.team('secret') } }) },
+  'POST /api/v2/teams/:team_id/authentication-token [a visible team]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('') }),
+  },
+  'GET /api/v2/teams/:team_id/authentication-token [a visible team]': { make: async (w) => ({ params: { team_id: (await w.freshTeamToken()).teamId } }) },
+  'DELETE /api/v2/teams/:team_id/authentication-token [a visible team]': { make: async (w) => ({ params: { team_id: (await w.freshTeamToken()).teamId } }) },
+  'GET /api/v2/authentication-tokens/:token_id [a team token]': { make: async (w) => ({ params: { token_id: (await w.freshTeamToken()).id } }) },
+  'DELETE /api/v2/authentication-tokens/:token_id [a team token]': { make: async (w) => ({ params: { token_id: (await w.freshTeamToken()).id } }) },
   'PATCH /api/v2/teams/:team_id [a visible team]': {
     make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('teams', { name: unique('renamed') }) }),
   },
@@ -284,6 +334,75 @@ export const REQUESTS: Record<string, RowRequest> = {
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
+  'GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: async (w) => ({ params: { workspace_id: await withConsumer(w) } }) },
+  'POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
+  // A fresh workspace each time: replacing drops the consumers an earlier request gave.
+  'PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w, w.freshWorkspace()) },
+  'DELETE /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
+
+  // ---- tags: writes go to a fresh workspace or project each (the limit of 10 bindings is never
+  // reached, and every write adds rows: the mass-assignment suite compares them)
+  'GET /api/v2/workspaces/:workspace_id/tag-bindings': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
+  'PATCH /api/v2/workspaces/:workspace_id/tag-bindings': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: tagBindings(unique('k'), 'v') }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/effective-tag-bindings': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
+  'GET /api/v2/workspaces/:workspace_id/relationships/tags': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
+  'POST /api/v2/workspaces/:workspace_id/relationships/tags': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: { data: [{ type: 'tags', attributes: { name: unique('t') } }] } }),
+  },
+  'DELETE /api/v2/workspaces/:workspace_id/relationships/tags': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: { data: [{ type: 'tags', attributes: { name: 'matrix-flat' } }] } }),
+  },
+  'GET /api/v2/projects/:project_id/tag-bindings': { make: async (w) => ({ params: { project_id: (await taggedWorkspace(w), await w.project()) } }) },
+  'PATCH /api/v2/projects/:project_id/tag-bindings': {
+    make: async (w) => ({ params: { project_id: await w.freshProject() }, body: tagBindings(unique('k'), 'v') }),
+  },
+  'GET /api/v2/projects/:project_id/effective-tag-bindings': { make: async (w) => ({ params: { project_id: (await taggedWorkspace(w), await w.project()) } }) },
+
+  // ---- configuration versions
+  'POST /api/v2/workspaces/:workspace_id/configuration-versions': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: doc('configuration-versions', { 'auto-queue-runs': false }) }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/configuration-versions': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/configuration-versions/:configuration_version_id': {
+    make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion() } }),
+  },
+
+  // ---- runs
+  'POST /api/v2/runs': {
+    make: async (w) => {
+      const { workspaceId, cvId } = await w.freshRunnableWorkspace();
+      const relationships = {
+        workspace: { data: { type: 'workspaces', id: workspaceId } },
+        'configuration-version': { data: { type: 'configuration-versions', id: cvId } },
+      };
+      return { body: doc('runs', { message: 'matrix' }, { relationships }) };
+    },
+  },
+  'GET /api/v2/runs/:run_id': { make: async (w) => ({ params: { run_id: (await w.run()).id } }) },
+  'GET /api/v2/workspaces/:workspace_id/runs': { make: async (w) => ({ params: { workspace_id: (await w.run()).workspaceId } }) },
+  'POST /api/v2/runs/:run_id/actions/discard': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: { comment: 'matrix' } }) },
+  'POST /api/v2/runs/:run_id/actions/cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
+
+  // ---- workspace team access
+  'GET /api/v2/team-workspaces': {
+    make: async (w) => {
+      await w.freshTeamWorkspace();
+      return { query: `filter[workspace][id]=${(await w.workspace()).id}` };
+    },
+  },
+  'POST /api/v2/team-workspaces [read access for another team]': {
+    make: async (w) => {
+      const relationships = { workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } }, team: { data: { type: 'teams', id: await w.freshTeam() } } };
+      return { body: doc('team-workspaces', { access: 'read' }, { relationships }) };
+    },
+  },
+  'GET /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
+  "PATCH /api/v2/team-workspaces/:team_workspace_id [another team's read access, raised to write]": {
+    make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() }, body: doc('team-workspaces', { access: 'write' }) }),
+  },
+  'DELETE /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
 
   // ---- project team access
   'GET /api/v2/team-projects': {
