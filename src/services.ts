@@ -32,7 +32,7 @@ export interface ServiceOptions {
 
 export function createServices(database: Database, options: ServiceOptions = {}) {
   const organizationLookup = createOrganizationLookup({ database });
-  const projectAccess = createProjectAccess({ database, organizationLookup, grants: createProjectGrantLoader() });
+  const projectAccess = createProjectAccess({ database, organizationLookup, grants: createProjectGrantLoader(database) });
 
   const users = createUsersService({ database });
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });

@@ -294,3 +294,14 @@ suite('the reference page under rate limits (HANGAR_RATE_LIMIT=4)', (ctx) => {
     assert.ok(refusal.headers['retry-after']);
   });
 }, { HANGAR_RATE_LIMIT: '4' });
+
+suite('the OpenAPI document with metrics on the API port (HANGAR_METRICS_TOKEN)', (ctx) => {
+  it('describes GET /metrics as Prometheus text behind the metrics token', async () => {
+    const doc = (await ctx.get('/api/v2/openapi.json')).body;
+    const op = doc.paths['/metrics']?.get;
+    assert.ok(op, 'GET /metrics is not in the document');
+    assert.deepEqual(op.security, [{ metricsToken: [] }]);
+    assert.ok(op.responses['200'].content['text/plain'], JSON.stringify(op.responses));
+    assert.ok(doc.components.securitySchemes.metricsToken);
+  });
+}, { HANGAR_METRICS_TOKEN: 'a-metrics-token-of-some-length' });

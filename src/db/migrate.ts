@@ -13,6 +13,7 @@ import * as accounts from './migrations/0008_accounts.ts';
 import * as teamsPolicies from './migrations/0009_teams_policies.ts';
 import * as tags from './migrations/0010_tags.ts';
 import * as state from './migrations/0011_state.ts';
+import * as performance from './migrations/0012_performance.ts';
 import * as runs from './migrations/0013_runs.ts';
 
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009_teams_policies': teamsPolicies,
   '0010_tags': tags,
   '0011_state': state,
+  '0012_performance': performance,
   '0013_runs': runs,
 };
 

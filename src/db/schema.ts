@@ -90,6 +90,12 @@ export interface ProjectsTable {
   created_at: string;
 }
 
+/** Each organization's number of projects, kept by triggers on `projects` (migration 0012). */
+export interface OrganizationProjectCountsTable {
+  organization_id: string;
+  projects: number;
+}
+
 export interface PolicySetsTable {
   id: string;
   organization_id: string;
@@ -365,6 +371,7 @@ export interface Schema {
   team_memberships: TeamMembershipsTable;
   auth_tokens: AuthTokensTable;
   projects: ProjectsTable;
+  organization_project_counts: OrganizationProjectCountsTable;
   policy_sets: PolicySetsTable;
   policy_set_projects: PolicySetProjectsTable;
   policy_set_workspaces: PolicySetWorkspacesTable;

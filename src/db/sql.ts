@@ -27,6 +27,15 @@ export function matchesWildcard(column: string, pattern: string): Expression<Sql
 }
 
 /**
+ * `containsInsensitive` for SQLite only, where it means the same without lower() on every row
+ * (about 4× faster over a large table): SQLite's LIKE ignores the case of ASCII letters, and its
+ * lower() folds no others.
+ */
+export function containsInsensitiveSqlite(column: string, text: string): Expression<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`;
+}
+
+/**
  * Row locks (SELECT … FOR UPDATE) exist only on PostgreSQL. SQLite needs none: a write
  * transaction there already holds the whole database, and Kysely runs one at a time.
  */

@@ -5,7 +5,7 @@ import { projectPermissions, type ProjectPermissions } from '../auth/permission-
 import { projectFilter, type ProjectAuthority } from '../auth/project-scope.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
-import { newId } from '../ids.ts';
+import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
@@ -127,9 +127,15 @@ export function createProjectsService(deps: {
       return (await views(standing, org, [project]))[0]!;
     },
 
+    /** One statement once the caller's token, standing and grants are cached (auth/, db/changes.ts). */
     async show(caller: Caller, id: string, include?: { tags: boolean }): Promise<ProjectView> {
-      const { project, org, standing, authority } = await projectAccess.find(caller, id);
-      return (await views(standing, org, [project], new Map([[project.id, authority]]), include?.tags))[0]!;
+      const found = hasPrefix(id, 'prj') ? await store.findProjectWithCounts(db, id) : undefined;
+      const { project, org, standing, authority } = await projectAccess.authorized(caller, found?.project);
+      const { workspaceCount, teamCount } = found!;
+      const permissions = projectPermissions({ standing, authority }, project);
+      const execution = { defaultExecutionMode: org.defaultExecutionMode, defaultAgentPoolId: org.defaultAgentPoolId };
+      const effectiveTags = include?.tags ? ((await deps.tags.projectBindings(db, [project.id])).get(project.id) ?? []) : undefined;
+      return { project, organizationName: standing.organizationName, permissions, workspaceCount, teamCount, execution, ...(effectiveTags ? { effectiveTags } : {}) };
     },
 
     async list(caller: Caller, organizationName: string, query: ProjectListQuery, page: Page, include?: { tags: boolean }) {

@@ -5,6 +5,7 @@ import type { Standing } from '../auth/organization.ts';
 import { teamPermissions, type TeamPermissions } from '../auth/permission-sets.ts';
 import { teamFilter } from '../auth/teams.ts';
 import { guarded } from '../db/constraints.ts';
+import { GenerationCache } from '../db/changes.ts';
 import type { Database } from '../db/index.ts';
 import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess, type ProjectGrant } from '../grants.ts';
 import { newId } from '../ids.ts';
@@ -165,6 +166,20 @@ export function createTeamsService(deps: {
     await store.members.add(q, team.id, [creator.userId], team.createdAt);
   });
 
+  // The user's teams in one organization, per (user, organization), until any team, membership
+  // or token changes (db/changes.ts): the standing behind nearly every request.
+  const standings = new GenerationCache<TeamGrant[]>(deps.database.changes, 10_000);
+
+  async function teamGrants(userId: string, organizationIds: readonly string[]): Promise<Map<string, TeamGrant[]>> {
+    const byOrg = new Map<string, TeamGrant[]>();
+    for (const t of await store.teamsOfUser(db, userId, organizationIds)) {
+      const list = byOrg.get(t.organizationId) ?? [];
+      list.push({ teamId: t.id, isOwners: t.isOwners, access: t.organizationAccess });
+      byOrg.set(t.organizationId, list);
+    }
+    return byOrg;
+  }
+
   return {
     /**
      * A team of the organization, whatever its visibility: for granting it access to something
@@ -190,13 +205,12 @@ export function createTeamsService(deps: {
 
     /** The loader behind every caller's standing: the user's teams in some organizations (one query). */
     async grants(userId: string, organizationIds: readonly string[]): Promise<Map<string, TeamGrant[]>> {
-      const byOrg = new Map<string, TeamGrant[]>();
-      for (const t of await store.teamsOfUser(db, userId, organizationIds)) {
-        const list = byOrg.get(t.organizationId) ?? [];
-        list.push({ teamId: t.id, isOwners: t.isOwners, access: t.organizationAccess });
-        byOrg.set(t.organizationId, list);
+      if (organizationIds.length === 1) {
+        const id = organizationIds[0]!;
+        const grants = await standings.get(`${userId} ${id}`, async () => (await teamGrants(userId, organizationIds)).get(id) ?? []);
+        return new Map([[id, grants]]);
       }
-      return byOrg;
+      return teamGrants(userId, organizationIds);
     },
 
     async list(

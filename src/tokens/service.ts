@@ -3,6 +3,7 @@ import { authorize, can } from '../auth/authorize.ts';
 import type { AgentPrincipal, Principal } from '../auth/principal.ts';
 import { actingUserId } from '../auth/principal.ts';
 import { digestSecret, newTokenSecret } from '../auth/secrets.ts';
+import { GenerationCache } from '../db/changes.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import type { TokenKind } from '../db/schema.ts';
@@ -55,6 +56,11 @@ export function createTokensService(deps: { database: Database; users: UsersServ
   const db = deps.database.db;
   const { organizationLookup } = deps;
   const rules = new Map<TokenKind, TokenAccessRule>();
+  // Digest → the token's row, until anything authentication reads changes (db/changes.ts): a
+  // revoked token, a deleted membership, a renamed user drop every entry. Unknown secrets are
+  // not cached. `last_used_at` is kept current in the entry, so the write stays once a minute.
+  type AuthRow = NonNullable<Awaited<ReturnType<typeof store.findForAuthentication>>>;
+  const byDigest = new GenerationCache<AuthRow>(deps.database.changes, 10_000);
 
   rules.set('user', async (caller, token) => token.userId !== null && can({ principal: caller.principal, userId: token.userId }, 'manage-user-tokens'));
   const organizationRule: TokenAccessRule = async (caller, token) => {
@@ -87,12 +93,16 @@ export function createTokensService(deps: { database: Database; users: UsersServ
   async function usableToken(secret: string, accept: readonly TokenKind[]) {
     // Not even a query for text that cannot be a token.
     if (!SECRET_SHAPE.test(secret)) return null;
-    const row = await store.findForAuthentication(db, digestSecret(secret));
+    const digest = digestSecret(secret);
+    const row = await byDigest.get(digest, () => store.findForAuthentication(db, digest) as Promise<AuthRow>);
     if (!row || !accept.includes(row.kind)) return null;
     const at = Date.now();
     if (row.expired_at && Date.parse(row.expired_at) <= at) return null;
     if (!row.last_used_at || Date.parse(row.last_used_at) <= at - LAST_USED_RESOLUTION_MS) {
-      await store.touchLastUsed(db, row.id, new Date(at).toISOString());
+      const stamp = new Date(at).toISOString();
+      // Set first: concurrent requests with the same token then write it once, not each.
+      row.last_used_at = stamp;
+      await store.touchLastUsed(db, row.id, stamp);
     }
     return row;
   }

@@ -72,6 +72,67 @@ for (const dialect of dialects()) {
   });
 }
 
+for (const dialect of dialects()) {
+  describe(`megabyte bodies without a token to routes that exist [${dialect}]`, () => {
+    const start = scratchServer(dialect, POSTGRES_URL);
+
+    it(`answers ${REQUESTS} of them 401 without waiting for the body, ${PARALLEL} at a time, while the API keeps serving`, { timeout: 300_000 }, async () => {
+      const { server, env } = await start({ HANGAR_LOG_LEVEL: 'warn' });
+      const port = Number(new URL(server.url).port);
+      const token = hangar(['bootstrap'], env).stdout.trim();
+      const samples = fc.sample(
+        fc.record({
+          route: fc.constantFrom(
+            ['POST', '/api/v2/organizations'],
+            ['PATCH', '/api/v2/organizations/acme'],
+            ['POST', '/api/v2/organizations/acme/projects'],
+            ['PATCH', '/api/v2/projects/prj-0000000000000000'],
+            ['POST', '/api/v2/policy-sets/polset-0000000000000000/parameters'],
+            ['DELETE', '/api/v2/teams/team-0000000000000000/relationships/users'],
+            ['POST', '/api/agent/register'],
+            ['POST', '/api/agent/status'],
+          ),
+          chunked: fc.boolean(),
+          complete: fc.boolean(),
+          // An unknown token is refused like none.
+          bogusToken: fc.boolean(),
+        }),
+        { numRuns: REQUESTS, seed: 11 },
+      );
+      const payload = Buffer.alloc(MiB - 1, 0x7b);
+      let next = 0;
+      const worker = async () => {
+        while (next < samples.length) {
+          const s = samples[next++]!;
+          const [method, url] = s.route;
+          const body = s.complete ? payload : payload.subarray(0, MiB / 2);
+          const headers = [
+            `${method} ${url} HTTP/1.1`,
+            'Host: localhost',
+            `Content-Type: ${url.startsWith('/api/agent/') ? 'application/json' : 'application/vnd.api+json'}`,
+            s.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${payload.length}`,
+            ...(s.bogusToken ? ['Authorization: Bearer AAAAAAAAAAAAAA.atlasv1.bogus'] : []),
+          ].join('\r\n');
+          const framed = s.chunked ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from(s.complete ? '\r\n0\r\n\r\n' : '')]) : body;
+          const res = await exchange(port, Buffer.concat([Buffer.from(`${headers}\r\n\r\n`), framed]));
+          res.socket.destroy();
+          assert.equal(res.status, 401, `${method} ${url}: ${res.body}`);
+          assert.equal(JSON.parse(res.body).errors[0].status, '401');
+        }
+      };
+      const load = Promise.all(Array.from({ length: PARALLEL }, worker));
+      let served = 0;
+      while (next < samples.length) {
+        assert.equal((await fetch(`${server.url}/api/v2/account/details`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+        served += 1;
+      }
+      await load;
+      assert.ok(served > 0);
+      assert.equal(server.child.exitCode, null);
+    });
+  });
+}
+
 /** `depth` levels of arrays inside an otherwise ordinary document. */
 const deepDocument = (depth: number) => `{"data":{"type":"x","attributes":{"name":"deep","deep":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
 
