@@ -176,8 +176,22 @@ output "secret" {
       assert.equal((await api(`${base}/organizations/${org}/workspaces/net-tmp`, 'GET', token, ca)).status, 404);
     });
 
-    // TODO(tags): a workspace selected by tags (`workspaces { tags = [...] }`) needs the tags
-    // work of branch `tags` (tag bindings, filter[tagged], search[tags]); add the case here
-    // once it has landed on main.
+    it('selects workspaces by tags: `workspace new` creates them tagged, and an untagged one stays out', async () => {
+      // An untagged workspace that a tag filter must not adopt.
+      assert.equal((await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, { data: { type: 'workspaces', attributes: { name: 'stranger' } } })).status, 201);
+      const dir = project('tagged', `  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      tags = ["e2e"]\n    }\n  }`, body);
+      // The first tagged workspace through the API (Terraform's non-interactive init needs one);
+      // init selects it, never `stranger`; `workspace new` then makes another, tagged.
+      const first = await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, { data: { type: 'workspaces', attributes: { name: 'tagged-zero', 'tag-names': ['e2e'] } } });
+      assert.equal(first.status, 201);
+      ok(terraform(dir, ['init', '-input=false'], { TF_WORKSPACE: 'tagged-zero' }));
+      ok(terraform(dir, ['workspace', 'new', 'tagged-one']));
+      assert.match(ok(terraform(dir, ['apply', '-auto-approve', '-input=false'])), /Resources: 1 added/);
+      const list = ok(terraform(dir, ['workspace', 'list']));
+      assert.match(list, /tagged-one/);
+      assert.doesNotMatch(list, /stranger|app/);
+      const tagged = await api(`${base}/organizations/${org}/workspaces?search[tags]=e2e`, 'GET', token, ca);
+      assert.deepEqual(tagged.body.data.map((w: any) => w.attributes.name).sort(), ['tagged-one', 'tagged-zero']);
+    });
   });
 }

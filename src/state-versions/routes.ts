@@ -1,4 +1,5 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
@@ -117,7 +118,15 @@ export async function stateUploadRoutes(app: Api, { stateVersions }: { stateVers
     '/state-versions/:state_version_id/upload/:kind',
     {
       schema: { summary: 'Upload the bytes of a pending state version (no token: the signed URL is the permission)', tags, params: UploadParams, querystring: UploadQuery, response: responses({ 204: NoContent }) },
-      onRequest,
+      // The signature is checked before the body is read: without it, nobody gets Hangar to buffer megabytes.
+      onRequest: [
+        onRequest,
+        async (request) => {
+          const { state_version_id, kind } = request.params as Static<typeof UploadParams>;
+          const { expires, signature } = request.query as Partial<Static<typeof UploadQuery>>;
+          stateVersions.checkUploadUrl(state_version_id, kind, expires ?? '', signature ?? '');
+        },
+      ],
       bodyLimit: MAX_STATE_BYTES,
     },
     async (request, reply) => {

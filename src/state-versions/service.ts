@@ -245,6 +245,14 @@ export function createStateVersionsService(deps: {
     return { state: token('state'), 'json-state': token('json-state') };
   }
 
+  /** 403 unless the URL's signature is Hangar's, for this version and kind, and unexpired. Costs no query. */
+  function checkUploadUrl(id: string, kind: BlobKind, expires: string, signature: string): void {
+    const expiresAt = Number(expires);
+    const valid =
+      hasPrefix(id, 'sv') && Number.isSafeInteger(expiresAt) && expiresAt > Date.now() && keyring().verify(UPLOAD_PURPOSE, uploadMessage(id, kind, expiresAt), signature);
+    if (!valid) throw errors.forbidden('The upload URL is invalid or has expired');
+  }
+
   /** A conflict on the blob's key: this URL was used already. */
   const usedUp = () => errors.conflict('This upload URL has been used already');
 
@@ -304,11 +312,10 @@ export function createStateVersionsService(deps: {
      * The PUT to an upload URL. No caller: the signature is the permission, good for one kind of
      * one version, until it expires, once. Everything lands in one transaction or not at all.
      */
+    checkUploadUrl,
+
     async upload(id: string, kind: BlobKind, expires: string, signature: string, bytes: Buffer): Promise<void> {
-      const expiresAt = Number(expires);
-      const valid =
-        hasPrefix(id, 'sv') && Number.isSafeInteger(expiresAt) && expiresAt > Date.now() && keyring().verify(UPLOAD_PURPOSE, uploadMessage(id, kind, expiresAt), signature);
-      if (!valid) throw errors.forbidden('The upload URL is invalid or has expired');
+      checkUploadUrl(id, kind, expires, signature);
       if (bytes.length > MAX_STATE_BYTES) throw errors.payloadTooLarge(MAX_STATE_BYTES);
       const version = await store.findVersion(db, id);
       if (!version) throw errors.notFound();
