@@ -12,7 +12,7 @@ suite('projects list', (ctx) => {
   const created: string[] = [];
   const list = (query = '') => ctx.get(`/api/v2/organizations/${org.name}/projects${query}`, org.owner.token);
 
-  it('lists in creation order by default, by name with sort=name, reversed with sort=-name', async () => {
+  it('lists newest first by default, by name with sort=name, reversed with sort=-name', async () => {
     org = await ctx.organization();
     created.push('Default Project');
     for (const name of ['delta', 'Alpha', 'charlie_2', 'bravo 100', 'echo-x']) {
@@ -21,7 +21,7 @@ suite('projects list', (ctx) => {
     }
     const byDefault = await list('?page[size]=100');
     assertStatus(byDefault, 200);
-    assert.deepEqual(names(byDefault), created);
+    assert.deepEqual(names(byDefault), [...created].reverse());
     const sorted = [...created].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
     assert.deepEqual(names(await list('?sort=name')), sorted);
     assert.deepEqual(names(await list('?sort=-name')), [...sorted].reverse());
@@ -34,7 +34,7 @@ suite('projects list', (ctx) => {
     }
     const ok = await list('?include=effective_tag_bindings');
     assertStatus(ok, 200);
-    assert.equal(ok.body.included, undefined);
+    assert.deepEqual(ok.body.included, [], 'no project here has tag bindings to include');
   });
 
   it('keeps q= and the counts right through renames, deletes and a whole organization gone', async () => {

@@ -131,6 +131,8 @@ export const ACTIONS = {
   'create-workspace': row('project', forbid('You are not allowed to create workspaces in this project'), ({ authority }) => authority.createWorkspace),
   'move-workspaces-into': row('project', HIDE, ({ authority }) => authority.moveWorkspace),
   'manage-team-access': row('project', forbid("You are not allowed to manage this project's team access"), ({ authority }) => authority.manageTeams),
+  // Tags: read with the project; written by whoever may update it.
+  'manage-project-tags': row('project', forbid('You are not allowed to manage the tags of this project'), ({ authority }) => authority.update),
   'read-team-grant': row('team-grant', HIDE, ({ standing, authority, grant }) => seesTeamGrant(standing, authority, grant)),
 
   // Workspaces, through their project
@@ -146,6 +148,8 @@ export const ACTIONS = {
   'write-state': row('workspace', forbid('You are not allowed to write the state of this workspace'), ({ authority }) => authority.writeState),
   // Refused moves are answered together, naming every workspace (see `denied`).
   'move-workspace-out': row('workspace', forbid(), ({ authority }) => authority.readWorkspaces && authority.moveWorkspace),
+  // Tags: read with the workspace; written by whoever may change its settings.
+  'manage-workspace-tags': row('workspace', forbid('You are not allowed to manage the tags of this workspace'), ({ authority }) => authority.manageWorkspaces),
 } as const;
 
 export type Action = keyof typeof ACTIONS;

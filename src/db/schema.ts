@@ -31,6 +31,10 @@ export interface OrganizationsTable {
   aggregated_commit_status_enabled: DbBool;
   speculative_plan_management_enabled: DbBool;
   owners_team_saml_role_id: string | null;
+  /** `remote`, `local` or `agent`: what a workspace that does not choose its own gets. */
+  default_execution_mode: string;
+  /** Set exactly when the default mode is `agent`. */
+  default_agent_pool_id: string | null;
 }
 
 export interface TeamsTable {
@@ -115,6 +119,34 @@ export interface WorkspacesTable {
   inherits_project_auto_destroy: DbBool;
   created_at: string;
   updated_at: string;
+  auto_apply: DbBool;
+  auto_apply_run_trigger: DbBool;
+  allow_destroy_plan: DbBool;
+  assessments_enabled: DbBool;
+  file_triggers_enabled: DbBool;
+  global_remote_state: DbBool;
+  queue_all_runs: DbBool;
+  speculative_enabled: DbBool;
+  structured_run_output_enabled: DbBool;
+  /** A version, a version constraint, or `latest`. */
+  terraform_version: string;
+  working_directory: string;
+  /** JSON arrays of strings. */
+  trigger_prefixes: string;
+  trigger_patterns: string;
+  source_name: string | null;
+  source_url: string | null;
+  auto_destroy_at: string | null;
+  /** The workspace's own mode; null follows the organization's default. */
+  execution_mode: string | null;
+  agent_pool_id: string | null;
+}
+
+/** A workspace (`consumer_id`) allowed to read another's state. */
+export interface WorkspaceRemoteStateConsumersTable {
+  workspace_id: string;
+  consumer_id: string;
+  created_at: string;
 }
 
 export interface PolicySetProjectsTable {
@@ -199,6 +231,29 @@ export interface AgentsTable {
   created_at: string;
 }
 
+/** A key (and value, "" for a key-only tag) on a workspace or a project; `position` keeps arrival order. */
+export interface TagBindingsColumns {
+  id: string;
+  key: string;
+  value: string;
+  position: number;
+  created_at: string;
+}
+export interface WorkspaceTagBindingsTable extends TagBindingsColumns {
+  workspace_id: string;
+}
+export interface ProjectTagBindingsTable extends TagBindingsColumns {
+  project_id: string;
+}
+
+/** The id the flat tag API gives each key used on an organization's workspaces. */
+export interface TagsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  created_at: string;
+}
+
 /** A locked workspace and who holds the lock (a user, a team or a run). */
 export interface WorkspaceLocksTable {
   workspace_id: string;
@@ -270,10 +325,14 @@ export interface Schema {
   policy_set_workspace_exclusions: PolicySetWorkspaceExclusionsTable;
   policy_set_parameters: PolicySetParametersTable;
   workspaces: WorkspacesTable;
+  workspace_remote_state_consumers: WorkspaceRemoteStateConsumersTable;
   team_projects: TeamProjectsTable;
   agent_pools: AgentPoolsTable;
   agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;
   agents: AgentsTable;
+  workspace_tag_bindings: WorkspaceTagBindingsTable;
+  project_tag_bindings: ProjectTagBindingsTable;
+  tags: TagsTable;
   workspace_locks: WorkspaceLocksTable;
   state_versions: StateVersionsTable;
   state_version_blobs: StateVersionBlobsTable;

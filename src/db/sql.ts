@@ -24,6 +24,18 @@ export function containsInsensitiveSqlite(column: string, text: string): Express
 }
 
 /**
+ * Case-insensitive match of the whole value, where a `*` at the start or end (or both) stands
+ * for any text there, as TFE's `search[wildcard-name]` reads it; any other `*` is itself.
+ */
+export function matchesWildcard(column: string, pattern: string): Expression<SqlBool> {
+  const starts = pattern.startsWith('*');
+  const ends = pattern.length > 1 && pattern.endsWith('*');
+  const core = pattern.slice(starts ? 1 : 0, ends ? -1 : undefined);
+  const like = `${starts ? '%' : ''}${escapeLike(core.toLowerCase())}${ends ? '%' : ''}`;
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${like} escape '\\'`;
+}
+
+/**
  * Row locks (SELECT … FOR UPDATE) exist only on PostgreSQL. SQLite needs none: a write
  * transaction there already holds the whole database, and Kysely runs one at a time.
  */

@@ -128,7 +128,7 @@ export async function deleteProject(q: Queryable, id: string): Promise<number> {
   return Number(r.numDeletedRows);
 }
 
-/** By name (case-insensitive), or null for the default order: creation, oldest first. */
+/** By name (case-insensitive), or null for the default order: creation, newest first. */
 export type ProjectSort = { descending: boolean } | null;
 
 export interface ProjectListFilter {
@@ -192,7 +192,7 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
     return eb.and(parts);
   };
   let rows = base.selectAll().where(matching);
-  if (f.sort === null) rows = rows.orderBy('created_at').orderBy('id');
+  if (f.sort === null) rows = rows.orderBy('created_at', 'desc').orderBy('id', 'desc');
   else {
     const direction = f.sort.descending ? 'desc' : 'asc';
     rows = rows.orderBy(sql`lower(name)`, direction).orderBy('id', direction);

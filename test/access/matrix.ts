@@ -92,6 +92,11 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     why: 'service discovery for Terraform, outside /api/v2: a fixed document served to anyone (api.test.ts checks it)',
   },
   { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
+  {
+    method: 'PUT',
+    path: '/api/v2/state-versions/:state_version_id/upload/:kind',
+    why: 'where Terraform PUTs state without a token: the signed, single-use URL is the permission (state-versions.test.ts)',
+  },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
   // The browsable API reference (@fastify/swagger-ui): a page, its assets and the document it reads.
   ...['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/json', '/docs/yaml', '/docs/static/*'].map((path) => ({
@@ -294,6 +299,42 @@ export const MATRIX: Section[] = [
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'delete a workspace',
         [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // Remote state consumers: whoever sees the workspace sees them; choosing them is a setting
+      // of the workspace (workspace admin), and the consumers named must be visible too.
+      row('GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'list remote state consumers',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'add remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'replace remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('DELETE /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'remove remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+    ],
+  },
+  {
+    title: 'Tags (of the workspace in the project, and of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Read with the workspace; written by whoever may change its settings (`read`: 403).
+      row('GET /api/v2/workspaces/:workspace_id/tag-bindings', "list a workspace's tag bindings",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('PATCH /api/v2/workspaces/:workspace_id/tag-bindings', "add to a workspace's tag bindings",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/effective-tag-bindings', "list a workspace's tag bindings in effect",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/workspaces/:workspace_id/relationships/tags', "list a workspace's flat tags",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/workspaces/:workspace_id/relationships/tags', 'add flat tags to a workspace',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('DELETE /api/v2/workspaces/:workspace_id/relationships/tags', 'remove flat tags from a workspace',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // Read with the project; written by whoever may update it.
+      row('GET /api/v2/projects/:project_id/tag-bindings', "list a project's tag bindings",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
+      row('PATCH /api/v2/projects/:project_id/tag-bindings', "add to a project's tag bindings",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403]),
+      row('GET /api/v2/projects/:project_id/effective-tag-bindings', "list a project's tag bindings in effect",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
     ],
   },
   {
@@ -309,6 +350,45 @@ export const MATRIX: Section[] = [
       // Releasing anyone's lock takes workspace admin (`maintain`, `admin`, `manage-workspaces`).
       row('POST /api/v2/workspaces/:workspace_id/actions/force-unlock', "force-unlock a workspace (the owner's lock)",
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+    ],
+  },
+  {
+    title: 'Safe delete (a fresh, unlocked workspace of the project without state)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // As DELETE: it takes the right to delete workspaces; then 409 while locked or managing resources.
+      row('POST /api/v2/workspaces/:workspace_id/actions/safe-delete', 'delete a workspace unless locked or managing resources',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('POST /api/v2/organizations/:organization_name/workspaces/:workspace_name/actions/safe-delete', 'delete a workspace unless locked or managing resources',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+    ],
+  },
+  {
+    title: 'State versions (a workspace of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Writing state takes `state-versions: write` (project `write` and above) and holding the
+      // workspace's lock (each cell locks it first where it may).
+      row('POST /api/v2/workspaces/:workspace_id/state-versions', 'create a state version',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      // Reading takes `state-versions: read` (project `read` has it; a custom grant without it 403).
+      row('GET /api/v2/workspaces/:workspace_id/current-state-version', 'show the current state version',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-versions', "list a workspace's state versions",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-versions/:state_version_id', 'show a state version',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-versions/:state_version_id/download', 'download the state',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-versions/:state_version_id/json-download', 'download the JSON state',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      // Outputs take `state-versions: read-outputs` or more.
+      row('GET /api/v2/state-versions/:state_version_id/outputs', "list a state version's outputs",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/current-state-version-outputs', "list the current state's outputs",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-version-outputs/:state_version_output_id', 'show an output, sensitive value included',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
     ],
   },
   {
