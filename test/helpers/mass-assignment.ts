@@ -51,8 +51,17 @@ export interface MassAssignmentOptions {
 async function ownTables(ctx: TestContext) {
   // Introspection lists every schema on a PostgreSQL server; only this suite's own counts.
   const own = ctx.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(ctx.database.db)).rows[0]!.s : undefined;
-  return (await ctx.database.db.introspection.getTables()).filter((t) => (own === undefined || t.schema === own) && !t.name.startsWith('kysely_'));
+  return (await ctx.database.db.introspection.getTables()).filter(
+    (t) => (own === undefined || t.schema === own) && !t.name.startsWith('kysely_') && !DERIVED.test(t.name),
+  );
 }
+
+/**
+ * SQLite's FTS5 index of project names (migration 0012) and its shadow tables: kept by triggers
+ * from `projects`, rewritten in blocks whose layout no request controls. The projects rows they
+ * follow are compared.
+ */
+const DERIVED = /^projects_name_search(_|$)/;
 
 async function snapshot(ctx: TestContext, tables: readonly string[]): Promise<Snapshot> {
   const out: Snapshot = new Map();
