@@ -162,7 +162,7 @@ export function tabulate(samples: Map<string, Sample[]>, engine: Engine) {
     });
   }
 
-  const PARAMS = 'GET /policy-sets/:id/parameters (200, 20 sensitive)';
+  const PARAMS = 'GET /policy-sets/:id/parameters (100, 20 sensitive)';
   figure(PARAMS, 'bare Fastify, same body from memory', 'params.bare');
   for (const k of THREE) figure(PARAMS, 'GET /policy-sets/:id/parameters', `params.${k}`, sameBody('params.bare'), k);
 

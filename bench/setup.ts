@@ -110,8 +110,10 @@ export async function buildWorld(
   const show = await owner.post('/organizations/bench/projects', { data: { type: 'projects', attributes: { name: 'bench-show' } } });
   await grantRead(owner, bench!.readersTeamId, [show.id]);
 
-  // The seeding works on the database directly and the rest through the API: side by side.
-  const seeding = (async () => {
+  // The seeding works on the database directly and the rest through the API. Not side by side on
+  // SQLite: seeding holds the write lock most of the time (the project triggers of migration 0012
+  // made it slower), and the parameters' WAL checkpoints then waited past the busy timeout.
+  const seed = async () => {
     for (const [i, size] of SCALE.entries()) {
       const org = scaleOrgs[i]!;
       await grantRead(owner, org.readersTeamId, await seedProjects(databaseUrl, org.name, size, GRANTS));
@@ -119,14 +121,15 @@ export async function buildWorld(
     }
     await settle();
     log('projects seeded');
-  })();
+  };
   const parameters = (async () => {
     const set = await owner.post('/organizations/bench/policy-sets', { data: { type: 'policy-sets', attributes: { name: 'bench-set' } } });
-    for (let i = 0; i < 200; i += 20) {
+    // A policy set holds at most 100 parameters; every fifth is sensitive.
+    for (let i = 0; i < 100; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, (_, j) =>
           owner.post(`/policy-sets/${set.id}/parameters`, {
-            data: { type: 'vars', attributes: { key: `k${i + j}`, value: `v${i + j}`, category: 'policy-set', sensitive: (i + j) % 10 === 0 } },
+            data: { type: 'vars', attributes: { key: `k${i + j}`, value: `v${i + j}`, category: 'policy-set', sensitive: (i + j) % 5 === 0 } },
           }),
         ),
       );
@@ -146,7 +149,8 @@ export async function buildWorld(
     return { agentPoolId: pool.id as string, agentHeaders, heartbeatBody };
   })();
   const workspaces = prepareMove(owner).then((m) => (log('workspaces made'), m));
-  const [, policySetId, agentSide, move] = await Promise.all([seeding, parameters, agent, workspaces]);
+  const [policySetId, agentSide, move] = await Promise.all([parameters, agent, workspaces]);
+  await seed();
   return { api, callers, showId: show.id, policySetId, ...agentSide, move };
 }
 
@@ -232,7 +236,22 @@ async function seedProjects(databaseUrl: string, orgName: string, count: number,
         is_default: false,
         created_at: createdAt,
       }));
-      await database.transaction((trx) => trx.insertInto('projects').values(rows).execute());
+      // IMMEDIATE: the write lock from the start. A deferred transaction that read first (the
+      // counter the insert triggers keep, migration 0012) fails outright when another
+      // connection wrote in between (SQLITE_BUSY_SNAPSHOT), where this one waits its turn.
+      await database.db.connection().execute(async (c) => {
+        await sql`BEGIN IMMEDIATE`.execute(c);
+        try {
+          await c.insertInto('projects').values(rows).execute();
+          await sql`COMMIT`.execute(c);
+        } catch (error) {
+          await sql`ROLLBACK`.execute(c);
+          throw error;
+        }
+      });
+      // The server's busy handler polls for the lock, sleeping up to 100 ms between tries;
+      // leave a gap it is sure to wake up in (the triggers made each batch ~100 ms).
+      await new Promise((r) => setTimeout(r, 120));
     }
   } finally {
     await database.close();

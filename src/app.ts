@@ -16,7 +16,11 @@ import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { teamProjectsRoutes } from './team-projects/routes.ts';
+import { tagsRoutes } from './tags/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
+import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
+import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
+import { runsRoutes } from './runs/routes.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
@@ -25,6 +29,8 @@ import { policySetsRoutes } from './policy-sets/routes.ts';
 import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
 import { workspacesRoutes } from './workspaces/routes.ts';
 import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
+import { stateUploadRoutes, stateVersionsRoutes } from './state-versions/routes.ts';
+import { safeDeleteRoutes } from './safe-delete/routes.ts';
 import { healthRoutes } from './ops/health.ts';
 import { RequestLog } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
@@ -32,6 +38,7 @@ import { openApiRoute, PUBLIC, registerDocsPage, registerOpenApi } from './ops/o
 import { NoContent, Open, responses } from './jsonapi/schemas.ts';
 import { registerRateLimits } from './ops/rate-limit.ts';
 import { createServices, type Services } from './services.ts';
+import type { TlsFiles } from './ops/tls.ts';
 import { URL_NAME_MAX } from './values.ts';
 
 export type { Api, RouteEntry };
@@ -55,6 +62,8 @@ export interface AppOptions {
   keyring?: Keyring;
   /** The services to serve; by default built here (tests pass their own to reach them directly). */
   services?: Services;
+  /** Serve HTTPS with this certificate and key (ops/tls.ts reads them); otherwise plain HTTP. */
+  tls?: TlsFiles | null;
   /**
    * Sees every response payload before its route's schema serializes it: the test that compares
    * what serializers send with the response schemas uses it.
@@ -65,9 +74,15 @@ export interface AppOptions {
 /** Paths whose values are secrets or credentials: never written to a log line. */
 export const REDACTED_LOG_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 
-export async function buildApp({ config, database, logger, keyring, services: given, inspectPayload }: AppOptions): Promise<Api> {
+export async function buildApp({ config, database, logger, keyring, services: given, inspectPayload, tls }: AppOptions): Promise<Api> {
   // Before anything listens: a missing or malformed key stops start-up with a clear message.
   const services = given ?? createServices(database, { keyring: keyring ?? (await openKeyring(config, database)) });
+  const serverOptions = {
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // Node's own refusal of an HTTP/1.1 request without Host has an empty body;
+    // registerJsonApi refuses it with an error document instead.
+    requireHostHeader: false,
+  };
   const app = Fastify({
     logger: logger === undefined ? { level: config.logLevel, redact: REDACTED_LOG_PATHS } : logger,
     bodyLimit: BODY_LIMIT,
@@ -82,12 +97,10 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     // connection only this long (then 408, from clientErrorHandler). Node honours the limit
     // only when the server is created with it, hence it twice.
     requestTimeout: REQUEST_TIMEOUT_MS,
-    http: {
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      // Node's own refusal of an HTTP/1.1 request without Host has an empty body;
-      // registerJsonApi refuses it with an error document instead.
-      requireHostHeader: false,
-    },
+    // Terraform needs HTTPS for service discovery: Hangar serves it itself when given a
+    // certificate (the same server options, plus the PEMs), or sits behind a TLS-terminating
+    // proxy (HANGAR_TRUST_PROXY). Typed as the HTTP variant: the options are the same but for those two.
+    ...((tls ? { https: { ...serverOptions, cert: tls.cert, key: tls.key } } : { http: serverOptions }) as { http: typeof serverOptions }),
     forceCloseConnections: 'idle',
     // Bracketed keys stay flat and a repeated key's last value wins, so every value is a string.
     // A path parameter may be as long as the longest name a URL carries, and no longer (414).
@@ -147,6 +160,8 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         async (_request, reply) => reply.code(204).send(),
       );
       openApiRoute(api, limits.anonymous);
+      // Terraform PUTs state here without a token: the signed URL is the permission.
+      await api.register(async (uploads) => stateUploadRoutes(uploads as unknown as Api, services, limits.anonymous));
 
       await api.register(async (authenticated) => {
         requireBearerToken(authenticated, { authenticate: (s) => services.tokens.authenticate(s), grants: services.teams.grants, admit: limits.admit });
@@ -160,14 +175,26 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await policySetParametersRoutes(typed, services);
         await projectsRoutes(typed, services);
         await workspacesRoutes(typed, services);
+        await tagsRoutes(typed, services);
         await workspaceLocksRoutes(typed, services);
+        await stateVersionsRoutes(typed, services);
+        await safeDeleteRoutes(typed, services);
         await teamProjectsRoutes(typed, services);
+        await teamWorkspacesRoutes(typed, services);
+        await configurationVersionsRoutes(typed, services);
+        await runsRoutes(typed, services);
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
       });
     },
     { prefix: '/api/v2' },
   );
+
+  // Upload URLs of configuration versions: the URL is the credential, the body raw bytes.
+  await app.register(async (uploads) => {
+    uploads.addHook('onRequest', limits.anonymous);
+    await uploadRoutes(uploads as unknown as Api, services);
+  });
 
   // Where agents talk to Hangar: plain JSON, and only agent tokens authenticate here.
   await app.register(

@@ -30,6 +30,8 @@ export interface Config {
   metricsToken: string | null;
   /** How long a shutdown may wait for in-flight requests before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** PEM files that make Hangar serve HTTPS itself; null = plain HTTP (or TLS at a proxy). */
+  tls: { certFile: string; keyFile: string } | null;
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +97,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
     throw new ConfigError('HANGAR_METRICS_TOKEN must be at least 16 characters without spaces (e.g. `openssl rand -hex 24`)');
   }
+  const certFile = env.HANGAR_TLS_CERT_FILE || null;
+  const keyFile = env.HANGAR_TLS_KEY_FILE || null;
+  if ((certFile === null) !== (keyFile === null)) {
+    throw new ConfigError(`HANGAR_TLS_CERT_FILE and HANGAR_TLS_KEY_FILE must be set together (only ${certFile ? 'HANGAR_TLS_CERT_FILE' : 'HANGAR_TLS_KEY_FILE'} is set)`);
+  }
   return {
     host: env.HANGAR_HOST || '127.0.0.1',
     port,
@@ -111,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsHost: env.HANGAR_METRICS_HOST || '127.0.0.1',
     metricsToken,
     shutdownTimeoutMs: integer(env, 'HANGAR_SHUTDOWN_TIMEOUT', 10, 1, 3600) * 1000,
+    tls: certFile && keyFile ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) } : null,
   };
 }
 

@@ -73,3 +73,21 @@ export interface CustomAccess {
   project?: Partial<ProjectAccessValues>;
   workspace?: Partial<WorkspaceAccessValues>;
 }
+
+/** A team's access to one workspace: TFE's levels (`plan` exists only here). */
+export const WORKSPACE_ACCESS_LEVELS = ['read', 'plan', 'write', 'admin', 'custom'] as const;
+export type WorkspaceAccessLevel = (typeof WORKSPACE_ACCESS_LEVELS)[number];
+
+/** One team's access to one workspace, every permission at its effective value (TFE's attribute names). */
+export interface WorkspaceGrant {
+  access: WorkspaceAccessLevel;
+  runs: WorkspaceAccessValues['runs'];
+  variables: WorkspaceAccessValues['variables'];
+  'state-versions': WorkspaceAccessValues['state-versions'];
+  'sentinel-mocks': WorkspaceAccessValues['sentinel-mocks'];
+  'workspace-locking': boolean;
+  'run-tasks': boolean;
+}
+
+/** The permissions a custom workspace grant sets; anything left out keeps its value. */
+export type CustomWorkspaceAccess = Partial<Omit<WorkspaceGrant, 'access'>>;

@@ -10,6 +10,7 @@ import { ApiError } from './jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { configuredKeys, openKeyring } from './crypto/keys.ts';
 import { checkDirectories, explainStartupError, listenOrExplain } from './ops/startup.ts';
+import { loadTls } from './ops/tls.ts';
 
 const USAGE = `Usage: hangar <command>
 
@@ -52,7 +53,7 @@ async function serve(config: Config): Promise<void> {
     await database.close();
     throw e;
   }
-  const app = await buildApp({ config, database, keyring });
+  const app = await buildApp({ config, database, keyring, tls: loadTls(config) });
   let closing = false;
   const shutdown = async (signal: string) => {
     // npm forwards a terminal's Ctrl-C, which the terminal also sends: the second is ignored.
@@ -165,7 +166,9 @@ async function run(argv: string[]): Promise<number> {
         const keyring = await openKeyring(config, database);
         const services = createServices(database, { keyring });
         const { reencrypted, keyId } = await services.policySetParameters.rotateEncryption({ batchSize });
-        console.error(`re-encrypted ${reencrypted} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        // State files and their outputs are sealed with the same keys.
+        const state = await services.stateVersions.rotateEncryption();
+        console.error(`re-encrypted ${reencrypted + state} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
         return 0;
       });
     }

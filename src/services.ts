@@ -13,11 +13,17 @@ import { createPolicySetsService } from './policy-sets/service.ts';
 import { createProjectAccess } from './projects/access.ts';
 import { createProjectsService } from './projects/service.ts';
 import { createProjectGrantLoader, createTeamGrantsLoader, createTeamProjectsService } from './team-projects/service.ts';
+import { createTagsService } from './tags/service.ts';
 import { createTeamsService } from './teams/service.ts';
+import { createConfigurationVersionsService } from './configuration-versions/service.ts';
+import { createRunsService } from './runs/service.ts';
+import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
+import { createStateVersionsService } from './state-versions/service.ts';
+import { createSafeDeleteService } from './safe-delete/service.ts';
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -26,21 +32,38 @@ export interface ServiceOptions {
 
 export function createServices(database: Database, options: ServiceOptions = {}) {
   const organizationLookup = createOrganizationLookup({ database });
-  const projectAccess = createProjectAccess({ database, organizationLookup, grants: createProjectGrantLoader() });
+  const projectAccess = createProjectAccess({ database, organizationLookup, grants: createProjectGrantLoader(database) });
 
   const users = createUsersService({ database });
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
-  const teams = createTeamsService({ database, organizationLookup, organizations, projectAccess, teamGrants: createTeamGrantsLoader(database), users });
-  const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess });
+  const tags = createTagsService({ database, projectAccess });
+  const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess, tags, workspaceGrants: createWorkspaceGrantLoader() });
+  const teams = createTeamsService({
+    database,
+    organizationLookup,
+    organizations,
+    projectAccess,
+    teamGrants: createTeamGrantsLoader(database),
+    workspaceGifts: createWorkspaceGiftsLoader({ database, workspaces }),
+    users,
+  });
+  const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
+  const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
+  const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
+  const configurationVersions = createConfigurationVersionsService({ database, workspaces });
+  const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
-  const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects });
-  const tokens = createTokensService({ database, users, organizationLookup });
+  const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
+  const tokens = createTokensService({ database, users, organizationLookup, teams });
   const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
-  return { users, organizations, teams, workspaces, workspaceLocks, teamProjects, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  // Organizations and workspaces name agent pools for execution; the pools domain tells them apart.
+  organizations.useAgentPoolCheck(agentPools.idsInOrganization);
+  workspaces.useAgentPoolCheck(agentPools.idsInOrganization);
+  return { users, organizations, teams, tags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -64,6 +64,40 @@ export const AutoDestroyDuration: ValueType = {
   },
 };
 
+/** Where runs of a workspace execute. */
+export type ExecutionMode = 'remote' | 'local' | 'agent';
+export const EXECUTION_MODES: readonly ExecutionMode[] = ['remote', 'local', 'agent'];
+
+// A version (`1.11.4`, `0.12`, `1.6.0-beta1`) with an optional operator; a constraint is one or
+// more of these, separated by commas, as Terraform's `required_version` reads them.
+const VERSION = String.raw`v?\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?`;
+const CONSTRAINT = new RegExp(String.raw`^\s*(?:(?:=|!=|>=|<=|>|<|~>)\s*)?${VERSION}\s*$`);
+/**
+ * A workspace's Terraform version: a version, a version constraint (`~> 1.5`, `>= 1.2, < 2.0`)
+ * or TFE's pseudo-version `latest`. TFE also refuses versions it has not installed; Hangar runs
+ * no Terraform, so any well-formed one is accepted.
+ */
+export const TerraformVersion: ValueType = {
+  problem: (v) =>
+    v === 'latest' || (v.length <= 100 && v.split(',').every((part) => CONSTRAINT.test(part)))
+      ? null
+      : `Terraform version "${v.slice(0, 100)}" is not a version, a version constraint, or "latest"`,
+};
+
+/** An absolute http or https URL. */
+export const HttpUrl = (label: string): ValueType => ({
+  problem: (v) => {
+    let ok = false;
+    try {
+      const u = new URL(v);
+      ok = u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      ok = false;
+    }
+    return ok ? null : `${label} must be an absolute http or https URL`;
+  },
+});
+
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The prefix of the service accounts behind organization tokens, which no person may take. */
 export const SERVICE_ACCOUNT_PREFIX = 'api-org-';

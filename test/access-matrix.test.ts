@@ -25,6 +25,7 @@ async function runCell(ctx: TestContext, world: World, row: Row, kind: CallerKin
   const w = spec.isolate ? new World(ctx) : world;
   const token = await w.token(kind);
   const req = await spec.make(w);
+  await req.asCaller?.(token);
   const res = await ctx.request(row.method, url(row, req), { token, body: req.body, contentType: req.contentType });
   if (res.status >= 400) {
     // Every refusal is a proper error document carrying the same status.

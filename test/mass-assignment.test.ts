@@ -33,9 +33,10 @@ suite('mass assignment: unmodelled attributes are ignored', (ctx) => {
     const name = `tfe-${Date.now()}`;
     assert.equal((await ctx.post('/api/v2/organizations', user.token, { data: { type: 'organizations', attributes: { name, email: 'o@example.test' } } })).status, 201);
     const res = await ctx.patch(`/api/v2/organizations/${name}`, user.token, {
-      data: { type: 'organizations', attributes: { 'default-execution-mode': 'agent', 'session-timeout': 20160, 'allow-force-delete-workspaces': true } },
+      data: { type: 'organizations', attributes: { 'default-execution-mode': 'local', 'session-timeout': 20160, 'allow-force-delete-workspaces': true } },
     });
     assert.equal(res.status, 200, res.raw);
+    assert.equal(res.body.data.attributes['default-execution-mode'], 'local');
   });
 
   massAssignmentCases(ctx, { callers: 'first', values: ['telling'], positions: ['attributes'] });

@@ -1,6 +1,7 @@
 // A 404 for something that exists in another organization must cost what a 404 for something
 // missing costs, or its timing tells the two apart where the answer does not. Counted in
 // queries: the same statements, so the same work, whatever the machine's speed.
+import { untilCaching } from './helpers/caches.ts';
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { suite, type Response } from './helpers/harness.ts';
@@ -61,6 +62,7 @@ suite('404 for another organization costs what a missing one does', (ctx) => {
     ]);
     // First uses write last-used-at; let those happen before anything is counted.
     for (const [, token] of callers) await ctx.get('/api/v2/account/details', token);
+    await untilCaching(ctx.database);
   });
 
   const send = (pair: Pair, url: string, token: string) => ctx.request(pair.method, url, { token, body: pair.body });
@@ -68,6 +70,8 @@ suite('404 for another organization costs what a missing one does', (ctx) => {
   it('answers both with the same 404 after the same number of queries, for every kind of caller', async () => {
     for (const [who, token] of callers) {
       for (const pair of pairs) {
+        await send(pair, pair.existing, token);
+        await send(pair, pair.missing, token);
         const existing = await ctx.countQueries(() => send(pair, pair.existing, token));
         const missing = await ctx.countQueries(() => send(pair, pair.missing, token));
         const label = `${pair.method} ${pair.what} as ${who}`;

@@ -13,7 +13,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv, type ErrorObject as AjvError, type ValidateFunction } from 'ajv';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { CALLERS, OUTSIDE_THE_MATRIX, ROWS, rowKey, type CallerKind, type Row } from './access/matrix.ts';
-import { REQUESTS, type CellRequest } from './access/requests.ts';
+import { REQUESTS, taggedWorkspace as taggedWorkspaceOf, type CellRequest } from './access/requests.ts';
 import { World } from './access/world.ts';
 import { sharedSchemas } from '../src/jsonapi/schemas.ts';
 
@@ -51,6 +51,12 @@ function succeeding(row: Row): CallerKind {
   return CALLERS.find((c) => row.expect[c] < 300)!;
 }
 
+/** `make` once the world's workspace and project have tags. */
+const withTags = (make: (w: World) => Promise<CellRequest>) => async (w: World) => {
+  await taggedWorkspaceOf(w);
+  return make(w);
+};
+
 /** Requests beyond the matrix's own, for the shapes only a parameter brings out. */
 const VARIANTS: Array<{ route: string; query: string; make?: (w: World) => Promise<CellRequest> }> = [
   { route: 'GET /api/v2/organizations/:organization_name/teams', query: 'include=users' },
@@ -58,6 +64,11 @@ const VARIANTS: Array<{ route: string; query: string; make?: (w: World) => Promi
   { route: 'GET /api/v2/teams/:team_id', query: 'include=users', make: async (w) => ({ params: { team_id: await w.ownersTeam() } }) },
   { route: 'GET /api/v2/users/:user_id/authentication-tokens', query: 'page[size]=1' },
   { route: 'GET /api/v2/policy-sets/:policy_set_id/parameters', query: 'page[size]=1' },
+  // Tags in effect, with an inherited one, in `included`.
+  { route: 'GET /api/v2/workspaces/:workspace_id', query: 'include=effective_tag_bindings', make: async (w) => ({ params: { workspace_id: await taggedWorkspaceOf(w) } }) },
+  { route: 'GET /api/v2/organizations/:organization_name/workspaces', query: 'include=effective_tag_bindings', make: withTags(async (w) => ({ params: { organization_name: (await w.org()).name } })) },
+  { route: 'GET /api/v2/projects/:project_id', query: 'include=effective_tag_bindings', make: withTags(async (w) => ({ params: { project_id: await w.project() } })) },
+  { route: 'GET /api/v2/organizations/:organization_name/projects', query: 'include=effective_tag_bindings', make: withTags(async (w) => ({ params: { organization_name: (await w.org()).name } })) },
 ];
 
 /** Lists that may answer empty for the caller they are checked as; every other list must hold an item. */
@@ -159,6 +170,7 @@ suite('OpenAPI document', (ctx) => {
     /** Problems with one response: not lossless, or members the schema does not declare. */
     async function check(ctx: TestContext, name: string, method: string, target: string, token: string | null, req: CellRequest) {
       last = undefined;
+      await req.asCaller?.(token);
       const res = await ctx.request(method, target, { token, body: req.body, contentType: req.contentType });
       const problems: string[] = [];
       const route = ctx.app.routeTable.find((r) => r.method === method && r.url === name.split(' ')[1]);
@@ -166,7 +178,8 @@ suite('OpenAPI document', (ctx) => {
       const schema = schemaFor(route?.response as Record<string, unknown>, res.status);
       if (!schema) return { res, problems: [`${name} ${res.status}: no response schema for this status`] };
       const payload = (last as { payload: unknown } | undefined)?.payload;
-      if (payload === undefined || typeof payload === 'string') return { res, problems }; // sent as text (the document itself)
+      // Sent as text (the document itself) or as bytes (a state file).
+      if (payload === undefined || typeof payload === 'string' || Buffer.isBuffer(payload)) return { res, problems };
       const sent = JSON.parse(JSON.stringify(payload));
       try {
         assert.deepEqual(JSON.parse(res.raw), sent);
@@ -251,7 +264,8 @@ suite('OpenAPI document', (ctx) => {
 
   it('leaves out of the matrix and the document only the reference page', () => {
     const outside = OUTSIDE_THE_MATRIX.filter((r) => !r.path.startsWith(DOCS)).map((r) => r.path);
-    for (const path of outside) assert.ok(doc.paths[path], `${path} is served but not described`);
+    // The document spells path parameters `{name}`.
+    for (const path of outside) assert.ok(doc.paths[path.replace(/:([a-z_]+)/g, '{$1}')], `${path} is served but not described`);
   });
 });
 
@@ -280,3 +294,14 @@ suite('the reference page under rate limits (HANGAR_RATE_LIMIT=4)', (ctx) => {
     assert.ok(refusal.headers['retry-after']);
   });
 }, { HANGAR_RATE_LIMIT: '4' });
+
+suite('the OpenAPI document with metrics on the API port (HANGAR_METRICS_TOKEN)', (ctx) => {
+  it('describes GET /metrics as Prometheus text behind the metrics token', async () => {
+    const doc = (await ctx.get('/api/v2/openapi.json')).body;
+    const op = doc.paths['/metrics']?.get;
+    assert.ok(op, 'GET /metrics is not in the document');
+    assert.deepEqual(op.security, [{ metricsToken: [] }]);
+    assert.ok(op.responses['200'].content['text/plain'], JSON.stringify(op.responses));
+    assert.ok(doc.components.securitySchemes.metricsToken);
+  });
+}, { HANGAR_METRICS_TOKEN: 'a-metrics-token-of-some-length' });

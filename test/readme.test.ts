@@ -243,6 +243,12 @@ for (const dialect of dialects()) {
       covered(/^\/api\/agent\/status$/);
       covered(/^\/api\/v2\/users\/[^/]+\/authentication-tokens$/);
       covered(/^\/api\/v2\/organizations\/[^/]+\/authentication-token$/);
+      covered(/^\/api\/v2\/teams\/[^/]+\/authentication-token$/);
+      covered(/^\/api\/v2\/team-workspaces$/);
+      covered(/^\/api\/v2\/workspaces\/[^/]+\/configuration-versions$/);
+      covered(/^\/_archivist\/v1\/object\/[^/]+$/);
+      covered(/^\/api\/v2\/runs$/);
+      covered(/^\/api\/v2\/runs\/[^/]+\/actions\/discard$/);
       assert.ok(paths.length >= 25, `only ${paths.length} curl examples ran`);
     });
   });

@@ -49,6 +49,8 @@ suite('user API tokens', (ctx) => {
     assert.equal(second, first, 'a use within the minute does not write again');
     // Age the recorded use past the resolution: the next use writes again.
     await ctx.database.db.updateTable('auth_tokens').set({ last_used_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', id).execute();
+    // last-used-at is bookkeeping the token cache keeps itself; a write behind its back is not news to it.
+    ctx.database.changes.bump();
     await ctx.get('/api/v2/account/details', secret);
     const third = (await ctx.get(`/api/v2/authentication-tokens/${id}`, secret)).body.data.attributes['last-used-at'];
     assert.ok(third > '2000-01-01T00:00:00.000Z');

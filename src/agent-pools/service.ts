@@ -97,6 +97,9 @@ export function createAgentPoolsService(deps: {
     find,
 
     /** How `agent-count` is counted: registered by the agents domain. */
+    /** For domains that name pools (organization and workspace execution): which ids are this organization's pools. */
+    idsInOrganization: (q: Queryable, organizationId: string, ids: readonly string[]) => store.poolIdsInOrganization(q, organizationId, ids),
+
     countAgentsWith(counter: AgentCounter): void {
       agentCounts = counter;
     },
@@ -165,7 +168,10 @@ export function createAgentPoolsService(deps: {
     /** Its agents, tokens and allowed-workspace list go with it: the tokens stop authenticating at once. */
     async destroy(caller: Caller, id: string): Promise<void> {
       const { pool } = await find(caller, id, 'manage-agent-pools');
-      await store.deletePool(db, pool.id);
+      // The schema refuses to delete a pool that workspaces run on or that is the organization's default.
+      await guarded(store.deletePool(db, pool.id), {
+        foreignKey: () => errors.conflict("The agent pool is in use: it is the organization's default or a workspace's pool. Change those first."),
+      });
     },
 
     // Token lists and creation are for those who manage pools; to other members a pool's

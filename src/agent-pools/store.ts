@@ -34,6 +34,13 @@ export async function findPoolById(q: Queryable, id: string): Promise<AgentPool 
   return r && POOLS.read(r);
 }
 
+/** Which of `ids` are pools of the organization (one query). */
+export async function poolIdsInOrganization(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await q.selectFrom('agent_pools').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 /**
  * Inside a transaction: true if the pool still exists, and (on PostgreSQL) holds its row so
  * that a concurrent delete waits until the transaction is over.

@@ -35,6 +35,15 @@ export function effectiveStatus(agent: Agent, at: number): AgentStatus {
 
 const viewOf = (agent: Agent, at = Date.now()): AgentView => ({ agent, status: effectiveStatus(agent, at) });
 
+/**
+ * A running agent repeating the status it last reported (from the same address) has its row
+ * written at most this often: agents ping every few seconds, and nothing reads `last-ping-at` more
+ * finely than the 2-minute silence rule (AGENT_SILENCE_MS), which this stays well inside, on
+ * every instance (each writes at least this often for the pings it receives).
+ */
+export const HEARTBEAT_WRITE_INTERVAL_MS = 30_000;
+const REMEMBERED_AGENTS = 10_000;
+
 export function createAgentsService(deps: { database: Database; pools: Pick<AgentPoolsService, 'find' | 'countAgentsWith'> }) {
   const db = deps.database.db;
 
@@ -47,6 +56,18 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
   }
 
   deps.pools.countAgentsWith((poolIds) => store.runningCountsByPool(db, poolIds));
+
+  // agent id → its row as this process last wrote it, and when. Only running statuses: a final
+  // report (exited, errored) is always written, and an agent that may be deleted is never answered
+  // from here (only exited, errored or silent agents can be deleted, and an entry lives less than
+  // the silence).
+  const written = new Map<string, { agent: Agent; at: number }>();
+  const remember = (agent: Agent, at: number) => {
+    written.delete(agent.id);
+    if (!store.RUNNING.includes(agent.status)) return;
+    if (written.size >= REMEMBERED_AGENTS) written.delete(written.keys().next().value!);
+    written.set(agent.id, { agent, at });
+  };
 
   return {
     /** `POST /api/agent/register`: a new agent in the token's pool, idle from now on. */
@@ -68,9 +89,25 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
 
     /** `POST /api/agent/status`: an agent of the token's pool reports; any other agent id is 404. */
     async heartbeat(principal: AgentPrincipal, input: { id: string; status: StoredAgentStatus; ipAddress: string | null }): Promise<AgentView> {
-      const agent = await store.recordHeartbeat(db, { id: input.id, status: input.status, ipAddress: input.ipAddress, agentPoolId: principal.agentPoolId, at: now() });
-      if (!agent) throw errors.notFound();
-      return viewOf(agent);
+      const at = Date.now();
+      const last = written.get(input.id);
+      if (
+        last &&
+        at - last.at < HEARTBEAT_WRITE_INTERVAL_MS &&
+        last.agent.agentPoolId === principal.agentPoolId &&
+        last.agent.status === input.status &&
+        last.agent.ipAddress === input.ipAddress
+      ) {
+        // Nothing to write: the agent is told of this ping; the row keeps the last written one.
+        return viewOf({ ...last.agent, lastPingAt: new Date(at).toISOString() }, at);
+      }
+      const agent = await store.recordHeartbeat(db, { id: input.id, status: input.status, ipAddress: input.ipAddress, agentPoolId: principal.agentPoolId, at: new Date(at).toISOString() });
+      if (!agent) {
+        written.delete(input.id);
+        throw errors.notFound();
+      }
+      remember(agent, at);
+      return viewOf(agent, at);
     },
 
     async list(caller: Caller, poolId: string, sort: Sort<'created-at'> | undefined, page: Page) {
@@ -86,7 +123,10 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
     async destroy(caller: Caller, id: string): Promise<void> {
       const agent = await find(caller, id, true);
       const silentBefore = new Date(Date.now() - AGENT_SILENCE_MS).toISOString();
-      if (await store.deleteUnlessRunning(db, agent.id, silentBefore)) return;
+      if (await store.deleteUnlessRunning(db, agent.id, silentBefore)) {
+        written.delete(agent.id);
+        return;
+      }
       // Not deleted: either it is running, or someone else deleted it in the meantime.
       if (await store.findAgentById(db, agent.id)) throw errors.preconditionFailed('The agent is idle or busy; only an exited, errored or unknown agent can be deleted');
       throw errors.notFound();

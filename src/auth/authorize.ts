@@ -12,7 +12,7 @@ import { ungiven, type GiftSubject } from './gifts.ts';
 import { holds, type Standing } from './organization.ts';
 import type { Principal } from './principal.ts';
 import type { ProjectAuthority } from './project-scope.ts';
-import { seesTeam, seesTeamGrant } from './teams.ts';
+import { seesTeam, seesTeamGrant, seesWorkspaceTeamGrant } from './teams.ts';
 
 /** Who is calling, for actions that depend on nothing else. */
 export interface PrincipalSubject {
@@ -40,6 +40,8 @@ export interface ProjectSubject {
 export interface TeamGrantSubject extends ProjectSubject {
   grant: { teamId: string };
 }
+/** A team's grant on a workspace the caller may read (authority: over that workspace). */
+export type WorkspaceTeamGrantSubject = TeamGrantSubject;
 
 export type { GiftSubject };
 
@@ -51,6 +53,7 @@ interface Subjects {
   project: ProjectSubject;
   'team-grant': TeamGrantSubject;
   workspace: ProjectSubject;
+  'workspace-team-grant': WorkspaceTeamGrantSubject;
   gift: GiftSubject;
 }
 export type Kind = keyof Subjects;
@@ -115,6 +118,8 @@ export const ACTIONS = {
   'read-team': row('team', HIDE, ({ standing, team }) => seesTeam(standing, team)),
   'update-team': row('team', forbid(MANAGE_TEAMS), ({ standing }) => holds(standing, 'manage-teams')),
   'destroy-team': row('team', forbid(MANAGE_TEAMS), ({ standing }) => holds(standing, 'manage-teams')),
+  // A team token acts as the team: only those who manage teams issue, show or revoke one.
+  'manage-team-token': row('team', forbid('You are not allowed to manage team tokens'), ({ standing }) => holds(standing, 'manage-teams')),
   'manage-team-membership': row('team', forbid('You are not allowed to manage team membership'), ({ standing }) => holds(standing, 'manage-membership')),
   // Being on the owners team is being an owner, so only owners decide who is on it; otherwise
   // membership rights would be a way to become owner (and to remove the real owners).
@@ -131,6 +136,8 @@ export const ACTIONS = {
   'create-workspace': row('project', forbid('You are not allowed to create workspaces in this project'), ({ authority }) => authority.createWorkspace),
   'move-workspaces-into': row('project', HIDE, ({ authority }) => authority.moveWorkspace),
   'manage-team-access': row('project', forbid("You are not allowed to manage this project's team access"), ({ authority }) => authority.manageTeams),
+  // Tags: read with the project; written by whoever may update it.
+  'manage-project-tags': row('project', forbid('You are not allowed to manage the tags of this project'), ({ authority }) => authority.update),
   'read-team-grant': row('team-grant', HIDE, ({ standing, authority, grant }) => seesTeamGrant(standing, authority, grant)),
 
   // Workspaces, through their project
@@ -144,8 +151,21 @@ export const ACTIONS = {
   'read-state-outputs': row('workspace', forbid('You are not allowed to read the state of this workspace'), ({ authority }) => authority.readStateOutputs),
   'read-state': row('workspace', forbid('You are not allowed to read the state of this workspace'), ({ authority }) => authority.readState),
   'write-state': row('workspace', forbid('You are not allowed to write the state of this workspace'), ({ authority }) => authority.writeState),
+  // Workspace admins (a workspace's own `admin` grant, a project's `maintain` or `admin`,
+  // `manage-workspaces`) manage who else has access to it.
+  'manage-workspace-team-access': row(
+    'workspace',
+    forbid("You are not allowed to manage this workspace's team access"),
+    ({ authority }) => authority.manageWorkspaces,
+  ),
+  'read-workspace-team-grant': row('workspace-team-grant', HIDE, ({ standing, authority, grant }) => seesWorkspaceTeamGrant(standing, authority, grant)),
+  // Uploading configuration and queueing, cancelling or discarding runs take `plan` runs
+  // permission at least (Hangar executes no run, so there is no apply to tell apart).
+  'queue-run': row('workspace', forbid('You are not allowed to queue runs in this workspace'), ({ authority }) => authority.queueRuns),
   // Refused moves are answered together, naming every workspace (see `denied`).
   'move-workspace-out': row('workspace', forbid(), ({ authority }) => authority.readWorkspaces && authority.moveWorkspace),
+  // Tags: read with the workspace; written by whoever may change its settings.
+  'manage-workspace-tags': row('workspace', forbid('You are not allowed to manage the tags of this workspace'), ({ authority }) => authority.manageWorkspaces),
 } as const;
 
 export type Action = keyof typeof ACTIONS;
@@ -162,6 +182,7 @@ export const SEE: Record<Kind, Action | null> = {
   project: 'read-project',
   'team-grant': 'read-team-grant',
   workspace: 'read-workspace',
+  'workspace-team-grant': 'read-workspace-team-grant',
   gift: 'read-organization',
 };
 

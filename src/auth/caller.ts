@@ -55,7 +55,7 @@ export class Caller {
    */
   mayBelongTo(organizationId: string): boolean {
     const p = this.principal;
-    if (p.kind === 'organization') return p.organizationId === organizationId;
+    if (p.kind !== 'user') return p.organizationId === organizationId;
     return p.user.isSiteAdmin || p.memberOf === undefined || p.memberOf.has(organizationId);
   }
 
@@ -70,6 +70,19 @@ export class Caller {
     if (p.kind === 'organization') {
       const mine = p.organizationId === org.id;
       return { ...base, member: mine, owner: mine, viaOrganizationToken: mine, teamIds: [], access: mine ? fullAccess() : emptyAccess() };
+    }
+    // A team token is its team, and nothing else, in its team's organization.
+    if (p.kind === 'team') {
+      const mine = p.organizationId === org.id;
+      const owner = mine && p.team.isOwners;
+      return {
+        ...base,
+        member: mine,
+        owner,
+        viaOrganizationToken: false,
+        teamIds: mine ? [p.team.id] : [],
+        access: owner ? fullAccess() : mine ? normaliseAccess({ ...p.team.access }) : emptyAccess(),
+      };
     }
     // Site admins administer the whole installation, every organization included.
     if (p.user.isSiteAdmin) {

@@ -10,6 +10,7 @@ import {
   WORKSPACE_ACCESS_SCALES,
   type OrganizationAccessKey,
   type ProjectGrant,
+  type WorkspaceGrant,
 } from '../grants.ts';
 import { holds, type Standing } from './organization.ts';
 import { grantAllows, LEVEL_CONDITIONS } from './project-grants.ts';
@@ -25,12 +26,25 @@ export interface ProjectGift {
   held: readonly ProjectGrant[];
 }
 
+/** One workspace grant a change creates or raises. */
+export interface WorkspaceGift {
+  workspaceId: string;
+  to: WorkspaceGrant;
+  from?: WorkspaceGrant;
+  /**
+   * What the caller holds on the workspace: its teams' grants on the workspace, and their grants
+   * on its project in a workspace grant's terms (workspace-grants.ts's fromProjectGrant).
+   */
+  held: readonly WorkspaceGrant[];
+}
+
 /** Everything a change would give: the subject of the `give-access` action. */
 export interface GiftSubject {
   standing: Standing;
   /** Organization-access flags the change gives (turned on for a team, or held by the team a user joins). */
   organizationAccess: readonly OrganizationAccessKey[];
   projects: readonly ProjectGift[];
+  workspaces?: readonly WorkspaceGift[];
 }
 
 /**
@@ -82,6 +96,28 @@ function ungivenGrant({ to, from, held }: ProjectGift): string[] {
   return missing;
 }
 
+const WORKSPACE_GRANT_SCALES = {
+  runs: WORKSPACE_ACCESS_SCALES.runs,
+  variables: WORKSPACE_ACCESS_SCALES.variables,
+  'state-versions': WORKSPACE_ACCESS_SCALES['state-versions'],
+  'sentinel-mocks': WORKSPACE_ACCESS_SCALES['sentinel-mocks'],
+} as const;
+const WORKSPACE_GRANT_FLAGS = ['workspace-locking', 'run-tasks'] as const;
+
+/** The same rule as ungivenGrant, for a grant on one workspace: `admin` is a level only admins hold. */
+function ungivenWorkspaceGrant({ to, from, held }: WorkspaceGift): string[] {
+  const missing: string[] = [];
+  for (const [key, scale] of Object.entries(WORKSPACE_GRANT_SCALES) as Array<[keyof typeof WORKSPACE_GRANT_SCALES, readonly string[]]>) {
+    const wanted = scale.indexOf(to[key]);
+    const current = from ? scale.indexOf(from[key]) : -1;
+    const best = Math.max(-1, ...held.map((h) => scale.indexOf(h[key])));
+    if (wanted > current && best < wanted) missing.push(`${key} ${to[key]}`);
+  }
+  for (const flag of WORKSPACE_GRANT_FLAGS) if (to[flag] && !from?.[flag] && !held.some((h) => h[flag])) missing.push(flag);
+  if (to.access === 'admin' && from?.access !== 'admin' && !held.some((h) => h.access === 'admin')) missing.push('access admin');
+  return missing;
+}
+
 /** The permissions of the gift the caller does not hold, named for the 403 (empty: it may give it all). */
 export function ungiven(g: GiftSubject): string[] {
   if (g.standing.owner) return [];
@@ -91,6 +127,12 @@ export function ungiven(g: GiftSubject): string[] {
   for (const gift of g.projects) {
     const lacking = ungivenGrant(gift);
     if (lacking.length) missing.push(`on project ${gift.projectId}: ${lacking.join(', ')}`);
+  }
+  // Managing every workspace is holding every permission on each of them.
+  if (holds(g.standing, 'manage-all-workspaces')) return missing;
+  for (const gift of g.workspaces ?? []) {
+    const lacking = ungivenWorkspaceGrant(gift);
+    if (lacking.length) missing.push(`on workspace ${gift.workspaceId}: ${lacking.join(', ')}`);
   }
   return missing;
 }

@@ -101,7 +101,7 @@ export function holds(s: Standing, permission: OrganizationPermission): boolean 
  * where it is on a team.
  */
 export function organizationFilter(p: Principal): RowFilter<'organizations'> {
-  if (p.kind === 'organization') return (eb) => eb('organizations.id', '=', p.organizationId);
+  if (p.kind !== 'user') return (eb) => eb('organizations.id', '=', p.organizationId);
   if (p.user.isSiteAdmin) return null;
   const userId = p.user.id;
   return (eb) =>

@@ -1,4 +1,5 @@
 // Who is calling, as established from the bearer token.
+import type { OrganizationAccess } from '../grants.ts';
 
 export interface UserIdentity {
   id: string;
@@ -25,6 +26,18 @@ export type Principal =
       organizationName: string;
       /** The synthetic service user that stands for the organization token (account details, created-by). */
       serviceUserId: string;
+    }
+  | {
+      /**
+       * A team token: acts with its team's organization access and its team's project and
+       * workspace grants, in its team's organization only. It is no user: it has no account, and
+       * what it creates records no user as its author.
+       */
+      kind: 'team';
+      tokenId: string;
+      organizationId: string;
+      organizationName: string;
+      team: { id: string; isOwners: boolean; access: OrganizationAccess };
     };
 
 /**
@@ -39,8 +52,9 @@ export interface AgentPrincipal {
   organizationId: string;
 }
 
-/** The user recorded as the author of what this principal creates. */
-export function actingUserId(p: Principal): string {
+/** The user recorded as the author of what this principal creates (none for a team token). */
+export function actingUserId(p: Principal): string | null {
   if (p.kind === 'user') return p.user.id;
+  if (p.kind === 'team') return null;
   return p.serviceUserId;
 }

@@ -89,6 +89,7 @@ export type GrantCondition =
   | 'manage-teams'
   | 'manage-workspaces'
   | 'lock-workspace'
+  | 'queue-run'
   | 'read-state-outputs'
   | 'read-state'
   | 'write-state';
@@ -97,6 +98,7 @@ type GrantTest =
   | { kind: 'any' }
   | { kind: 'project'; key: 'settings' | 'teams'; values: readonly string[] }
   | { kind: 'workspace'; key: WorkspaceAccessFlag }
+  | { kind: 'runs'; values: readonly string[] }
   | { kind: 'workspace-scale'; key: 'state-versions'; values: readonly string[] }
   | { kind: 'level'; levels: readonly ProjectAccessLevel[] };
 
@@ -117,6 +119,7 @@ export const GRANT_TESTS: Record<GrantCondition, GrantTest> = {
   // Changing a workspace's settings takes workspace admin, which maintain and admin imply.
   'manage-workspaces': { kind: 'level', levels: ['maintain', 'admin'] },
   'lock-workspace': { kind: 'workspace', key: 'locking' },
+  'queue-run': { kind: 'runs', values: atLeast(WORKSPACE_ACCESS_SCALES.runs, 'plan') },
   'read-state-outputs': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read-outputs') },
   'read-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read') },
   'write-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'write') },
@@ -135,6 +138,8 @@ export function grantAllows(g: ProjectGrant, condition: GrantCondition): boolean
       return t.values.includes(g.project[t.key]);
     case 'workspace':
       return g.workspace[t.key];
+    case 'runs':
+      return t.values.includes(g.workspace.runs);
     case 'workspace-scale':
       return t.values.includes(g.workspace[t.key]);
     case 'level':
@@ -163,6 +168,8 @@ function grantPasses(eb: GrantsEb, condition: GrantCondition) {
       return eb(`tp.${PROJECT_COLUMNS[t.key]}`, 'in', [...t.values]);
     case 'workspace':
       return eb(`tp.${WORKSPACE_FLAG_COLUMNS[t.key]}`, '=', true);
+    case 'runs':
+      return eb('tp.workspace_runs', 'in', [...t.values]);
     case 'workspace-scale':
       return eb('tp.workspace_state_versions', 'in', [...t.values]);
     case 'level':

@@ -35,6 +35,8 @@ export interface ProjectAuthority {
   readState: boolean;
   /** Create state versions (`state-versions: write`). */
   writeState: boolean;
+  /** Queue runs (plans at least) in the project's workspaces. */
+  queueRuns: boolean;
 }
 
 const NO_AUTHORITY: ProjectAuthority = {
@@ -49,6 +51,7 @@ const NO_AUTHORITY: ProjectAuthority = {
   manageWorkspaces: false,
   deleteWorkspaces: false,
   lockWorkspaces: false,
+  queueRuns: false,
   readStateOutputs: false,
   readState: false,
   writeState: false,
@@ -86,6 +89,7 @@ export function projectAuthority(s: Standing, project: { isDefault: boolean }, g
     readStateOutputs: holds(s, 'read-all-workspaces') || any('read-state-outputs'),
     readState: holds(s, 'read-all-workspaces') || any('read-state'),
     writeState: workspaceManager || any('write-state'),
+    queueRuns: workspaceManager || any('queue-run'),
   };
 }
 
@@ -133,18 +137,32 @@ export function projectFilter(s: Standing, field: ScopedAuthority): RowFilter<'p
   return scope.all ? null : (eb) => inScope(eb, scope);
 }
 
-/** SQL: the workspaces of the organization whose project lets the caller read them (null: all). */
+/** SQL subquery: ids of the workspaces on which one of `teamIds` holds any grant (workspace-grants.ts). */
+function workspacesGrantedTo(eb: ExpressionBuilder<Schema, 'workspaces'>, teamIds: readonly string[]) {
+  return eb
+    .selectFrom('team_workspaces as tw')
+    .select('tw.workspace_id')
+    .where((inner) => (teamIds.length ? inner('tw.team_id', 'in', [...teamIds]) : inner.or([])));
+}
+
+/**
+ * SQL: the workspaces of the organization the caller may read, through their project or a grant
+ * on the workspace itself (null: all). The JavaScript half: projectAuthority, then workspaceAuthority.
+ */
 export function workspaceFilter(s: Standing): RowFilter<'workspaces'> {
   const scope = projectScope(s, 'readWorkspaces');
   if (scope.all) return null;
   return (eb) =>
-    eb(
-      'workspaces.project_id',
-      'in',
-      eb
-        .selectFrom('projects')
-        .select('projects.id')
-        .where('projects.organization_id', '=', s.organizationId)
-        .where((inner) => inScope(inner, scope)),
-    );
+    eb.or([
+      eb(
+        'workspaces.project_id',
+        'in',
+        eb
+          .selectFrom('projects')
+          .select('projects.id')
+          .where('projects.organization_id', '=', s.organizationId)
+          .where((inner) => inScope(inner, scope)),
+      ),
+      ...(scope.teamIds.length ? [eb('workspaces.id', 'in', workspacesGrantedTo(eb, scope.teamIds))] : []),
+    ]);
 }

@@ -31,3 +31,18 @@ export function teamGrantFilter(s: Standing, authority: ProjectAuthority): RowFi
   // An empty list is `1 = 0` (Kysely), never the invalid `in ()`.
   return (eb) => (ids.length ? eb('team_projects.team_id', 'in', [...ids]) : eb.or([]));
 }
+
+/**
+ * Anyone who may read a workspace sees its grants to their own teams; its admins and those who
+ * manage teams see all of them.
+ */
+export function seesWorkspaceTeamGrant(s: Standing, authority: ProjectAuthority, grant: { teamId: string }): boolean {
+  return authority.readWorkspaces && (authority.manageWorkspaces || holds(s, 'manage-teams') || s.teamIds.includes(grant.teamId));
+}
+
+/** SQL half of seesWorkspaceTeamGrant, for a workspace's grant list (the workspace is readable; null: every grant). */
+export function workspaceTeamGrantFilter(s: Standing, authority: ProjectAuthority): RowFilter<'team_workspaces'> {
+  if (authority.manageWorkspaces || holds(s, 'manage-teams')) return null;
+  const ids = s.teamIds;
+  return (eb) => (ids.length ? eb('team_workspaces.team_id', 'in', [...ids]) : eb.or([]));
+}

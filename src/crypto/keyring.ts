@@ -4,7 +4,7 @@
 // that sealed the value, so several keys can be configured at once while `hangar rotate-key`
 // moves old values onto the first one. The caller's associated data (the parameter id) is bound
 // into the tag: a ciphertext copied onto another row does not decrypt.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { inspect } from 'node:util';
 
 export const KEY_BYTES = 32;
@@ -50,15 +50,40 @@ export class Keyring {
   }
 
   encrypt(plaintext: string, associatedData: string): string {
+    return this.encryptBytes(Buffer.from(plaintext, 'utf8'), associatedData);
+  }
+
+  /** The same sealing for bytes that need not be text (state files are kept byte for byte). */
+  encryptBytes(plaintext: Uint8Array, associatedData: string): string {
     const nonce = randomBytes(NONCE_BYTES);
     const cipher = createCipheriv(ALGORITHM, this.#keys.get(this.#primaryId)!, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(associatedData, 'utf8'));
-    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     const sealed = Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64');
     return `${VERSION}:${this.#primaryId}:${sealed}`;
   }
 
   decrypt(ciphertext: string, associatedData: string): string {
+    return this.decryptBytes(ciphertext, associatedData).toString('utf8');
+  }
+
+  /**
+   * A MAC of `message` under a key derived from the primary key (never the key itself), for
+   * URLs that carry their own permission (state uploads). Every instance sharing the keys agrees.
+   */
+  sign(purpose: string, message: string): string {
+    const key = Buffer.from(hkdfSync('sha256', this.#keys.get(this.#primaryId)!, Buffer.alloc(0), `hangar-mac:${purpose}`, 32));
+    return createHmac('sha256', key).update(message, 'utf8').digest('base64url');
+  }
+
+  /** Whether `signature` is `sign(purpose, message)`, compared in constant time. */
+  verify(purpose: string, message: string, signature: string): boolean {
+    const expected = Buffer.from(this.sign(purpose, message));
+    const given = Buffer.from(signature);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  decryptBytes(ciphertext: string, associatedData: string): Buffer {
     const parts = ciphertext.split(':');
     if (parts.length !== 3 || parts[0] !== VERSION) throw new DecryptionError('unrecognised ciphertext format');
     const [, keyId, encoded] = parts as [string, string, string];
@@ -70,7 +95,7 @@ export class Keyring {
     decipher.setAAD(Buffer.from(associatedData, 'utf8'));
     decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
     try {
-      return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
     } catch {
       throw new DecryptionError(`value sealed with key ${keyId} failed authentication`);
     }

@@ -5,11 +5,22 @@ import type { Queryable } from '../db/index.ts';
 
 /** The ids of every key that sealed a value in the database, sorted. */
 export async function keyIdsInUse(q: Queryable): Promise<string[]> {
-  const rows = await q
+  const parameters = await q
     .selectFrom('policy_set_parameters')
     .select((eb) => eb.fn<string>('substr', ['encrypted_value', eb.lit(4), eb.lit(16)]).as('key_id'))
     .distinct()
     .where('encrypted_value', 'like', 'v1:%')
     .execute();
-  return rows.map((r) => r.key_id).sort();
+  // State files and their outputs (state-versions/).
+  const blobs = await q
+    .selectFrom('state_version_blobs')
+    .select((eb) => eb.fn<string>('substr', ['sealed', eb.lit(4), eb.lit(16)]).as('key_id'))
+    .distinct()
+    .execute();
+  const outputs = await q
+    .selectFrom('state_version_outputs')
+    .select((eb) => eb.fn<string>('substr', ['sealed_value', eb.lit(4), eb.lit(16)]).as('key_id'))
+    .distinct()
+    .execute();
+  return [...new Set([...parameters, ...blobs, ...outputs].map((r) => r.key_id))].sort();
 }

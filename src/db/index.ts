@@ -1,6 +1,7 @@
 // One query layer (Kysely) over two engines. The dialect is chosen by the URL alone.
 import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
+import { Generation, listeningFeed, localFeed, watchWrites, type ChangeFeed } from './changes.ts';
 import { openSqlite } from './sqlite.ts';
 import type { Schema } from './schema.ts';
 
@@ -23,6 +24,8 @@ export interface Database {
    * Call it after a write that turns a clear value secret.
    */
   scrub(): Promise<void>;
+  /** When what authentication reads last changed, here or (PostgreSQL) on another instance: for caches. */
+  readonly changes: ChangeFeed;
 }
 
 export interface DatabaseStats {
@@ -101,8 +104,8 @@ function postgresPoolConfig(url: string, options: DatabaseOptions): pg.PoolConfi
   return config;
 }
 
-function openPostgres(url: string, options: DatabaseOptions, onError: (error: unknown) => void): pg.Pool {
-  const pool = new pg.Pool(postgresPoolConfig(url, options));
+function openPostgres(config: pg.PoolConfig, onError: (error: unknown) => void): pg.Pool {
+  const pool = new pg.Pool(config);
   // A client whose connection dies emits 'error', and an 'error' nobody listens to ends the
   // process. The pool listens on idle clients only, so every client gets its own listener: a
   // connection PostgreSQL drops under a request (restart, failover, pg_terminate_backend) then
@@ -114,7 +117,18 @@ function openPostgres(url: string, options: DatabaseOptions, onError: (error: un
     // next request's queries would queue behind it. Ending the client closes the connection,
     // so the pool discards it on release instead of handing it out again.
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    let prepared = 0;
     client.query = ((...args: unknown[]) => {
+      // Kysely sends (text, values). Each statement shape is parsed and planned once per
+      // connection as a named prepared statement, not at every execution.
+      if (args.length === 2 && typeof args[0] === 'string' && Array.isArray(args[1])) {
+        const name = statementName(args[0]);
+        const parsed = name !== null && (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements[name] !== undefined;
+        if (name !== null && (parsed || prepared < PREPARED_PER_CONNECTION)) {
+          if (!parsed) prepared += 1;
+          args = [{ name, text: args[0], values: args[1] }];
+        }
+      }
       const result = query(...args);
       if (result instanceof Promise) {
         result.catch((e: unknown) => {
@@ -138,6 +152,23 @@ function openPostgres(url: string, options: DatabaseOptions, onError: (error: un
 }
 
 const ignore = () => {};
+
+/** Statement shapes kept prepared on one PostgreSQL connection at most; later new shapes run unnamed. */
+const PREPARED_PER_CONNECTION = 500;
+/** Statement text → its prepared statement's name, for this process (bounded: shapes are few, IN lists aside). */
+const STATEMENT_NAMES = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 2_000;
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+/** The name to prepare `text` under, or null to run it unnamed (DDL, transaction control, too many shapes). */
+function statementName(text: string): string | null {
+  const known = STATEMENT_NAMES.get(text);
+  if (known) return known;
+  if (STATEMENT_NAMES.size >= MAX_STATEMENT_NAMES || !PREPARABLE.test(text)) return null;
+  const name = `hangar_${STATEMENT_NAMES.size}`;
+  STATEMENT_NAMES.set(text, name);
+  return name;
+}
 const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
@@ -150,22 +181,37 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     if (event.level === 'error') countError(event.error);
     else onQuery?.(event.query.sql);
   };
+  const generation = new Generation();
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: openSqlite(file) }), log });
-    return wrap('sqlite', db, () => ({ errors: counters.errors, pool: null }));
+    const feed = localFeed(generation);
+    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: openSqlite(file) }), log, plugins: [watchWrites(generation, feed.answered)] });
+    return wrap('sqlite', db, () => ({ errors: counters.errors, pool: null }), generation, feed);
   }
-  const pool = openPostgres(url, options, countError);
+  const config = postgresPoolConfig(url, options);
+  const pool = openPostgres(config, countError);
   const stats = () => ({ errors: counters.errors, pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
-  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log }), stats);
+  const feed = listeningFeed(generation, config, countError);
+  const plugins = [watchWrites(generation, feed.answered)];
+  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log, plugins }), stats, generation, feed);
 }
 
-function wrap(dialect: Dialect, db: Kysely<Schema>, stats: () => DatabaseStats): Database {
+function wrap(dialect: Dialect, db: Kysely<Schema>, stats: () => DatabaseStats, generation: Generation, changes: ChangeFeed): Database {
   return {
     dialect,
     db,
-    transaction: (fn) => db.transaction().execute(fn),
-    close: () => db.destroy(),
+    transaction: async (fn) => {
+      const before = generation.value;
+      const result = await db.transaction().execute(fn);
+      // A watched write committed just now: what was loaded while it was pending is old.
+      if (generation.value !== before) generation.bump();
+      return result;
+    },
+    close: async () => {
+      await changes.close();
+      await db.destroy();
+    },
+    changes,
     stats,
     scrub: async () => {
       if (dialect === 'sqlite') await sql`pragma wal_checkpoint(truncate)`.execute(db);

@@ -8,9 +8,13 @@ import * as policySets from './migrations/0003_policy_sets.ts';
 import * as agentPools from './migrations/0004_agent_pools.ts';
 import * as policySetWorkspaces from './migrations/0005_policy_set_workspaces.ts';
 import * as agentPoolWorkspaces from './migrations/0006_agent_pool_workspaces.ts';
+import * as workspaceSettings from './migrations/0007_workspace_settings.ts';
 import * as accounts from './migrations/0008_accounts.ts';
 import * as teamsPolicies from './migrations/0009_teams_policies.ts';
+import * as tags from './migrations/0010_tags.ts';
 import * as state from './migrations/0011_state.ts';
+import * as performance from './migrations/0012_performance.ts';
+import * as runs from './migrations/0013_runs.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -19,15 +23,22 @@ const migrations: Record<string, Migration> = {
   '0004_agent_pools': agentPools,
   '0005_policy_set_workspaces': policySetWorkspaces,
   '0006_agent_pool_workspaces': agentPoolWorkspaces,
+  '0007_workspace_settings': workspaceSettings,
   '0008_accounts': accounts,
   '0009_teams_policies': teamsPolicies,
+  '0010_tags': tags,
   '0011_state': state,
+  '0012_performance': performance,
+  '0013_runs': runs,
 };
 
 async function migrator(database: Database): Promise<Migrator> {
   return new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
+    // Numbers are handed out ahead of time to work landing in parallel, so a database may have run
+    // a later number before an earlier one arrives; each migration stands on its own.
+    allowUnorderedMigrations: true,
     // Unless told the schema, Kysely looks for its bookkeeping tables in every schema of the
     // PostgreSQL database; one found in another schema (a parallel test suite, another
     // installation) makes it skip creating its own, and migrating fails.

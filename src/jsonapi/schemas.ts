@@ -82,7 +82,8 @@ export const SelfLink = Open({ self: Type.String() });
 export function Resource<A extends TProperties, R extends TProperties>(
   name: string,
   type: string,
-  parts: { attributes: A; relationships?: R; links?: boolean; description?: string },
+  /** `links`: false for none, or members besides `self` (such as `self-html`). */
+  parts: { attributes: A; relationships?: R; links?: false | TProperties; description?: string },
 ) {
   return shared(name, Open(
     {
@@ -90,7 +91,7 @@ export function Resource<A extends TProperties, R extends TProperties>(
       type: TypeName(type),
       attributes: Open(parts.attributes),
       ...(parts.relationships ? { relationships: Open(parts.relationships) } : {}),
-      ...(parts.links === false ? {} : { links: SelfLink }),
+      ...(parts.links === false ? {} : { links: parts.links ? Open({ self: Type.String(), ...parts.links }) : SelfLink }),
     },
     parts.description ? { description: parts.description } : {},
   ));

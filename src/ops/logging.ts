@@ -16,8 +16,11 @@ function decoded(text: string): string {
   }
 }
 
+/** An upload URL's last segment is its credential (configuration-versions/routes.ts). */
+const UPLOAD_SECRET = /(\/_archivist\/v1\/object\/)[^/?#]+/gi;
+
 export function redactUrl(url: string): string {
-  const clean = url.replace(TOKEN_SHAPE, REDACTED);
+  const clean = url.replace(TOKEN_SHAPE, REDACTED).replace(UPLOAD_SECRET, `$1${REDACTED}`);
   const q = clean.indexOf('?');
   if (q === -1) return clean;
   const query = clean
@@ -39,6 +42,7 @@ function caller(request: FastifyRequest): Record<string, string> | null {
   if (request.caller) {
     const p = request.caller.principal;
     if (p.kind === 'organization') return { tokenId: p.tokenId, organization: p.organizationName };
+    if (p.kind === 'team') return { tokenId: p.tokenId, teamId: p.team.id, organization: p.organizationName };
     const orgs = request.caller.organizations;
     // A request about one organization names it; a list across several names none.
     return orgs.length === 1 ? { tokenId: p.tokenId, userId: p.user.id, organization: orgs[0]! } : { tokenId: p.tokenId, userId: p.user.id };

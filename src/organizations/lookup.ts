@@ -4,6 +4,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { authorize, type ActionOn } from '../auth/authorize.ts';
 import type { Standing } from '../auth/organization.ts';
+import { GenerationCache } from '../db/changes.ts';
 import type { Database } from '../db/index.ts';
 import { errors } from '../jsonapi/errors.ts';
 import * as store from './store.ts';
@@ -19,6 +20,13 @@ export interface FoundOrganization {
 
 export function createOrganizationLookup({ database }: { database: Database }) {
   const db = database.db;
+  // Organization rows by id and by name, until any organization (or anything else authentication
+  // reads) changes (db/changes.ts). The rows are shared between requests, so frozen.
+  const byIdCache = new GenerationCache<Organization | null>(database.changes, 10_000);
+  const byName = new GenerationCache<Organization | null>(database.changes, 10_000);
+  const frozen = (o: Organization | undefined) => (o ? Object.freeze(o) : null);
+  const rowById = async (id: string) => (await byIdCache.get(id, async () => frozen(await store.findOrganizationById(db, id)))) ?? undefined;
+  const rowByName = async (name: string) => (await byName.get(name, async () => frozen(await store.findOrganizationByName(db, name)))) ?? undefined;
 
   /**
    * The organization and the caller's standing in it; undefined when it does not exist or the
@@ -32,7 +40,7 @@ export function createOrganizationLookup({ database }: { database: Database }) {
   }
 
   /** The organization by id, unless the caller is certainly no member (then not even looked up). */
-  const byId = async (caller: Caller, id: string) => (caller.mayBelongTo(id) ? withStanding(caller, await store.findOrganizationById(db, id)) : undefined);
+  const byId = async (caller: Caller, id: string) => (caller.mayBelongTo(id) ? withStanding(caller, await rowById(id)) : undefined);
 
   function authorized(found: FoundOrganization | undefined, action: OrganizationAction): FoundOrganization {
     if (!found) throw errors.notFound();
@@ -43,7 +51,7 @@ export function createOrganizationLookup({ database }: { database: Database }) {
   return {
     /** The organization named `name` if the caller may perform `action` there; 404 or 403 (as auth/ says) otherwise. */
     find: async (caller: Caller, name: string, action: OrganizationAction = 'read-organization') =>
-      authorized(await withStanding(caller, await store.findOrganizationByName(db, name)), action),
+      authorized(await withStanding(caller, await rowByName(name)), action),
 
     /** The same, by the organization's internal id (for things that belong to one). */
     findById: async (caller: Caller, id: string, action: OrganizationAction = 'read-organization') => authorized(await byId(caller, id), action),

@@ -5,10 +5,12 @@ import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import {
   CreateOrganizationBody,
   EntitlementSetDocument,
+  ExecutionAttributes,
   ListOrganizationsQuery,
   OrganizationDocument,
   OrganizationListDocument,
   OrganizationParams,
+  OrganizationRelationships,
   SettingsAttributes,
   UpdateOrganizationBody,
 } from './schemas.ts';
@@ -32,6 +34,16 @@ function settingsOf(a: Static<typeof SettingsAttributes>): OrganizationInput {
   };
 }
 
+/** The default execution mode and agent pool a body sends; the relationship wins over the attribute. */
+function executionOf(a: Static<typeof ExecutionAttributes>, body: Static<typeof OrganizationRelationships>): OrganizationInput {
+  const relationship = body.relationships?.['default-agent-pool'];
+  const pool =
+    relationship !== undefined ? { id: relationship.data?.id ?? null, pointer: '/data/relationships/default-agent-pool/data' }
+    : a['default-agent-pool-id'] !== undefined ? { id: a['default-agent-pool-id'], pointer: '/data/attributes/default-agent-pool-id' }
+    : undefined;
+  return { defaultExecutionMode: a['default-execution-mode'], defaultAgentPool: pool };
+}
+
 const tags = ['Organizations'];
 
 export async function organizationsRoutes(app: Api, { organizations }: { organizations: OrganizationsService }): Promise<void> {
@@ -45,7 +57,7 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
 
   app.post('/organizations', { schema: { summary: 'Create an organization (the caller owns it)', tags, body: CreateOrganizationBody, response: responses({ 201: OrganizationDocument }) } }, async (request, reply) => {
     const a = request.body.data.attributes;
-    const view = await organizations.create(request.caller, { ...settingsOf(a), name: a.name, email: a.email });
+    const view = await organizations.create(request.caller, { ...settingsOf(a), ...executionOf(a, request.body.data), name: a.name, email: a.email });
     return reply.code(201).send({ data: organizationResource(view) });
   });
 
@@ -62,7 +74,12 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
     { schema: { summary: 'Update an organization (name, e-mail address, settings)', tags, params: OrganizationParams, body: UpdateOrganizationBody, response: responses({ 200: OrganizationDocument }) } },
     async (request) => {
       const a = request.body.data.attributes ?? {};
-      const view = await organizations.update(request.caller, request.params.organization_name, { ...settingsOf(a), name: a.name, email: a.email });
+      const view = await organizations.update(request.caller, request.params.organization_name, {
+        ...settingsOf(a),
+        ...executionOf(a, request.body.data),
+        name: a.name,
+        email: a.email,
+      });
       return { data: organizationResource(view) };
     },
   );

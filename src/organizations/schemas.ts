@@ -36,17 +36,39 @@ const Settings = {
 /** The settings alone, for the type of what a route maps. */
 export const SettingsAttributes = Type.Object(Settings);
 
+const PoolId = Type.String({ minLength: 1, maxLength: 64 });
+/**
+ * The default execution mode of the organization's workspaces, and the agent pool that `agent`
+ * needs. go-tfe sends the pool as the relationship `default-agent-pool`; TFE's documentation
+ * names the attribute `default-agent-pool-id`: both are accepted, null clears it.
+ */
+const ExecutionDefaults = {
+  'default-execution-mode': Type.Optional(Type.Union([Type.Literal('remote'), Type.Literal('local'), Type.Literal('agent')])),
+  'default-agent-pool-id': Type.Optional(Type.Union([PoolId, Type.Null()])),
+};
+const Relationships = Type.Optional(
+  Type.Object({
+    'default-agent-pool': Type.Optional(
+      Type.Object({ data: Type.Union([Type.Object({ type: Type.Literal('agent-pools'), id: PoolId }), Type.Null()]) }),
+    ),
+  }),
+);
+export const ExecutionAttributes = Type.Object(ExecutionDefaults);
+export const OrganizationRelationships = Type.Object({ relationships: Relationships });
+
 export const CreateOrganizationBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('organizations'),
-    attributes: Type.Object({ name: Name, email: Email, ...Settings }),
+    attributes: Type.Object({ name: Name, email: Email, ...Settings, ...ExecutionDefaults }),
+    relationships: Relationships,
   }),
 });
 
 export const UpdateOrganizationBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('organizations'),
-    attributes: Type.Optional(Type.Object({ name: Type.Optional(Name), email: Type.Optional(Email), ...Settings })),
+    attributes: Type.Optional(Type.Object({ name: Type.Optional(Name), email: Type.Optional(Email), ...Settings, ...ExecutionDefaults })),
+    relationships: Relationships,
   }),
 });
 
@@ -63,7 +85,7 @@ export const OrganizationResource = Resource('Organization', 'organizations', {
     email: Type.String(),
     'external-id': Type.String(),
     'created-at': Timestamp,
-    'default-execution-mode': Type.String(),
+    'default-execution-mode': Type.String({ enum: ['remote', 'local', 'agent'], description: 'what workspaces without a mode of their own use' }),
     'session-timeout': Type.Integer(),
     'session-remember': Type.Integer(),
     'collaborator-auth-policy': Type.String({ enum: ['password', 'two_factor_mandatory'] }),
@@ -82,6 +104,7 @@ export const OrganizationResource = Resource('Organization', 'organizations', {
   },
   relationships: {
     'default-project': ToOneOrNone('projects'),
+    'default-agent-pool': ToOneOrNone('agent-pools'),
     'authentication-token': RelatedLink,
     'entitlement-set': Open({ data: Open({ id: Type.String(), type: Type.String({ const: 'entitlement-sets' }) }), links: Open({ related: Type.String() }) }),
   },

@@ -4,6 +4,7 @@ import type { RowFilter } from '../db/filter.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { OrganizationsTable } from '../db/schema.ts';
 import { containsInsensitive } from '../db/sql.ts';
+import type { ExecutionMode } from '../values.ts';
 
 export type CollaboratorAuthPolicy = 'password' | 'two_factor_mandatory';
 
@@ -37,7 +38,14 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
 
 export const SETTINGS = Object.keys(DEFAULT_SETTINGS) as Array<keyof OrganizationSettings>;
 
-export interface Organization extends OrganizationSettings {
+/** What a workspace that does not choose its own execution mode gets. */
+export interface ExecutionDefaults {
+  defaultExecutionMode: ExecutionMode;
+  /** Set exactly when the default mode is `agent` (a pool in use cannot be deleted). */
+  defaultAgentPoolId: string | null;
+}
+
+export interface Organization extends OrganizationSettings, ExecutionDefaults {
   id: string;
   name: string;
   email: string;
@@ -61,11 +69,13 @@ const ORGANIZATIONS = columns<OrganizationsTable, Organization>({
   aggregatedCommitStatusEnabled: bool('aggregated_commit_status_enabled'),
   speculativePlanManagementEnabled: bool('speculative_plan_management_enabled'),
   ownersTeamSamlRoleId: 'owners_team_saml_role_id',
+  defaultExecutionMode: typed<ExecutionMode>()('default_execution_mode'),
+  defaultAgentPoolId: 'default_agent_pool_id',
 });
 /** The only columns an update may change; whatever else a caller's object holds is ignored. */
-const changes = ORGANIZATIONS.patch('name', 'email', ...SETTINGS);
+const changes = ORGANIZATIONS.patch('name', 'email', 'defaultExecutionMode', 'defaultAgentPoolId', ...SETTINGS);
 
-export type OrganizationChanges = Partial<Pick<Organization, 'name' | 'email' | keyof OrganizationSettings>>;
+export type OrganizationChanges = Partial<Pick<Organization, 'name' | 'email' | keyof OrganizationSettings | keyof ExecutionDefaults>>;
 
 /** The list's filters: `search` matches the name or the e-mail address, the others one each (substrings, any case). */
 export interface OrganizationSearch {

@@ -43,6 +43,11 @@ export function createProjectAccess(deps: { database: Database; organizationLook
   /** A project the caller may perform `action` on; 404 when it may not see it, 403 or 404 (as auth/ says) otherwise. */
   async function find(caller: Caller, id: string, action: ProjectAction = 'read-project'): Promise<FoundProject> {
     const project = hasPrefix(id, 'prj') ? await store.findProjectById(db, id) : undefined;
+    return authorized(caller, project, action);
+  }
+
+  /** `find`, for a project row already read (undefined: none): the caller's standing, grants and authority, checked. */
+  async function authorized(caller: Caller, project: Project | undefined, action: ProjectAction = 'read-project'): Promise<FoundProject> {
     if (!project) throw errors.notFound();
     const { org, standing } = await deps.organizationLookup.findById(caller, project.organizationId);
     const grants = (await heldGrants(db, standing, [project.id])).get(project.id) ?? [];
@@ -53,6 +58,7 @@ export function createProjectAccess(deps: { database: Database; organizationLook
 
   return {
     find,
+    authorized,
     authorities,
     heldGrants,
     /** The project row (locked until the transaction ends, on PostgreSQL, when `lock` is given). */

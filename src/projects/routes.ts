@@ -15,6 +15,8 @@ import {
   ShowProjectQuery,
   UpdateProjectBody,
 } from './schemas.ts';
+import { tagChangeOf, taggedFilter } from '../tags/schemas.ts';
+import { includedBindings } from '../tags/serialize.ts';
 import { projectResource } from './serialize.ts';
 import type { ProjectsService } from './service.ts';
 
@@ -30,6 +32,7 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
         name: a.name,
         description: a.description,
         autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
+        tags: tagChangeOf(request.body.data),
       });
       return reply.code(201).send({ data: projectResource(view) });
     },
@@ -50,23 +53,30 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      includes(query.include, PROJECT_INCLUDES);
+      const withTags = includes(query.include, PROJECT_INCLUDES).includes('effective_tag_bindings');
       const filter = {
         names: commaList(query['filter[names]']),
         search: query.q,
         canCreateWorkspace: flag(query['filter[permissions][create-workspace]']),
         canUpdate: flag(query['filter[permissions][update]']),
+        tagged: taggedFilter(query),
         sort: sortOf(query.sort) ?? null,
       };
-      const { items, total, matching } = await projects.list(request.caller, request.params.organization_name, filter, page);
+      const { items, total, matching } = await projects.list(request.caller, request.params.organization_name, filter, page, { tags: withTags });
       const { links, meta } = envelope(absoluteUrl(request, app.config.baseUrl), page, matching);
-      return { data: items.map(projectResource), links, meta: { ...meta, 'status-counts': { total, matching } } };
+      return {
+        data: items.map(projectResource),
+        ...(withTags ? { included: includedBindings(items.map((p) => p.effectiveTags)) } : {}),
+        links,
+        meta: { ...meta, 'status-counts': { total, matching } },
+      };
     },
   );
 
   app.get('/projects/:project_id', { schema: { summary: 'Show a project', tags, params: ProjectParams, querystring: ShowProjectQuery, response: responses({ 200: ProjectDocument }) } }, async (request) => {
-    includes(request.query.include, PROJECT_INCLUDES);
-    return { data: projectResource(await projects.show(request.caller, request.params.project_id)) };
+    const withTags = includes(request.query.include, PROJECT_INCLUDES).includes('effective_tag_bindings');
+    const view = await projects.show(request.caller, request.params.project_id, { tags: withTags });
+    return { data: projectResource(view), ...(withTags ? { included: includedBindings([view.effectiveTags]) } : {}) };
   });
 
   app.patch('/projects/:project_id', { schema: { summary: 'Update a project', tags, params: ProjectParams, body: UpdateProjectBody, response: responses({ 200: ProjectDocument }) } }, async (request) => {
@@ -75,6 +85,7 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
       name: a.name,
       description: a.description,
       autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
+      tags: tagChangeOf(request.body.data),
     });
     return { data: projectResource(view) };
   });

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { Flag, SortParam } from '../jsonapi/query.ts';
-import { Document, Flags, ListDocument, Open, Resource, StatusCounts, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
+import { EffectiveTagBindingResource, TagBindingsRelationship, TagRelationshipsSchema } from '../tags/schemas.ts';
+import { Document, Flags, ListDocument, Open, Resource, StatusCounts, StringOrNull, Timestamp, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 
 export const ProjectParams = Type.Object({ project_id: Type.String() });
 
-/** go-tfe asks for tag bindings; Hangar has none to include, so the answer has no `included`. */
+/** go-tfe asks for the effective tag bindings (a project's own: projects inherit none). */
 export const PROJECT_INCLUDES = ['effective_tag_bindings'];
 
 export const ShowProjectQuery = Type.Object({ include: Type.Optional(Type.String()) });
@@ -24,7 +25,10 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 // Lengths and formats are checked by the service, after the caller is authorized, and worded as
 // TFE words them. Other attributes real clients send (default-execution-mode,
-// setting-overwrites, tag bindings …) are accepted and ignored.
+// setting-overwrites …) are accepted and ignored. `relationships.tag-bindings` replaces the
+// project's tag bindings (`[]` clears them).
+const Relationships = Type.Optional(Type.Object({ 'tag-bindings': TagBindingsRelationship }));
+
 export const CreateProjectBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('projects'),
@@ -33,6 +37,7 @@ export const CreateProjectBody = Type.Object({
       description: Type.Optional(NullableString),
       'auto-destroy-activity-duration': Type.Optional(NullableString),
     }),
+    relationships: Relationships,
   }),
 });
 
@@ -46,6 +51,7 @@ export const UpdateProjectBody = Type.Object({
         'auto-destroy-activity-duration': Type.Optional(NullableString),
       }),
     ),
+    relationships: Relationships,
   }),
 });
 
@@ -71,16 +77,18 @@ export const ProjectResource = Resource('Project', 'projects', {
     description: StringOrNull(),
     'created-at': Timestamp,
     'auto-destroy-activity-duration': StringOrNull({ description: 'e.g. `14d` or `2h`; null: never' }),
-    'default-execution-mode': Type.String(),
+    'default-execution-mode': Type.String({ enum: ['remote', 'local', 'agent'], description: "the organization's (projects have no mode of their own yet)" }),
+    'setting-overwrites': Flags(['default-execution-mode', 'default-agent-pool'], { description: "always false: the project follows its organization's defaults" }),
     'workspace-count': Type.Integer(),
     'team-count': Type.Integer(),
     permissions: ProjectPermissions,
   },
   relationships: {
     organization: ToOne('organizations'),
-    'default-agent-pool': Open({ data: Type.Null() }),
+    'default-agent-pool': ToOneOrNone('agent-pools'),
+    ...TagRelationshipsSchema,
   },
 });
 
-export const ProjectDocument = Document(ProjectResource, 'The project');
-export const ProjectListDocument = ListDocument(ProjectResource, 'A page of projects', { meta: { 'status-counts': StatusCounts } });
+export const ProjectDocument = Document(ProjectResource, 'The project', EffectiveTagBindingResource);
+export const ProjectListDocument = ListDocument(ProjectResource, 'A page of projects', { meta: { 'status-counts': StatusCounts }, included: EffectiveTagBindingResource });

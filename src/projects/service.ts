@@ -1,15 +1,18 @@
 import type { Caller } from '../auth/caller.ts';
+import { authorize } from '../auth/authorize.ts';
 import type { Standing } from '../auth/organization.ts';
 import { projectPermissions, type ProjectPermissions } from '../auth/permission-sets.ts';
 import { projectFilter, type ProjectAuthority } from '../auth/project-scope.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
-import { newId } from '../ids.ts';
+import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
+import type { ExecutionDefaults } from '../organizations/store.ts';
 import type { TeamProjectsService } from '../team-projects/service.ts';
+import { hasChange, type EffectiveBinding, type TagChange, type TagMatch, type TagsService } from '../tags/service.ts';
 import { now } from '../time.ts';
 import { AutoDestroyDuration, checkAttributes, Description, ProjectName } from '../values.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
@@ -23,6 +26,8 @@ export interface ProjectInput {
   name?: string;
   description?: string | null;
   autoDestroyActivityDuration?: string | null;
+  /** `relationships.tag-bindings` (the tags domain applies it). */
+  tags?: TagChange;
 }
 
 const validate = (input: ProjectInput) =>
@@ -38,6 +43,10 @@ export interface ProjectView {
   permissions: ProjectPermissions;
   workspaceCount: number;
   teamCount: number;
+  /** Projects have no execution mode of their own yet: their workspaces follow the organization's. */
+  execution: ExecutionDefaults;
+  /** Its tag bindings, when the request includes them. */
+  effectiveTags?: EffectiveBinding[];
 }
 
 export interface ProjectListQuery {
@@ -45,6 +54,8 @@ export interface ProjectListQuery {
   search?: string;
   canCreateWorkspace: boolean;
   canUpdate: boolean;
+  /** `filter[tagged]`: every one must be bound. */
+  tagged?: TagMatch[];
   sort: ProjectSort;
 }
 
@@ -55,6 +66,7 @@ export function createProjectsService(deps: {
   organizations: OrganizationsService;
   workspaces: WorkspacesService;
   teamProjects: TeamProjectsService;
+  tags: TagsService;
 }) {
   const { database, projectAccess } = deps;
   const db = database.db;
@@ -63,26 +75,29 @@ export function createProjectsService(deps: {
    * Views of a page of projects: three queries (authorities, workspace and team counts), two
    * when the caller's authority is already known (a single project found through the lookup).
    */
-  async function views(standing: Standing, projects: readonly Project[], known?: Map<string, ProjectAuthority>): Promise<ProjectView[]> {
+  async function views(standing: Standing, org: ExecutionDefaults, projects: readonly Project[], known?: Map<string, ProjectAuthority>, withTags = false): Promise<ProjectView[]> {
     const ids = projects.map((p) => p.id);
-    const [authority, workspaces, teams] = await Promise.all([
+    const [authority, workspaces, teams, tags] = await Promise.all([
       known ?? projectAccess.authorities(db, standing, projects),
       deps.workspaces.countByProject(db, ids),
       deps.teamProjects.countByProject(db, ids),
+      withTags ? deps.tags.projectBindings(db, ids) : undefined,
     ]);
     return projects.map((project) => ({
       project,
       organizationName: standing.organizationName,
       permissions: projectPermissions({ standing, authority: authority.get(project.id)! }, project),
       workspaceCount: workspaces.get(project.id) ?? 0,
+      execution: { defaultExecutionMode: org.defaultExecutionMode, defaultAgentPoolId: org.defaultAgentPoolId },
       teamCount: teams.get(project.id) ?? 0,
+      ...(tags ? { effectiveTags: tags.get(project.id) ?? [] } : {}),
     }));
   }
 
-  async function viewOf(standing: Standing, id: string): Promise<ProjectView> {
+  async function viewOf(standing: Standing, org: ExecutionDefaults, id: string): Promise<ProjectView> {
     const project = await store.findProjectById(db, id);
     if (!project) throw errors.notFound();
-    return (await views(standing, [project]))[0]!;
+    return (await views(standing, org, [project]))[0]!;
   }
 
   // Every organization is born with one project, `Default Project`.
@@ -92,6 +107,7 @@ export function createProjectsService(deps: {
     async create(caller: Caller, organizationName: string, input: ProjectInput & { name: string }): Promise<ProjectView> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName, 'create-project');
       validate(input);
+      await deps.tags.checkNew(input.tags, org.id);
       const project: Project = {
         id: newId('prj'),
         organizationId: org.id,
@@ -101,34 +117,58 @@ export function createProjectsService(deps: {
         isDefault: false,
         createdAt: now(),
       };
-      await guarded(store.insertProject(db, project), { unique: () => errors.taken('name') });
-      return (await views(standing, [project]))[0]!;
+      await guarded(
+        database.transaction(async (trx) => {
+          await store.insertProject(trx, project);
+          await deps.tags.apply(trx, 'project', project, input.tags, true);
+        }),
+        { unique: () => errors.taken('name') },
+      );
+      return (await views(standing, org, [project]))[0]!;
     },
 
-    async show(caller: Caller, id: string): Promise<ProjectView> {
-      const { project, standing, authority } = await projectAccess.find(caller, id);
-      return (await views(standing, [project], new Map([[project.id, authority]])))[0]!;
+    /** One statement once the caller's token, standing and grants are cached (auth/, db/changes.ts). */
+    async show(caller: Caller, id: string, include?: { tags: boolean }): Promise<ProjectView> {
+      const found = hasPrefix(id, 'prj') ? await store.findProjectWithCounts(db, id) : undefined;
+      const { project, org, standing, authority } = await projectAccess.authorized(caller, found?.project);
+      const { workspaceCount, teamCount } = found!;
+      const permissions = projectPermissions({ standing, authority }, project);
+      const execution = { defaultExecutionMode: org.defaultExecutionMode, defaultAgentPoolId: org.defaultAgentPoolId };
+      const effectiveTags = include?.tags ? ((await deps.tags.projectBindings(db, [project.id])).get(project.id) ?? []) : undefined;
+      return { project, organizationName: standing.organizationName, permissions, workspaceCount, teamCount, execution, ...(effectiveTags ? { effectiveTags } : {}) };
     },
 
-    async list(caller: Caller, organizationName: string, query: ProjectListQuery, page: Page) {
+    async list(caller: Caller, organizationName: string, query: ProjectListQuery, page: Page, include?: { tags: boolean }) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const required = [];
       if (query.canCreateWorkspace) required.push(projectFilter(standing, 'createWorkspace'));
       if (query.canUpdate) required.push(projectFilter(standing, 'update'));
+      if (query.tagged?.length) required.push(deps.tags.projectFilter(query.tagged));
       const { items, total, matching } = await store.listProjects(
         db,
         { organizationId: org.id, visible: projectFilter(standing, 'read'), names: query.names, search: query.search, required, sort: query.sort },
         page,
       );
-      return { items: await views(standing, items), total, matching };
+      return { items: await views(standing, org, items, undefined, include?.tags), total, matching };
     },
 
     /** The default project may be renamed like any other. */
     async update(caller: Caller, id: string, input: ProjectInput): Promise<ProjectView> {
-      const { project, standing } = await projectAccess.find(caller, id, 'update-project');
+      const changesAttributes = input.name !== undefined || input.description !== undefined || input.autoDestroyActivityDuration !== undefined;
+      // Tags alone need only the right to manage them (go-tfe clears them with a body of nothing else).
+      const changesTags = hasChange(input.tags);
+      const found = await projectAccess.find(caller, id, changesAttributes || !changesTags ? 'update-project' : 'manage-project-tags');
+      if (changesTags) authorize(found, 'manage-project-tags');
+      const { project, org, standing } = found;
       validate(input);
-      await guarded(store.updateProject(db, project.id, input), { unique: () => errors.taken('name') });
-      return viewOf(standing, project.id);
+      await guarded(
+        database.transaction(async (trx) => {
+          await store.updateProject(trx, project.id, input);
+          await deps.tags.apply(trx, 'project', project, input.tags, false);
+        }),
+        { unique: () => errors.taken('name') },
+      );
+      return viewOf(standing, org, project.id);
     },
 
     async destroy(caller: Caller, id: string): Promise<void> {

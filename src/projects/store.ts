@@ -1,10 +1,11 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
+import { compiledOnce } from '../db/compiled.ts';
 import type { RowFilter } from '../db/filter.ts';
 import { listed, type Window } from '../db/list.ts';
 import type { ProjectsTable, Schema } from '../db/schema.ts';
-import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
+import { containsInsensitive, containsInsensitiveSqlite, supportsRowLocks } from '../db/sql.ts';
 
 export interface Project {
   id: string;
@@ -77,6 +78,29 @@ export async function findProjectById(q: Queryable, id: string, lock?: RowLock):
   return r && PROJECTS.read(r);
 }
 
+/**
+ * A project and how many workspaces and teams it has, in one statement (a show: one round trip
+ * on PostgreSQL). The counts read `workspaces` and `team_projects`, the one place this store
+ * looks beyond its table, so that a show needs no second query.
+ */
+const projectWithCounts = compiledOnce((q: Queryable, id: string) =>
+  q
+    .selectFrom('projects')
+    .selectAll('projects')
+    .select((eb) => [
+      eb.selectFrom('workspaces').select((w) => w.fn.countAll<number>().as('n')).whereRef('workspaces.project_id', '=', 'projects.id').as('workspace_count'),
+      eb.selectFrom('team_projects').select((t) => t.fn.countAll<number>().as('n')).whereRef('team_projects.project_id', '=', 'projects.id').as('team_count'),
+    ])
+    .where('projects.id', '=', id),
+);
+
+export async function findProjectWithCounts(q: Queryable, id: string): Promise<{ project: Project; workspaceCount: number; teamCount: number } | undefined> {
+  const [r] = await projectWithCounts(q, id);
+  if (!r) return undefined;
+  const { workspace_count, team_count, ...row } = r;
+  return { project: PROJECTS.read(row), workspaceCount: Number(workspace_count ?? 0), teamCount: Number(team_count ?? 0) };
+}
+
 export async function findProjectsByIds(q: Queryable, ids: readonly string[]): Promise<Project[]> {
   if (ids.length === 0) return [];
   const rows = await q.selectFrom('projects').selectAll().where('id', 'in', [...new Set(ids)]).execute();
@@ -104,7 +128,7 @@ export async function deleteProject(q: Queryable, id: string): Promise<number> {
   return Number(r.numDeletedRows);
 }
 
-/** By name (case-insensitive), or null for the default order: creation, oldest first. */
+/** By name (case-insensitive), or null for the default order: creation, newest first. */
 export type ProjectSort = { descending: boolean } | null;
 
 export interface ProjectListFilter {
@@ -120,38 +144,63 @@ export interface ProjectListFilter {
   sort: ProjectSort;
 }
 
-/** One query for the page, one for both counts, whatever the page size. */
+/** The organization's number of projects, kept by triggers on `projects` (migration 0012). */
+async function projectCount(q: Queryable, organizationId: string): Promise<number> {
+  const r = await q.selectFrom('organization_project_counts').select('projects').where('organization_id', '=', organizationId).executeTakeFirst();
+  return Number(r?.projects ?? 0);
+}
+
+/** Search text this long or longer is looked up by trigram (FTS5 on SQLite, pg_trgm on PostgreSQL). */
+const TRIGRAM = 3;
+
+/**
+ * Case-insensitive substring of the name. On SQLite, three characters or more are first looked
+ * up in the trigram index (`projects_name_search`, by rowid; Hangar never runs VACUUM, which
+ * could renumber the rowids of a table without an integer key); the LIKE stays the exact test.
+ * PostgreSQL's planner picks the pg_trgm index for the LIKE by itself.
+ */
+function nameContains(eb: ExpressionBuilder<Schema, 'projects'>, text: string, fts: boolean): Expression<SqlBool> {
+  if (!fts) return containsInsensitive('projects.name', text);
+  const like = containsInsensitiveSqlite('projects.name', text);
+  if ([...text].length < TRIGRAM) return like;
+  const phrase = `"${text.toLowerCase().replace(/"/g, '""')}"`;
+  return eb.and([sql<SqlBool>`projects.rowid in (select rowid from projects_name_search where projects_name_search match ${phrase})`, like]);
+}
+
+/**
+ * One query for the page and at most one for the counts, whatever the page size. The total of
+ * a caller who sees every project is the organization's counter, not a count.
+ */
 export async function listProjects(q: Queryable, f: ProjectListFilter, page: Window) {
-  let base = q.selectFrom('projects').where('organization_id', '=', f.organizationId);
-  if (f.visible) base = base.where(f.visible);
   const required = f.required.filter((r) => r !== null);
+  // SQLite's trigram index is a table of its own; PostgreSQL's is an index the LIKE uses.
+  const fts = !supportsRowLocks(q);
+  // SQLite, without statistics, takes the organization index for selective and walks every
+  // project of a large organization testing each against the grants or the trigram match.
+  // When either narrows the list, `+` keeps it off that index, so the plan starts from the few
+  // granted or matching ids (primary key lookups) instead. PostgreSQL plans by its statistics.
+  const narrowed = fts && (f.visible !== null || (!f.names?.length && [...(f.search ?? '')].length >= TRIGRAM));
+  let base = narrowed
+    ? q.selectFrom('projects').where(sql<string>`+projects.organization_id`, '=', f.organizationId)
+    : q.selectFrom('projects').where('organization_id', '=', f.organizationId);
+  if (f.visible) base = base.where(f.visible);
   const names = f.names?.length ? f.names.map((n) => n.toLowerCase()) : null;
   const matching = (eb: ExpressionBuilder<Schema, 'projects'>) => {
     const parts: Expression<SqlBool>[] = required.map((filter) => filter(eb));
     if (names) parts.push(eb(eb.fn('lower', ['projects.name']), 'in', names));
-    else if (f.search) parts.push(containsInsensitive('projects.name', f.search));
+    else if (f.search) parts.push(nameContains(eb, f.search, fts));
     return eb.and(parts);
   };
   let rows = base.selectAll().where(matching);
-  if (f.sort === null) rows = rows.orderBy('created_at').orderBy('id');
+  if (f.sort === null) rows = rows.orderBy('created_at', 'desc').orderBy('id', 'desc');
   else {
     const direction = f.sort.descending ? 'desc' : 'asc';
     rows = rows.orderBy(sql`lower(name)`, direction).orderBy('id', direction);
   }
   const filtered = required.length > 0 || names !== null || Boolean(f.search);
-  // Without filters every visible project matches: counting once, with no per-row CASE, halves
-  // the cost of the count that dominates large organizations.
-  const counts = filtered
-    ? base
-        .select((eb) => [
-          eb.fn.countAll<number>().as('total'),
-          eb.fn.coalesce(eb.fn.sum<number>(eb.case().when(matching(eb)).then(1).else(0).end()), eb.lit(0)).as('matching'),
-        ])
-        .executeTakeFirstOrThrow()
-    : base
-        .select((eb) => eb.fn.countAll<number>().as('total'))
-        .executeTakeFirstOrThrow()
-        .then((c) => ({ total: c.total, matching: c.total }));
-  const { items, counts: c } = await listed(rows, page, PROJECTS.read, counts);
-  return { items, total: Number(c.total), matching: Number(c.matching) };
+  const count = (query: typeof base) => query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n));
+  const total = f.visible === null ? projectCount(q, f.organizationId) : count(base);
+  const counts = Promise.all([total, filtered ? count(base.where(matching)) : total]);
+  const { items, counts: [t, m] } = await listed(rows, page, PROJECTS.read, counts);
+  return { items, total: t, matching: m };
 }

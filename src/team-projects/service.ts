@@ -3,6 +3,7 @@ import { authorize } from '../auth/authorize.ts';
 import { projectGrant } from '../auth/project-grants.ts';
 import type { ProjectGrantLoader } from '../auth/project-scope.ts';
 import { teamGrantFilter } from '../auth/teams.ts';
+import { GenerationCache } from '../db/changes.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import type { CustomAccess, ProjectAccessLevel, ProjectGrant } from '../grants.ts';
@@ -17,9 +18,17 @@ import type { TeamProject } from './store.ts';
 
 export type { TeamProject };
 
-/** The loader behind every caller's authority over projects (one query per call). */
-export function createProjectGrantLoader(): ProjectGrantLoader {
-  return (q, teamIds, projectIds) => store.grantsOf(q, teamIds, projectIds);
+/**
+ * The loader behind every caller's authority over projects (one query per call). One project's
+ * grants read outside a transaction are cached until any grant, team or membership changes
+ * (db/changes.ts); reads in a transaction (which may hold locks) always go to the database.
+ */
+export function createProjectGrantLoader(database: Database): ProjectGrantLoader {
+  const cache = new GenerationCache<Map<string, ProjectGrant[]>>(database.changes, 10_000);
+  return (q, teamIds, projectIds) => {
+    if (q !== database.db || projectIds.length !== 1) return store.grantsOf(q, teamIds, projectIds);
+    return cache.get(`${projectIds[0]} ${teamIds.join(' ')}`, () => store.grantsOf(q, teamIds, projectIds));
+  };
 }
 
 /** Every grant one team holds, on any project: what a new member of the team would gain. */

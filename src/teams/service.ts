@@ -1,14 +1,15 @@
 import type { Caller, TeamGrant } from '../auth/caller.ts';
 import { authorize, type ActionOn, type TeamSubject } from '../auth/authorize.ts';
-import type { ProjectGift } from '../auth/gifts.ts';
+import type { ProjectGift, WorkspaceGift } from '../auth/gifts.ts';
 import type { Standing } from '../auth/organization.ts';
 import { teamPermissions, type TeamPermissions } from '../auth/permission-sets.ts';
 import { teamFilter } from '../auth/teams.ts';
 import { guarded } from '../db/constraints.ts';
+import { GenerationCache } from '../db/changes.ts';
 import type { Database } from '../db/index.ts';
 import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess, type ProjectGrant } from '../grants.ts';
 import { newId } from '../ids.ts';
-import { errors, unknownIds } from '../jsonapi/errors.ts';
+import { ApiError, errors, unknownIds } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
@@ -47,6 +48,9 @@ export interface TeamsDocument<T> {
   users?: UserView[];
 }
 
+/** What a new member of the team would gain on single workspaces, against what the caller holds there. */
+export type WorkspaceGiftsLoader = (standing: Standing, teamId: string) => Promise<WorkspaceGift[]>;
+
 /** Every grant one team holds, by project: what a new member of the team would gain. */
 export type TeamGrantsLoader = (teamId: string) => Promise<Array<ProjectGrant & { projectId: string }>>;
 
@@ -60,6 +64,7 @@ export function createTeamsService(deps: {
   organizations: OrganizationsService;
   projectAccess: ProjectAccess;
   teamGrants: TeamGrantsLoader;
+  workspaceGifts: WorkspaceGiftsLoader;
   users: UsersService;
 }) {
   const db = deps.database.db;
@@ -98,7 +103,7 @@ export function createTeamsService(deps: {
     authorize({ standing, organizationAccess: ORGANIZATION_ACCESS_KEYS.filter((k) => next[k] && !current[k]), projects: [] }, 'give-access');
   }
 
-  /** Whoever puts users on a team gives them what the team holds: its flags and its project grants. */
+  /** Whoever puts users on a team gives them what the team holds: its flags, its project and workspace grants. */
   async function checkMembershipGift({ standing, team }: FoundTeam): Promise<void> {
     const organizationAccess = ORGANIZATION_ACCESS_KEYS.filter((k) => team.organizationAccess[k]);
     // Owners may give anything: nothing to load.
@@ -106,7 +111,21 @@ export function createTeamsService(deps: {
     const grants = await deps.teamGrants(team.id);
     const held = await deps.projectAccess.heldGrants(db, standing, grants.map((g) => g.projectId));
     const projects = grants.map((to): ProjectGift => ({ projectId: to.projectId, to, held: held.get(to.projectId) ?? [] }));
-    authorize({ standing, organizationAccess, projects }, 'give-access');
+    const workspaces = await deps.workspaceGifts(standing, team.id);
+    authorize({ standing, organizationAccess, projects, workspaces }, 'give-access');
+  }
+
+  /**
+   * A team whose token the caller may manage. Issuing one hands its holder everything the team
+   * holds, exactly as joining the team would: the same rules as adding a member apply.
+   */
+  async function findForToken(caller: Caller, id: string, issuing: boolean): Promise<Team> {
+    const found = await find(caller, id, 'manage-team-token');
+    if (issuing) {
+      authorize(found, 'manage-owners-team-membership');
+      await checkMembershipGift(found);
+    }
+    return found.team;
   }
 
   /** The users on `views`' teams, when the request includes them: one query for all. */
@@ -147,11 +166,38 @@ export function createTeamsService(deps: {
     await store.members.add(q, team.id, [creator.userId], team.createdAt);
   });
 
+  // The user's teams in one organization, per (user, organization), until any team, membership
+  // or token changes (db/changes.ts): the standing behind nearly every request.
+  const standings = new GenerationCache<TeamGrant[]>(deps.database.changes, 10_000);
+
+  async function teamGrants(userId: string, organizationIds: readonly string[]): Promise<Map<string, TeamGrant[]>> {
+    const byOrg = new Map<string, TeamGrant[]>();
+    for (const t of await store.teamsOfUser(db, userId, organizationIds)) {
+      const list = byOrg.get(t.organizationId) ?? [];
+      list.push({ teamId: t.id, isOwners: t.isOwners, access: t.organizationAccess });
+      byOrg.set(t.organizationId, list);
+    }
+    return byOrg;
+  }
+
   return {
     /**
      * A team of the organization, whatever its visibility: for granting it access to something
      * (a project admin names teams by id, secret ones included). Undefined when absent.
      */
+    findForToken,
+
+    /** Whether the caller may see and manage the team's token (`/authentication-tokens/:id`). */
+    async mayManageToken(caller: Caller, id: string): Promise<boolean> {
+      try {
+        await find(caller, id, 'manage-team-token');
+        return true;
+      } catch (e) {
+        if (e instanceof ApiError) return false;
+        throw e;
+      }
+    },
+
     async findInOrganization(id: string, organizationId: string): Promise<Team | undefined> {
       const team = await store.findTeamById(db, id);
       return team?.organizationId === organizationId ? team : undefined;
@@ -159,13 +205,12 @@ export function createTeamsService(deps: {
 
     /** The loader behind every caller's standing: the user's teams in some organizations (one query). */
     async grants(userId: string, organizationIds: readonly string[]): Promise<Map<string, TeamGrant[]>> {
-      const byOrg = new Map<string, TeamGrant[]>();
-      for (const t of await store.teamsOfUser(db, userId, organizationIds)) {
-        const list = byOrg.get(t.organizationId) ?? [];
-        list.push({ teamId: t.id, isOwners: t.isOwners, access: t.organizationAccess });
-        byOrg.set(t.organizationId, list);
+      if (organizationIds.length === 1) {
+        const id = organizationIds[0]!;
+        const grants = await standings.get(`${userId} ${id}`, async () => (await teamGrants(userId, organizationIds)).get(id) ?? []);
+        return new Map([[id, grants]]);
       }
-      return byOrg;
+      return teamGrants(userId, organizationIds);
     },
 
     async list(

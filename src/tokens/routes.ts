@@ -6,11 +6,13 @@ import { UserParams } from '../users/schemas.ts';
 import {
   CreatedTokenDocument,
   CreateOrganizationTokenBody,
+  CreateTeamTokenBody,
   CreateUserTokenBody,
   ListUserTokensQuery,
   OrganizationTokenQuery,
   TokenDocument,
   TokenListDocument,
+  TeamTokenParams,
   TokenParams,
 } from './schemas.ts';
 import { tokenResource } from './serialize.ts';
@@ -48,6 +50,22 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
 
   app.delete('/authentication-tokens/:token_id', { schema: { summary: 'Revoke a token', tags, params: TokenParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await tokens.destroy(request.caller, request.params.token_id);
+    return reply.code(204).send();
+  });
+
+  // A team's token: TFE's single ("legacy") team token, replaced by each create.
+  app.post('/teams/:team_id/authentication-token', { schema: { summary: "Create or replace a team's token", tags, params: TeamTokenParams, body: CreateTeamTokenBody, response: responses({ 201: CreatedTokenDocument }) } }, async (request, reply) => {
+    const a = request.body.data.attributes ?? {};
+    const { token, secret } = await tokens.createTeamToken(request.caller, request.params.team_id, { expiredAt: a['expired-at'] });
+    return reply.code(201).send({ data: tokenResource(token, secret) });
+  });
+
+  app.get('/teams/:team_id/authentication-token', { schema: { summary: "Show a team's token (never its secret)", tags, params: TeamTokenParams, response: responses({ 200: TokenDocument }) } }, async (request) => {
+    return { data: tokenResource(await tokens.showTeamToken(request.caller, request.params.team_id)) };
+  });
+
+  app.delete('/teams/:team_id/authentication-token', { schema: { summary: "Delete a team's token", tags, params: TeamTokenParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await tokens.deleteTeamToken(request.caller, request.params.team_id);
     return reply.code(204).send();
   });
 

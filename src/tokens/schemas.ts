@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
-import { Document, ListDocument, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOneOrNone } from '../jsonapi/schemas.ts';
+import { Document, ListDocument, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 
 export const TokenParams = Type.Object({ token_id: Type.String() });
 
@@ -33,6 +33,16 @@ export const CreateOrganizationTokenBody = Type.Object({
   }),
 });
 
+export const TeamTokenParams = Type.Object({ team_id: Type.String() });
+
+/** go-tfe sends `"type": ""`; TFE's documentation names `authentication-token`. */
+export const CreateTeamTokenBody = Type.Object({
+  data: Type.Object({
+    type: Type.Union([Type.Literal('authentication-token'), Type.Literal('authentication-tokens'), NoType]),
+    attributes: Type.Optional(Type.Object({ 'expired-at': Type.Optional(NullableString({ maxLength: 64 })) })),
+  }),
+});
+
 /** Which of an organization's two tokens: absent, the organization token; `audit-trails`, the audit-trail token. */
 export const OrganizationTokenQuery = Type.Object({
   token: Type.Optional(Type.Enum(['audit-trails'], { description: 'audit-trails (or absent, for the organization token)' })),
@@ -48,7 +58,7 @@ export const TokenResource = Resource('Token', 'authentication-tokens', {
     token: StringOrNull({ description: 'the secret: only in the answer that creates the token, null ever after' }),
     'expired-at': TimestampOrNull,
   },
-  relationships: { 'created-by': ToOneOrNone('users') },
+  relationships: { 'created-by': ToOneOrNone('users'), team: Type.Optional(ToOne('teams')) },
   links: false,
 });
 

@@ -1,3 +1,4 @@
+import { toOne } from '../jsonapi/relationships.ts';
 import type { Token } from './store.ts';
 
 /**
@@ -17,6 +18,8 @@ export function tokenResource(token: Token, secret: string | null = null) {
     },
     relationships: {
       'created-by': { data: token.createdByUserId ? { id: token.createdByUserId, type: 'users' } : null },
+      // Team tokens only: the team the token acts as.
+      ...(token.teamId ? { team: toOne('teams', token.teamId) } : {}),
     },
   };
 }

@@ -3,6 +3,7 @@ import { authorize, can } from '../auth/authorize.ts';
 import type { AgentPrincipal, Principal } from '../auth/principal.ts';
 import { actingUserId } from '../auth/principal.ts';
 import { digestSecret, newTokenSecret } from '../auth/secrets.ts';
+import { GenerationCache } from '../db/changes.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import type { TokenKind } from '../db/schema.ts';
@@ -13,6 +14,8 @@ import type { OrganizationLookup } from '../organizations/lookup.ts';
 import { now } from '../time.ts';
 import { checkAttributes, Timestamp, utcTimestamp } from '../values.ts';
 import type { UsersService } from '../users/service.ts';
+import type { TeamsService } from '../teams/service.ts';
+import { withAccess, emptyAccess } from '../grants.ts';
 import * as store from './store.ts';
 import type { Token } from './store.ts';
 
@@ -49,10 +52,15 @@ function checkExpiry(expiredAt: string | null | undefined): string | null {
   return at;
 }
 
-export function createTokensService(deps: { database: Database; users: UsersService; organizationLookup: OrganizationLookup }) {
+export function createTokensService(deps: { database: Database; users: UsersService; organizationLookup: OrganizationLookup; teams: TeamsService }) {
   const db = deps.database.db;
   const { organizationLookup } = deps;
   const rules = new Map<TokenKind, TokenAccessRule>();
+  // Digest → the token's row, until anything authentication reads changes (db/changes.ts): a
+  // revoked token, a deleted membership, a renamed user drop every entry. Unknown secrets are
+  // not cached. `last_used_at` is kept current in the entry, so the write stays once a minute.
+  type AuthRow = NonNullable<Awaited<ReturnType<typeof store.findForAuthentication>>>;
+  const byDigest = new GenerationCache<AuthRow>(deps.database.changes, 10_000);
 
   rules.set('user', async (caller, token) => token.userId !== null && can({ principal: caller.principal, userId: token.userId }, 'manage-user-tokens'));
   const organizationRule: TokenAccessRule = async (caller, token) => {
@@ -61,10 +69,11 @@ export function createTokensService(deps: { database: Database; users: UsersServ
   };
   rules.set('organization', organizationRule);
   rules.set('audit-trail', organizationRule);
+  rules.set('team', async (caller, token) => token.teamId !== null && (await deps.teams.mayManageToken(caller, token.teamId)));
 
-  async function issue(token: Omit<Token, 'id' | 'createdAt' | 'lastUsedAt'>, q: Queryable = db): Promise<IssuedToken> {
+  async function issue(token: Omit<Token, 'id' | 'createdAt' | 'lastUsedAt' | 'teamId'> & { teamId?: string }, q: Queryable = db): Promise<IssuedToken> {
     const secret = newTokenSecret();
-    const full: Token = { ...token, id: newId('at'), createdAt: now(), lastUsedAt: null };
+    const full: Token = { ...token, teamId: token.teamId ?? null, id: newId('at'), createdAt: now(), lastUsedAt: null };
     await store.insertToken(q, full, digestSecret(secret));
     return { token: full, secret };
   }
@@ -84,12 +93,16 @@ export function createTokensService(deps: { database: Database; users: UsersServ
   async function usableToken(secret: string, accept: readonly TokenKind[]) {
     // Not even a query for text that cannot be a token.
     if (!SECRET_SHAPE.test(secret)) return null;
-    const row = await store.findForAuthentication(db, digestSecret(secret));
+    const digest = digestSecret(secret);
+    const row = await byDigest.get(digest, () => store.findForAuthentication(db, digest) as Promise<AuthRow>);
     if (!row || !accept.includes(row.kind)) return null;
     const at = Date.now();
     if (row.expired_at && Date.parse(row.expired_at) <= at) return null;
     if (!row.last_used_at || Date.parse(row.last_used_at) <= at - LAST_USED_RESOLUTION_MS) {
-      await store.touchLastUsed(db, row.id, new Date(at).toISOString());
+      const stamp = new Date(at).toISOString();
+      // Set first: concurrent requests with the same token then write it once, not each.
+      row.last_used_at = stamp;
+      await store.touchLastUsed(db, row.id, stamp);
     }
     return row;
   }
@@ -100,7 +113,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
      * organization tokens are accepted there; agent tokens authenticate agents elsewhere.
      */
     async authenticate(secret: string): Promise<Principal | null> {
-      const row = await usableToken(secret, ['user', 'organization']);
+      const row = await usableToken(secret, ['user', 'organization', 'team']);
       if (!row) return null;
       if (row.kind === 'user' && row.user_id && row.username && !row.is_service_account) {
         return {
@@ -117,6 +130,19 @@ export function createTokensService(deps: { database: Database; users: UsersServ
           organizationId: row.organization_id,
           organizationName: row.organization_name,
           serviceUserId: row.service_user_id,
+        };
+      }
+      if (row.kind === 'team' && row.team_id && row.organization_id && row.organization_name && row.team_organization_access) {
+        return {
+          kind: 'team',
+          tokenId: row.id,
+          organizationId: row.organization_id,
+          organizationName: row.organization_name,
+          team: {
+            id: row.team_id,
+            isOwners: Boolean(row.team_is_owners),
+            access: withAccess(emptyAccess(), JSON.parse(row.team_organization_access) as Record<string, unknown>),
+          },
         };
       }
       return null;
@@ -182,6 +208,41 @@ export function createTokensService(deps: { database: Database; users: UsersServ
         // The schema allows one token of each kind; a simultaneous create lost the race.
         { unique: () => errors.conflict('Another organization token was created at the same time; try again') },
       );
+    },
+
+    /**
+     * A team's token (TFE's single "legacy" team token): creating replaces the previous one, whose
+     * secret stops working at once. It is attributed to no user when a team token creates it.
+     */
+    async createTeamToken(caller: Caller, teamId: string, input: { expiredAt?: string | null }): Promise<IssuedToken> {
+      const team = await deps.teams.findForToken(caller, teamId, true);
+      const expiredAt = checkExpiry(input.expiredAt);
+      return guarded(
+        deps.database.transaction(async (trx) => {
+          await store.deleteTeamToken(trx, team.id);
+          return issue(
+            { kind: 'team', description: null, userId: null, organizationId: team.organizationId, agentPoolId: null, teamId: team.id, createdByUserId: actingUserId(caller.principal), expiredAt },
+            trx,
+          );
+        }),
+        {
+          unique: () => errors.conflict('Another token for this team was created at the same time; try again'),
+          // The team was deleted a moment ago.
+          foreignKey: () => errors.notFound(),
+        },
+      );
+    },
+
+    async showTeamToken(caller: Caller, teamId: string): Promise<Token> {
+      const team = await deps.teams.findForToken(caller, teamId, false);
+      const token = await store.findTeamToken(db, team.id);
+      if (!token) throw errors.notFound();
+      return token;
+    },
+
+    async deleteTeamToken(caller: Caller, teamId: string): Promise<void> {
+      const team = await deps.teams.findForToken(caller, teamId, false);
+      if ((await store.deleteTeamToken(db, team.id)) === 0) throw errors.notFound();
     },
 
     async showOrganizationToken(caller: Caller, organizationName: string, kind: OrganizationTokenKind): Promise<Token> {

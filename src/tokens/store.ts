@@ -12,6 +12,8 @@ export interface Token {
   organizationId: string | null;
   /** Agent tokens only: the pool the token belongs to. */
   agentPoolId: string | null;
+  /** Team tokens only: the team the token acts as. */
+  teamId: string | null;
   createdByUserId: string | null;
   createdAt: string;
   lastUsedAt: string | null;
@@ -26,6 +28,7 @@ const TOKENS = columns<AuthTokensTable, Token>({
   userId: 'user_id',
   organizationId: 'organization_id',
   agentPoolId: 'agent_pool_id',
+  teamId: 'team_id',
   createdByUserId: 'created_by_user_id',
   createdAt: 'created_at',
   lastUsedAt: 'last_used_at',
@@ -46,6 +49,7 @@ export async function findForAuthentication(q: Queryable, digest: string) {
     .selectFrom('auth_tokens as t')
     .leftJoin('users as u', 'u.id', 't.user_id')
     .leftJoin('organizations as o', 'o.id', 't.organization_id')
+    .leftJoin('teams as team', 'team.id', 't.team_id')
     .select([
       't.id',
       't.kind',
@@ -59,6 +63,9 @@ export async function findForAuthentication(q: Queryable, digest: string) {
       'u.is_service_account',
       'o.name as organization_name',
       'o.service_user_id',
+      't.team_id',
+      'team.is_owners as team_is_owners',
+      'team.organization_access as team_organization_access',
       // The organizations a user token's user is on a team of: with them known from the start,
       // telling another organization's existing object from a missing one costs no query more.
       (eb) =>
@@ -108,6 +115,17 @@ export async function listAgentTokens(q: Queryable, agentPoolId: string, order: 
 
 export async function deleteToken(q: Queryable, id: string): Promise<void> {
   await q.deleteFrom('auth_tokens').where('id', '=', id).execute();
+}
+
+/** A team's token (at most one). */
+export async function findTeamToken(q: Queryable, teamId: string): Promise<Token | undefined> {
+  const r = await q.selectFrom('auth_tokens').selectAll().where('team_id', '=', teamId).where('kind', '=', 'team').executeTakeFirst();
+  return r && TOKENS.read(r);
+}
+
+export async function deleteTeamToken(q: Queryable, teamId: string): Promise<number> {
+  const r = await q.deleteFrom('auth_tokens').where('team_id', '=', teamId).where('kind', '=', 'team').executeTakeFirst();
+  return Number(r.numDeletedRows);
 }
 
 export async function deleteOrganizationToken(q: Queryable, organizationId: string, kind: TokenKind): Promise<number> {

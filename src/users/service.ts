@@ -23,7 +23,8 @@ export interface UserView {
 }
 
 /** The account a principal acts as: the user, or the service account behind an organization token. */
-const accountId = (p: Principal) => (p.kind === 'user' ? p.user.id : p.serviceUserId);
+/** The account a principal acts as; a team token has none (its account details are a 404). */
+const accountId = (p: Principal): string | null => (p.kind === 'user' ? p.user.id : p.kind === 'organization' ? p.serviceUserId : null);
 
 /** A user as `caller` sees it: the e-mail address only when it is the caller's own. */
 function viewFor(caller: Caller, user: User): UserView {
@@ -50,7 +51,9 @@ export function createUsersService({ database }: { database: Database }) {
   /** `GET /account/details`: the caller's own account (organization tokens: their service user). */
   async function accountDetails(caller: Caller): Promise<UserView> {
     const p = caller.principal;
-    const user = await store.findUserById(db, accountId(p));
+    const id = accountId(p);
+    if (id === null) throw errors.notFound();
+    const user = await store.findUserById(db, id);
     if (!user) throw errors.unauthorized();
     return { user, permissions: userPermissions(user), showsEmail: true, authenticated: p };
   }
@@ -100,6 +103,7 @@ export function createUsersService({ database }: { database: Database }) {
      */
     async updateAccount(caller: Caller, input: { username?: string; email?: string }): Promise<UserView> {
       const id = accountId(caller.principal);
+      if (id === null) throw errors.notFound();
       authorize({ principal: caller.principal, userId: id }, 'update-account');
       checkAttributes({ username: [Username, input.username], email: [Email, input.email] });
       await guarded(store.updateUser(db, id, input), { unique: () => errors.taken('username') });

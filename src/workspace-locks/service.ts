@@ -26,9 +26,13 @@ export const alreadyLocked = () => errors.conflict('Unable to lock workspace. Th
 const lockedBy = (holder: HolderType) => errors.conflict(`Unable to unlock workspace. The workspace is locked by ${NOUN[holder]}.`);
 const alreadyUnlocked = () => errors.conflict('Unable to unlock workspace. The workspace is already unlocked.');
 
-/** Who a request acts as when it takes a lock: its user (an organization token's service user). */
+/**
+ * Who a request acts as when it takes a lock: a team token its team (as in TFE, where another
+ * caller's unlock then answers "locked by Team"), else its user (an organization token's service user).
+ */
 export function holderOf(principal: Principal): LockHolder {
-  return { type: 'users', id: actingUserId(principal) };
+  if (principal.kind === 'team') return { type: 'teams', id: principal.team.id };
+  return { type: 'users', id: actingUserId(principal)! };
 }
 
 export function createWorkspaceLocksService(deps: { database: Database; workspaces: WorkspacesService }) {
@@ -56,6 +60,10 @@ export function createWorkspaceLocksService(deps: { database: Database; workspac
   return {
     acquire,
     release,
+    /** Releases `holder`'s lock if it still holds it (a run that ends; its lock may have been forced away). */
+    releaseIfHeld: async (q: Queryable, workspaceId: string, holder: LockHolder): Promise<void> => {
+      await store.deleteLock(q, workspaceId, holder);
+    },
     /** The lock of a workspace, if any (for state versions: who may write). */
     current: (q: Queryable, workspaceId: string, forUpdate = false) => store.findLock(q, workspaceId, forUpdate),
 

@@ -2,43 +2,89 @@ import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { sortOf } from '../jsonapi/query.ts';
+import { commaList, includes, sortOf } from '../jsonapi/query.ts';
+import type { StateVersionsService } from '../state-versions/service.ts';
+import { workspaceOutputResource } from '../state-versions/serialize.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
+import { organizationResource } from '../organizations/serialize.ts';
+import { tagChangeOf, taggedFilter } from '../tags/schemas.ts';
+import { includedBindings } from '../tags/serialize.ts';
 import {
   CreateWorkspaceBody,
   ListWorkspacesQuery,
   OrganizationWorkspaceParams,
+  RemoteStateConsumersBody,
+  RemoteStateConsumersDocument,
+  RemoteStateConsumersQuery,
+  ShowWorkspaceQuery,
   UpdateWorkspaceBody,
+  WORKSPACE_INCLUDES,
   WorkspaceDocument,
   WorkspaceListDocument,
   WorkspaceParams,
 } from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
-import type { WorkspaceInput, WorkspaceRef, WorkspacesService } from './service.ts';
+import type { WorkspaceInput, WorkspaceRef, WorkspacesService, WorkspaceView } from './service.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 /** The modelled members of a create or update body, field by field; everything else is ignored. */
 function input(body: Static<typeof UpdateWorkspaceBody>): WorkspaceInput {
   const a = body.data.attributes ?? {};
+  const overwrites = a['setting-overwrites'];
   return {
     name: a.name,
     description: a.description,
     autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
     inheritsProjectAutoDestroy: a['inherits-project-auto-destroy'],
     projectId: body.data.relationships?.project?.data?.id,
+    settings: {
+      autoApply: a['auto-apply'],
+      autoApplyRunTrigger: a['auto-apply-run-trigger'],
+      allowDestroyPlan: a['allow-destroy-plan'],
+      assessmentsEnabled: a['assessments-enabled'],
+      fileTriggersEnabled: a['file-triggers-enabled'],
+      globalRemoteState: a['global-remote-state'],
+      queueAllRuns: a['queue-all-runs'],
+      speculativeEnabled: a['speculative-enabled'],
+      structuredRunOutputEnabled: a['structured-run-output-enabled'],
+      terraformVersion: a['terraform-version'],
+      workingDirectory: a['working-directory'],
+      triggerPrefixes: a['trigger-prefixes'],
+      triggerPatterns: a['trigger-patterns'],
+      autoDestroyAt: a['auto-destroy-at'],
+    },
+    executionMode: a['execution-mode'],
+    operations: a.operations,
+    agentPoolId: a['agent-pool-id'],
+    overwrites: overwrites && { executionMode: overwrites['execution-mode'], agentPool: overwrites['agent-pool'] },
+    tags: tagChangeOf(body.data),
   };
 }
 
 const tags = ['Workspaces'];
 
-export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: WorkspacesService }): Promise<void> {
+export async function workspacesRoutes(
+  app: Api,
+  { workspaces, stateVersions }: { workspaces: WorkspacesService; stateVersions: StateVersionsService },
+): Promise<void> {
+  /** `included` for the views (all of one organization), as `include` asked. */
+  async function included(wanted: readonly string[], views: readonly WorkspaceView[]) {
+    const out: unknown[] = [];
+    if (wanted.includes('organization') && views.length > 0) out.push(organizationResource(await workspaces.includedOrganization(views[0]!)));
+    if (wanted.includes('effective_tag_bindings')) out.push(...includedBindings(views.map((v) => v.tags.effective)));
+    return out.length ? { included: out } : {};
+  }
+
   app.post(
     '/organizations/:organization_name/workspaces',
     { schema: { summary: 'Create a workspace (in the default project unless one is given)', tags, params: OrganizationParams, body: CreateWorkspaceBody, response: responses({ 201: WorkspaceDocument }) } },
     async (request, reply) => {
+      const a = request.body.data.attributes;
+      const given = input(request.body);
       const view = await workspaces.create(request.caller, request.params.organization_name, {
-        ...input(request.body),
-        name: request.body.data.attributes.name,
+        ...given,
+        name: a.name,
+        settings: { ...given.settings, sourceName: a['source-name'], sourceUrl: a['source-url'] },
       });
       return reply.code(201).send({ data: workspaceResource(view) });
     },
@@ -50,9 +96,25 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      const filter = { search: query['search[name]'], projectId: query['filter[project][id]'], descending: sortOf(query.sort)?.descending ?? false };
+      const wanted = includes(query.include, WORKSPACE_INCLUDES);
+      const tagQuery = {
+        all: [...taggedFilter(query), ...(commaList(query['search[tags]']) ?? []).map((key) => ({ key }))],
+        none: (commaList(query['search[exclude-tags]']) ?? []).map((key) => ({ key })),
+        effective: wanted.includes('effective_tag_bindings'),
+      };
+      const filter = {
+        search: query['search[name]'],
+        wildcardName: query['search[wildcard-name]'] || undefined,
+        projectId: query['filter[project][id]'],
+        descending: sortOf(query.sort)?.descending ?? false,
+        tags: tagQuery,
+      };
       const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
-      return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+      return {
+        data: items.map(workspaceResource),
+        ...(await included(wanted, items)),
+        ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
+      };
     },
   );
 
@@ -64,9 +126,23 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
     ['/workspaces/:workspace_id', WorkspaceParams, 'by id'],
     ['/organizations/:organization_name/workspaces/:workspace_name', OrganizationWorkspaceParams, 'by organization and name'],
   ] as const) {
-    app.get(path, { schema: { summary: `Show a workspace, ${by}`, tags, params, response: responses({ 200: WorkspaceDocument }) } }, async (request) => {
-      return { data: workspaceResource(await workspaces.show(request.caller, refOf(request.params))) };
-    });
+    app.get(
+      path,
+      { schema: { summary: `Show a workspace, ${by}`, tags, params, querystring: ShowWorkspaceQuery, response: responses({ 200: WorkspaceDocument }) } },
+      async (request) => {
+        const wanted = includes(request.query.include, WORKSPACE_INCLUDES);
+        const view = await workspaces.show(request.caller, refOf(request.params), { effective: wanted.includes('effective_tag_bindings') });
+        const data = workspaceResource(view);
+        const { included: others = [] } = await included(wanted, [view]);
+        if (!wanted.includes('outputs')) return { data, ...(others.length ? { included: others } : {}) };
+        // The current state's outputs, sensitive values null (state-versions owns them).
+        const outputs = (await stateVersions.visibleCurrentOutputs(request.caller, data.id)).map(workspaceOutputResource);
+        return {
+          data: { ...data, relationships: { ...data.relationships, outputs: { data: outputs.map((o) => ({ id: o.id, type: o.type })) } } },
+          included: [...others, ...outputs],
+        };
+      },
+    );
     app.patch(path, { schema: { summary: `Update a workspace, ${by}`, tags, params, body: UpdateWorkspaceBody, response: responses({ 200: WorkspaceDocument }) } }, async (request) => {
       return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };
     });
@@ -75,4 +151,38 @@ export async function workspacesRoutes(app: Api, { workspaces }: { workspaces: W
       return reply.code(204).send();
     });
   }
+
+  const consumers = '/workspaces/:workspace_id/relationships/remote-state-consumers';
+  app.get(
+    consumers,
+    {
+      schema: {
+        summary: "List the workspaces that may read the workspace's state",
+        tags,
+        params: WorkspaceParams,
+        querystring: RemoteStateConsumersQuery,
+        response: responses({ 200: RemoteStateConsumersDocument }),
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const { items, total } = await workspaces.remoteStateConsumers(request.caller, request.params.workspace_id, page);
+      return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
+  // Adding, replacing and removing take the same body and answer 204.
+  const changes = { tags, params: WorkspaceParams, body: RemoteStateConsumersBody } as const;
+  const ids = (body: Static<typeof RemoteStateConsumersBody>) => body.data.map((d) => d.id);
+  app.post(consumers, { schema: { ...changes, summary: 'Add remote state consumers', response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'add');
+    return reply.code(204).send();
+  });
+  app.patch(consumers, { schema: { ...changes, summary: 'Replace the remote state consumers', response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'replace');
+    return reply.code(204).send();
+  });
+  app.delete(consumers, { schema: { ...changes, summary: 'Remove remote state consumers', response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'remove');
+    return reply.code(204).send();
+  });
 }

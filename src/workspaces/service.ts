@@ -1,23 +1,43 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
-import { authorize, can, denied, type ProjectSubject } from '../auth/authorize.ts';
+import { authorize, can, denied, type ActionOn, type ProjectSubject } from '../auth/authorize.ts';
 import type { Standing } from '../auth/organization.ts';
 import { workspacePermissions, type WorkspacePermissions } from '../auth/permission-sets.ts';
-import { workspaceFilter, type ProjectAuthority } from '../auth/project-scope.ts';
+import { needsGrants, workspaceFilter, type ProjectAuthority } from '../auth/project-scope.ts';
+import { holds } from '../auth/organization.ts';
+import { fromProjectGrant, workspaceAuthority, type WorkspaceGrantLoader } from '../auth/workspace-grants.ts';
+import type { WorkspaceGrant } from '../grants.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import type { Schema } from '../db/schema.ts';
 import { hasPrefix, newId } from '../ids.ts';
-import { errors } from '../jsonapi/errors.ts';
+import { organizationPermissions } from '../auth/permission-sets.ts';
+import { errors, unknownIds } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
+import type { OrganizationView } from '../organizations/service.ts';
+import type { ExecutionDefaults, Organization } from '../organizations/store.ts';
 import type { Project, ProjectAccess } from '../projects/access.ts';
+import { hasChange, type Binding, type EffectiveBinding, type TagChange, type TagMatch, type TagsService } from '../tags/service.ts';
 import { now } from '../time.ts';
-import { AutoDestroyDuration, checkAttributes, Description, WorkspaceName } from '../values.ts';
+import {
+  AutoDestroyDuration,
+  checkAttributes,
+  Description,
+  HttpUrl,
+  TerraformVersion,
+  Timestamp,
+  utcTimestamp,
+  WorkspaceName,
+  type ExecutionMode,
+} from '../values.ts';
 import * as store from './store.ts';
-import type { Workspace } from './store.ts';
+import { DEFAULT_SETTINGS, SETTINGS, type OwnExecution, type Workspace, type WorkspaceSettings } from './store.ts';
 
-export type { Workspace };
+export type { Workspace, WorkspaceSettings };
+
+/** Which of `ids` are agent pools of the organization (one query); the agent pools domain provides it. */
+export type AgentPoolCheck = (q: Queryable, organizationId: string, ids: readonly string[]) => Promise<Set<string>>;
 
 export interface WorkspaceInput {
   name?: string;
@@ -27,6 +47,31 @@ export interface WorkspaceInput {
   inheritsProjectAutoDestroy?: boolean;
   /** The project relationship; on update, a different project moves the workspace. */
   projectId?: string;
+  /** The settings sent, and only those. */
+  settings: Partial<WorkspaceSettings>;
+  executionMode?: ExecutionMode;
+  /** TFE's deprecated spelling of the mode: true is `remote`, false `local`. */
+  operations?: boolean;
+  agentPoolId?: string | null;
+  /** `setting-overwrites`: false follows the organization's default, true keeps the workspace's own. */
+  overwrites?: { executionMode?: boolean; agentPool?: boolean };
+  /** `tag-names`, `relationships.tag-bindings` and `relationships.tags` (the tags domain applies them). */
+  tags?: TagChange;
+}
+
+/** The execution mode and pool in effect, and whether they are the workspace's own. */
+export interface Execution {
+  mode: ExecutionMode;
+  agentPoolId: string | null;
+  own: boolean;
+}
+
+/** List filters on tags, each in effect on the workspace (its own or its project's). */
+export interface WorkspaceTagQuery {
+  all: TagMatch[];
+  none: TagMatch[];
+  /** `include=effective_tag_bindings`. */
+  effective: boolean;
 }
 
 /** Who holds a workspace's lock (the workspace-locks domain owns locks and reports them here). */
@@ -44,13 +89,80 @@ export interface WorkspaceView {
   organizationName: string;
   project: Project;
   permissions: WorkspacePermissions;
+  execution: Execution;
+  /** For `include=organization`. */
+  organization: { org: Organization; standing: Standing };
   lock: WorkspaceLockView | null;
+  /** Its own tag bindings; the effective ones too when asked for. */
+  tags: { own: Binding[]; effective?: EffectiveBinding[] };
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
 export interface FoundWorkspace extends ProjectSubject {
   workspace: Workspace;
   project: Project;
+  org: Organization;
+}
+
+/** The workspace's own mode and pool, else its organization's defaults. */
+export function effectiveExecution(w: OwnExecution, org: ExecutionDefaults): Execution {
+  return w.executionMode !== null
+    ? { mode: w.executionMode, agentPoolId: w.executionMode === 'agent' ? w.agentPoolId : null, own: true }
+    : { mode: org.defaultExecutionMode, agentPoolId: org.defaultExecutionMode === 'agent' ? org.defaultAgentPoolId : null, own: false };
+}
+
+const MODE = '/data/attributes/execution-mode';
+const OPERATIONS = '/data/attributes/operations';
+const POOL = '/data/attributes/agent-pool-id';
+const OVERWRITES = '/data/attributes/setting-overwrites';
+
+/**
+ * The workspace's own execution after a create or update (TFE's rules): setting-overwrites
+ * false follows the organization again; a mode, a pool or setting-overwrites true makes the
+ * workspace's settings its own, starting from what is in effect; a pool only with `agent`, and
+ * `agent` never without one.
+ */
+function ownExecution(input: WorkspaceInput, current: OwnExecution, org: ExecutionDefaults): OwnExecution {
+  if (input.operations !== undefined && input.executionMode !== undefined) {
+    throw errors.invalidAttribute(OPERATIONS, 'Operations is deprecated and cannot be given together with execution-mode');
+  }
+  const o = input.overwrites ?? {};
+  if (o.executionMode !== undefined && o.agentPool !== undefined && o.executionMode !== o.agentPool) {
+    throw errors.invalidAttribute(OVERWRITES, 'If agent-pool and execution-mode are both included in setting-overwrites, their values must be the same.');
+  }
+  const overwrite = o.executionMode ?? o.agentPool;
+  const mode = input.executionMode ?? (input.operations === undefined ? undefined : input.operations ? 'remote' : 'local');
+  if (overwrite === false) {
+    const pointer = input.executionMode !== undefined ? MODE : input.operations !== undefined ? OPERATIONS : input.agentPoolId ? POOL : null;
+    if (pointer) throw errors.invalidAttribute(pointer, 'Cannot be given while setting-overwrites says the workspace follows the default');
+    return { executionMode: null, agentPoolId: null };
+  }
+  if (mode === undefined && overwrite === undefined && input.agentPoolId === undefined) {
+    return { executionMode: current.executionMode, agentPoolId: current.agentPoolId };
+  }
+  const effective = effectiveExecution(current, org);
+  const next = mode ?? effective.mode;
+  const pool = input.agentPoolId !== undefined ? input.agentPoolId : next === 'agent' && effective.mode === 'agent' ? effective.agentPoolId : null;
+  if (pool !== null && next !== 'agent') throw errors.invalidAttribute(POOL, "Agent pool must not be specified unless using 'agent' execution mode");
+  if (next === 'agent' && pool === null) {
+    throw errors.invalidAttribute(input.agentPoolId !== undefined ? POOL : MODE, "Agent pool must be specified when using 'agent' execution mode");
+  }
+  return { executionMode: next, agentPoolId: pool };
+}
+
+/** The settings `input` sends, and only those: an undefined one is absent, not a value. */
+function sentSettings(input: WorkspaceInput): Partial<WorkspaceSettings> {
+  const sent: Partial<Record<keyof WorkspaceSettings, unknown>> = {};
+  for (const key of SETTINGS) if (input.settings[key] !== undefined) sent[key] = input.settings[key];
+  if (typeof sent.autoDestroyAt === 'string') sent.autoDestroyAt = utcTimestamp(sent.autoDestroyAt);
+  return sent as Partial<WorkspaceSettings>;
+}
+
+/** Trigger prefixes and patterns are two ways to say the same thing: one of them, at most. */
+function checkTriggers(settings: Partial<Pick<WorkspaceSettings, 'triggerPrefixes' | 'triggerPatterns'>>): void {
+  if (settings.triggerPrefixes?.length && settings.triggerPatterns?.length) {
+    throw errors.invalidAttribute('/data/attributes/trigger-patterns', 'Trigger patterns and trigger prefixes cannot both be set');
+  }
 }
 
 /** A workspace named by id (`/workspaces/:id`) or by organization and name. */
@@ -80,24 +192,58 @@ const validate = (input: WorkspaceInput) =>
     name: [WorkspaceName, input.name],
     description: [Description(1000), input.description],
     'auto-destroy-activity-duration': [AutoDestroyDuration, input.autoDestroyActivityDuration],
+    'auto-destroy-at': [Timestamp('Auto destroy at'), input.settings.autoDestroyAt],
+    'terraform-version': [TerraformVersion, input.settings.terraformVersion],
+    'source-url': [HttpUrl('Source URL'), input.settings.sourceUrl],
   });
+
+const poolNotFound = () => errors.invalidAttribute(POOL, 'Agent pool not found');
 
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
-export function createWorkspacesService(deps: { database: Database; organizationLookup: OrganizationLookup; projectAccess: ProjectAccess }) {
+export function createWorkspacesService(deps: {
+  database: Database;
+  organizationLookup: OrganizationLookup;
+  projectAccess: ProjectAccess;
+  tags: TagsService;
+  workspaceGrants: WorkspaceGrantLoader;
+}) {
   const { database, projectAccess } = deps;
   const db = database.db;
+  // The agent pools domain registers how to tell its pools (it depends on us, not we on it).
+  let agentPoolsIn: AgentPoolCheck = async () => new Set();
 
-  /** The workspaces with their projects and the caller's authority there: two queries (projects, grants). */
-  async function withAuthority(standing: Standing, workspaces: readonly Workspace[]): Promise<FoundWorkspace[]> {
+  /** The workspace's own execution after `input`, with a pool it names checked to be the organization's. */
+  async function checkedExecution(input: WorkspaceInput, current: OwnExecution, org: Organization): Promise<OwnExecution> {
+    const next = ownExecution(input, current, org);
+    if (input.agentPoolId && !(await agentPoolsIn(db, org.id, [input.agentPoolId])).has(input.agentPoolId)) throw poolNotFound();
+    return next;
+  }
+
+  /**
+   * The grants the caller's teams hold on each workspace: one query, none when they cannot
+   * matter (the caller manages every workspace already, or is on no team).
+   */
+  async function ownGrants(q: Queryable, standing: Standing, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceGrant[]>> {
+    if (!needsGrants(standing) || holds(standing, 'manage-all-workspaces') || standing.teamIds.length === 0 || workspaceIds.length === 0) return new Map();
+    return deps.workspaceGrants(q, standing.teamIds, workspaceIds);
+  }
+
+  /**
+   * The workspaces with their projects and the caller's authority there: the project's, raised
+   * by grants on the workspace itself. Three queries at most (projects, project grants, workspace grants).
+   */
+  async function withAuthority(standing: Standing, org: Organization, workspaces: readonly Workspace[]): Promise<FoundWorkspace[]> {
     const projects = await projectAccess.rows(db, workspaces.map((w) => w.projectId));
     const byId = new Map(projects.map((p) => [p.id, p]));
     const authority = await projectAccess.authorities(db, standing, projects);
+    const grants = await ownGrants(db, standing, workspaces.map((w) => w.id));
     return workspaces.map((workspace) => ({
       workspace,
       standing,
+      org,
       project: byId.get(workspace.projectId)!,
-      authority: authority.get(workspace.projectId)!,
+      authority: workspaceAuthority(authority.get(workspace.projectId)!, grants.get(workspace.id) ?? []),
     }));
   }
 
@@ -105,36 +251,42 @@ export function createWorkspacesService(deps: { database: Database; organization
   // workspace says whether it is locked without this domain knowing how locks are kept.
   let readLocks: WorkspaceLockReader = async () => new Map();
 
-  /** The views of found workspaces: one query for all their locks. */
-  async function views(found: readonly FoundWorkspace[], q: Queryable = db): Promise<WorkspaceView[]> {
-    const locks = found.length ? await readLocks(q, found.map((f) => f.workspace.id)) : new Map<string, WorkspaceLockView>();
-    return found.map(({ workspace, standing, project, authority }) => ({
+  /** The views of found workspaces: one query for all their locks, one for their tags (two with the effective ones). */
+  async function views(found: readonly FoundWorkspace[], q: Queryable = db, effective = false): Promise<WorkspaceView[]> {
+    const ids = found.map((f) => f.workspace.id);
+    const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
+    const own = await deps.tags.workspaceBindings(q, ids);
+    const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
+    return found.map(({ workspace, standing, org, project, authority }) => ({
       workspace,
       organizationName: standing.organizationName,
       project,
       permissions: workspacePermissions({ standing, authority }),
+      execution: effectiveExecution(workspace, org),
+      organization: { org, standing },
       lock: locks.get(workspace.id) ?? null,
+      tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
     }));
   }
   const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
 
   /** A workspace the caller may read; 404 for everything else. */
-  async function find(caller: Caller, ref: WorkspaceRef): Promise<FoundWorkspace> {
+  async function find(caller: Caller, ref: WorkspaceRef, action: ActionOn<'workspace'> = 'read-workspace'): Promise<FoundWorkspace> {
     let workspace: Workspace | undefined;
     let standing: Standing;
+    let org: Organization;
     if ('id' in ref) {
       workspace = hasPrefix(ref.id, 'ws') ? await store.findWorkspaceById(db, ref.id) : undefined;
       if (!workspace) throw errors.notFound();
-      ({ standing } = await deps.organizationLookup.findById(caller, workspace.organizationId));
+      ({ standing, org } = await deps.organizationLookup.findById(caller, workspace.organizationId));
     } else {
-      const found = await deps.organizationLookup.find(caller, ref.organizationName);
-      standing = found.standing;
-      workspace = await store.findWorkspaceByName(db, found.org.id, ref.name);
+      ({ standing, org } = await deps.organizationLookup.find(caller, ref.organizationName));
+      workspace = await store.findWorkspaceByName(db, org.id, ref.name);
       if (!workspace) throw errors.notFound();
     }
-    const [found] = await withAuthority(standing, [workspace]);
+    const [found] = await withAuthority(standing, org, [workspace]);
     if (!found?.project) throw errors.notFound();
-    authorize(found, 'read-workspace');
+    authorize(found, action);
     return found;
   }
 
@@ -179,7 +331,23 @@ export function createWorkspacesService(deps: { database: Database; organization
   return {
     moveInto,
 
-    /** For the domains built on workspaces (locks, state): the workspace if the caller may read it, else 404. */
+    /**
+     * What the caller holds on each workspace, as workspace grants: its teams' grants on the
+     * workspace and on its project (to check what it may give; see auth/gifts.ts). Three queries.
+     */
+    async heldOn(standing: Standing, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceGrant[]>> {
+      const workspaces = await store.findWorkspacesByIds(db, workspaceIds);
+      const projectGrants = await projectAccess.heldGrants(db, standing, workspaces.map((w) => w.projectId));
+      const own = await ownGrants(db, standing, workspaces.map((w) => w.id));
+      return new Map(
+        workspaces.map((w) => [w.id, [...(projectGrants.get(w.projectId) ?? []).map(fromProjectGrant), ...(own.get(w.id) ?? [])]]),
+      );
+    },
+
+    /**
+     * For the domains built on workspaces (locks, state, runs, team access): the workspace if the
+     * caller may perform `action` on it (read by default); 404 when it may not see it, else as auth/ says.
+     */
     find,
     /** The view of a workspace found with `find`, as of now (after a lock changed, say). */
     view,
@@ -196,8 +364,20 @@ export function createWorkspacesService(deps: { database: Database; organization
     async readableIdByName(caller: Caller, organizationName: string, name: string): Promise<string | undefined> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const workspace = await store.findWorkspaceByName(db, org.id, name);
-      const [found] = workspace ? await withAuthority(standing, [workspace]) : [];
+      const [found] = workspace ? await withAuthority(standing, org, [workspace]) : [];
       return found?.project && can(found, 'read-workspace') ? found.workspace.id : undefined;
+    },
+
+    /** How to tell which ids are the organization's agent pools (registered by the agent pools domain). */
+    useAgentPoolCheck(check: AgentPoolCheck): void {
+      agentPoolsIn = check;
+    },
+
+    /** The organization of a page of workspaces, as `include=organization` shows it (one query). */
+    async includedOrganization(view: WorkspaceView): Promise<OrganizationView> {
+      const { org, standing } = view.organization;
+      const defaults = await projectAccess.defaultProjectIds([org.id]);
+      return { org, permissions: organizationPermissions({ standing }), defaultProjectId: defaults.get(org.id) ?? null };
     },
 
     async create(caller: Caller, organizationName: string, input: WorkspaceInput & { name: string }): Promise<WorkspaceView> {
@@ -209,9 +389,16 @@ export function createWorkspacesService(deps: { database: Database; organization
       if (!can({ standing, authority }, 'read-project')) throw projectNotFound();
       authorize({ standing, authority }, 'create-workspace');
       validate(input);
+      await deps.tags.checkNew(input.tags, org.id);
       const settings = autoDestroySettings(input, { own: null, inherits: true });
+      const chosen = { ...DEFAULT_SETTINGS, ...sentSettings(input) };
+      checkTriggers(chosen);
+      // Without a mode of its own, a new workspace follows its organization's default.
+      const execution = await checkedExecution(input, { executionMode: null, agentPoolId: null }, org);
       const at = now();
       const workspace: Workspace = {
+        ...chosen,
+        ...execution,
         id: newId('ws'),
         organizationId: org.id,
         projectId: project.id,
@@ -222,56 +409,134 @@ export function createWorkspacesService(deps: { database: Database; organization
         createdAt: at,
         updatedAt: at,
       };
-      // A foreign-key failure: the project was deleted a moment ago.
-      await guarded(store.insertWorkspace(db, workspace), { unique: () => errors.taken('name'), foreignKey: projectNotFound });
-      return view({ workspace, standing, project, authority });
+      // A foreign-key failure: the project or the agent pool was deleted a moment ago.
+      await guarded(
+        database.transaction(async (trx) => {
+          await store.insertWorkspace(trx, workspace);
+          await deps.tags.apply(trx, 'workspace', workspace, input.tags, true);
+        }),
+        { unique: () => errors.taken('name'), foreignKey: () => (workspace.agentPoolId ? poolNotFound() : projectNotFound()) },
+      );
+      return view({ workspace, standing, org, project, authority });
     },
 
-    show: async (caller: Caller, ref: WorkspaceRef): Promise<WorkspaceView> => view(await find(caller, ref)),
+    show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceView> =>
+      (await views([await find(caller, ref)], db, include?.effective))[0]!,
 
-    async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; descending: boolean }, page: Page) {
+    async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; wildcardName?: string; descending: boolean; tags?: WorkspaceTagQuery }, page: Page) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
-      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...filter }, page);
-      return { items: await views(await withAuthority(standing, items)), total };
+      const { tags, ...rest } = filter;
+      const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
+      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...(tagged ? { tagged } : {}) }, page);
+      return { items: await views(await withAuthority(standing, org, items), db, tags?.effective), total };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */
     async update(caller: Caller, ref: WorkspaceRef, input: WorkspaceInput): Promise<WorkspaceView> {
       const current = await find(caller, ref);
       const w = current.workspace;
+      const sent = sentSettings(input);
       const changesAttributes =
         input.name !== undefined ||
         input.description !== undefined ||
         input.autoDestroyActivityDuration !== undefined ||
-        input.inheritsProjectAutoDestroy !== undefined;
+        input.inheritsProjectAutoDestroy !== undefined ||
+        Object.keys(sent).length > 0 ||
+        input.executionMode !== undefined ||
+        input.operations !== undefined ||
+        input.agentPoolId !== undefined ||
+        input.overwrites !== undefined;
+      const changesTags = hasChange(input.tags);
       const moving = input.projectId !== undefined && input.projectId !== w.projectId;
       if (changesAttributes) authorize(current, 'update-workspace');
+      if (changesTags) authorize(current, 'manage-workspace-tags');
       validate(input);
       const settings = autoDestroySettings(input, { own: w.autoDestroyActivityDuration, inherits: w.inheritsProjectAutoDestroy });
+      checkTriggers(sent);
+      // Patterns replace prefixes and the other way round (go-tfe sets patterns on a workspace
+      // with prefixes, and the service accepts it): one sent alone clears the other.
+      if (sent.triggerPatterns?.length && sent.triggerPrefixes === undefined) sent.triggerPrefixes = [];
+      if (sent.triggerPrefixes?.length && sent.triggerPatterns === undefined) sent.triggerPatterns = [];
+      const execution = await checkedExecution(input, w, current.org);
       const patch = {
+        ...sent,
+        ...execution,
         name: input.name,
         description: input.description,
         autoDestroyActivityDuration: settings.own,
         inheritsProjectAutoDestroy: settings.inherits,
         updatedAt: now(),
       };
+      const tagTarget = { id: w.id, organizationId: w.organizationId };
       const write = moving
         ? moveInto(caller, input.projectId!, [w.id], async (trx) => {
             if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
+            await deps.tags.apply(trx, 'workspace', tagTarget, input.tags, false);
           })
-        : changesAttributes
-          ? store.updateWorkspace(db, w.id, patch)
+        : changesAttributes || changesTags
+          ? database.transaction(async (trx) => {
+              if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
+              await deps.tags.apply(trx, 'workspace', tagTarget, input.tags, false);
+            })
           : Promise.resolve();
-      await guarded(write, { unique: () => errors.taken('name') });
+      await guarded(write, { unique: () => errors.taken('name'), foreignKey: poolNotFound });
       const updated = await store.findWorkspaceById(db, w.id);
       if (!updated) throw errors.notFound();
-      return view((await withAuthority(current.standing, [updated]))[0]!);
+      return view((await withAuthority(current.standing, current.org, [updated]))[0]!);
     },
 
-    async destroy(caller: Caller, ref: WorkspaceRef): Promise<void> {
+    /** The workspaces that may read this one's state, of those the caller may see. */
+    async remoteStateConsumers(caller: Caller, id: string, page: Page) {
+      const found = await find(caller, { id });
+      const { items, total } = await store.listRemoteStateConsumers(db, found.workspace.id, workspaceFilter(found.standing), page);
+      return { items: await views(await withAuthority(found.standing, found.org, items)), total };
+    },
+
+    /**
+     * Adds, removes or replaces (`how`) the workspaces that may read this one's state: a setting
+     * of the workspace, so it needs `update-workspace`. Each id must be another workspace of the
+     * same organization that the caller may see, else that id gets its own 422.
+     */
+    async changeRemoteStateConsumers(caller: Caller, id: string, ids: readonly string[], how: 'add' | 'remove' | 'replace'): Promise<void> {
+      const found = await find(caller, { id });
+      authorize(found, 'update-workspace');
+      const w = found.workspace;
+      const candidates = (await store.findWorkspacesByIds(db, [...new Set(ids)])).filter((c) => c.organizationId === w.organizationId);
+      const seen = new Set((await withAuthority(found.standing, found.org, candidates)).filter((c) => c.project && can(c, 'read-workspace')).map((c) => c.workspace.id));
+      const problems = unknownIds(ids, (i) => seen.has(i), 'Workspace', (i) => `/data/${i}/id`);
+      const self = ids.indexOf(w.id);
+      if (self >= 0 && how !== 'remove') problems.push({ pointer: `/data/${self}/id`, detail: 'A workspace cannot be its own remote state consumer' });
+      if (problems.length) throw errors.invalid(problems);
+      const consumers = [...seen];
+      const at = now();
+      await guarded(
+        database.transaction(async (trx) => {
+          if (how === 'remove') return store.removeRemoteStateConsumers(trx, w.id, consumers);
+          if (how === 'replace') await store.removeRemoteStateConsumers(trx, w.id);
+          await store.addRemoteStateConsumers(trx, w.id, consumers, at);
+        }),
+        // A workspace named was deleted a moment ago.
+        { foreignKey: () => errors.notFound() },
+      );
+    },
+
+    /**
+     * Deletes the workspace and everything hanging off it (locks, state versions). `guard` (safe
+     * delete) runs first in the same transaction and throws to keep the workspace.
+     */
+    async destroy(caller: Caller, ref: WorkspaceRef, guard?: (q: Queryable, workspaceId: string) => Promise<void>): Promise<void> {
       const found = await find(caller, ref);
       authorize(found, 'destroy-workspace');
-      await store.deleteWorkspace(db, found.workspace.id);
+      const id = found.workspace.id;
+      if (!guard) {
+        await store.deleteWorkspace(db, id);
+        return;
+      }
+      await database.transaction(async (trx) => {
+        await store.lockWorkspaces(trx, [id]);
+        await guard(trx, id);
+        await store.deleteWorkspace(trx, id);
+      });
     },
   };
 }

@@ -1,12 +1,63 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/index.ts';
-import { bool, columns } from '../db/columns.ts';
+import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import type { RowFilter } from '../db/filter.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { WorkspacesTable } from '../db/schema.ts';
-import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
+import { containsInsensitive, matchesWildcard, supportsRowLocks } from '../db/sql.ts';
 
-export interface Workspace {
+import type { ExecutionMode } from '../values.ts';
+
+export type { ExecutionMode };
+
+/** The settings a create or update may send, with TFE's defaults for a new workspace. */
+export interface WorkspaceSettings {
+  autoApply: boolean;
+  autoApplyRunTrigger: boolean;
+  allowDestroyPlan: boolean;
+  assessmentsEnabled: boolean;
+  fileTriggersEnabled: boolean;
+  globalRemoteState: boolean;
+  queueAllRuns: boolean;
+  speculativeEnabled: boolean;
+  structuredRunOutputEnabled: boolean;
+  terraformVersion: string;
+  workingDirectory: string;
+  triggerPrefixes: string[];
+  triggerPatterns: string[];
+  sourceName: string | null;
+  sourceUrl: string | null;
+  autoDestroyAt: string | null;
+}
+
+export const DEFAULT_SETTINGS: WorkspaceSettings = {
+  autoApply: false,
+  autoApplyRunTrigger: false,
+  allowDestroyPlan: true,
+  assessmentsEnabled: false,
+  fileTriggersEnabled: true,
+  globalRemoteState: false,
+  queueAllRuns: false,
+  speculativeEnabled: true,
+  structuredRunOutputEnabled: true,
+  terraformVersion: 'latest',
+  workingDirectory: '',
+  triggerPrefixes: [],
+  triggerPatterns: [],
+  sourceName: null,
+  sourceUrl: null,
+  autoDestroyAt: null,
+};
+
+export const SETTINGS = Object.keys(DEFAULT_SETTINGS) as Array<keyof WorkspaceSettings>;
+
+/** The workspace's own execution mode (null: its organization's default) and agent pool. */
+export interface OwnExecution {
+  executionMode: ExecutionMode | null;
+  agentPoolId: string | null;
+}
+
+export interface Workspace extends WorkspaceSettings, OwnExecution {
   id: string;
   organizationId: string;
   projectId: string;
@@ -19,6 +70,13 @@ export interface Workspace {
   updatedAt: string;
 }
 
+/** A list of strings kept as JSON text. */
+const stringList = <C extends string>(column: C): Converted<C, string[]> => ({
+  column,
+  read: (stored: string) => JSON.parse(stored) as string[],
+  write: (value) => JSON.stringify(value),
+});
+
 const WORKSPACES = columns<WorkspacesTable, Workspace>({
   id: 'id',
   organizationId: 'organization_id',
@@ -29,8 +87,27 @@ const WORKSPACES = columns<WorkspacesTable, Workspace>({
   inheritsProjectAutoDestroy: bool('inherits_project_auto_destroy'),
   createdAt: 'created_at',
   updatedAt: 'updated_at',
+  autoApply: bool('auto_apply'),
+  autoApplyRunTrigger: bool('auto_apply_run_trigger'),
+  allowDestroyPlan: bool('allow_destroy_plan'),
+  assessmentsEnabled: bool('assessments_enabled'),
+  fileTriggersEnabled: bool('file_triggers_enabled'),
+  globalRemoteState: bool('global_remote_state'),
+  queueAllRuns: bool('queue_all_runs'),
+  speculativeEnabled: bool('speculative_enabled'),
+  structuredRunOutputEnabled: bool('structured_run_output_enabled'),
+  terraformVersion: 'terraform_version',
+  workingDirectory: 'working_directory',
+  triggerPrefixes: stringList('trigger_prefixes'),
+  triggerPatterns: stringList('trigger_patterns'),
+  sourceName: 'source_name',
+  sourceUrl: 'source_url',
+  autoDestroyAt: 'auto_destroy_at',
+  executionMode: typed<ExecutionMode>()('execution_mode') as Converted<'execution_mode', ExecutionMode | null>,
+  agentPoolId: 'agent_pool_id',
 });
-const changes = WORKSPACES.patch('name', 'description', 'autoDestroyActivityDuration', 'inheritsProjectAutoDestroy', 'updatedAt');
+const PATCHABLE = ['name', 'description', 'autoDestroyActivityDuration', 'inheritsProjectAutoDestroy', 'executionMode', 'agentPoolId', ...SETTINGS] as const;
+const changes = WORKSPACES.patch(...PATCHABLE, 'updatedAt');
 
 export async function insertWorkspace(q: Queryable, w: Workspace): Promise<void> {
   await q.insertInto('workspaces').values(WORKSPACES.write(w)).execute();
@@ -69,7 +146,7 @@ export async function lockWorkspaces(q: Queryable, ids: readonly string[]): Prom
   return (await query.execute()).map(WORKSPACES.read);
 }
 
-export type WorkspacePatch = Partial<Pick<Workspace, 'name' | 'description' | 'autoDestroyActivityDuration' | 'inheritsProjectAutoDestroy'>> & {
+export type WorkspacePatch = Partial<Pick<Workspace, (typeof PATCHABLE)[number]>> & {
   updatedAt: string;
 };
 
@@ -112,6 +189,10 @@ export interface WorkspaceListFilter {
   projectId?: string;
   /** Case-insensitive substring of the name. */
   search?: string;
+  /** The name, any case, with `*` at either end matching any text there. */
+  wildcardName?: string;
+  /** Tag filters (the tags domain builds them). */
+  tagged?: RowFilter<'workspaces'>;
   descending: boolean;
 }
 
@@ -120,6 +201,41 @@ export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page:
   if (f.visible) base = base.where(f.visible);
   if (f.projectId !== undefined) base = base.where('project_id', '=', f.projectId);
   if (f.search) base = base.where(containsInsensitive('name', f.search));
+  if (f.wildcardName) base = base.where(matchesWildcard('name', f.wildcardName));
+  if (f.tagged) base = base.where(f.tagged);
   const direction = f.descending ? 'desc' : 'asc';
   return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`, direction).orderBy('id', direction), page, WORKSPACES.read);
+}
+
+/** The workspaces with these ids (one query), in no particular order. */
+export async function findWorkspacesByIds(q: Queryable, ids: readonly string[]): Promise<Workspace[]> {
+  if (ids.length === 0) return [];
+  return (await q.selectFrom('workspaces').selectAll().where('id', 'in', [...ids]).execute()).map(WORKSPACES.read);
+}
+
+/** One page of the workspaces that may read `workspaceId`'s state, of those `visible` lets through, by name. */
+export async function listRemoteStateConsumers(q: Queryable, workspaceId: string, visible: RowFilter<'workspaces'>, page: Window) {
+  let base = q
+    .selectFrom('workspaces')
+    .where('id', 'in', (eb) => eb.selectFrom('workspace_remote_state_consumers').select('consumer_id').where('workspace_id', '=', workspaceId));
+  if (visible) base = base.where(visible);
+  return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`).orderBy('id'), page, WORKSPACES.read);
+}
+
+/** Adds the pairs not there yet (one statement). */
+export async function addRemoteStateConsumers(q: Queryable, workspaceId: string, consumerIds: readonly string[], at: string): Promise<void> {
+  if (consumerIds.length === 0) return;
+  await q
+    .insertInto('workspace_remote_state_consumers')
+    .values(consumerIds.map((consumer_id) => ({ workspace_id: workspaceId, consumer_id, created_at: at })))
+    .onConflict((oc) => oc.columns(['workspace_id', 'consumer_id']).doNothing())
+    .execute();
+}
+
+/** Removes the listed consumers, or every one when `consumerIds` is undefined. */
+export async function removeRemoteStateConsumers(q: Queryable, workspaceId: string, consumerIds?: readonly string[]): Promise<void> {
+  if (consumerIds?.length === 0) return;
+  let query = q.deleteFrom('workspace_remote_state_consumers').where('workspace_id', '=', workspaceId);
+  if (consumerIds) query = query.where('consumer_id', 'in', [...consumerIds]);
+  await query.execute();
 }

@@ -49,7 +49,7 @@ export const CALLERS = [
 ] as const;
 export type CallerKind = (typeof CALLERS)[number];
 
-export type Status = 200 | 201 | 204 | 401 | 403 | 404 | 409 | 422;
+export type Status = 200 | 201 | 202 | 204 | 401 | 403 | 404 | 409 | 422;
 type S = Status;
 /** One status per caller, in the order of CALLERS. */
 export type Cells = readonly [S, S, S, S, S, S, S, S, S, S, S, S, S, S, S, S];
@@ -92,6 +92,16 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     why: 'service discovery for Terraform, outside /api/v2: a fixed document served to anyone (api.test.ts checks it)',
   },
   { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
+  {
+    method: 'PUT',
+    path: '/api/v2/state-versions/:state_version_id/upload/:kind',
+    why: 'where Terraform PUTs state without a token: the signed, single-use URL is the permission (state-versions.test.ts)',
+  },
+  {
+    method: 'PUT',
+    path: '/_archivist/v1/object/:secret',
+    why: "a configuration version's upload URL: the URL itself is the credential (single use, short-lived), no caller involved (configuration-versions.test.ts)",
+  },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
   // The browsable API reference (@fastify/swagger-ui): a page, its assets and the document it reads.
   ...['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/json', '/docs/yaml', '/docs/static/*'].map((path) => ({
@@ -223,6 +233,18 @@ export const MATRIX: Section[] = [
       // The same for the team's project access: `manage-teams` holds no access to the project.
       row('POST /api/v2/teams/:team_id/relationships/users', 'add users to a team',
         [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 403, 204, 403], 'a visible team with admin access to the project'),
+      // A team token acts as its team: owners and `manage-teams` issue, show and revoke it (as
+      // in TFE), and issuing one follows the rule for adding a member (see above).
+      row('POST /api/v2/teams/:team_id/authentication-token', "create or replace a team's token",
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 201, 403, 201, 403], 'a visible team'),
+      row('GET /api/v2/teams/:team_id/authentication-token', "show a team's token",
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200, 403], 'a visible team'),
+      row('DELETE /api/v2/teams/:team_id/authentication-token', "delete a team's token",
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204, 403], 'a visible team'),
+      row('GET /api/v2/authentication-tokens/:token_id', 'show a token',
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 200, 404, 200, 404], 'a team token'),
+      row('DELETE /api/v2/authentication-tokens/:token_id', 'destroy a token',
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 204, 404, 204, 404], 'a team token'),
       // Changing a team's organization access takes `manage-organization-access` as well as
       // `manage-teams`, and holding each flag it turns on.
       row('PATCH /api/v2/teams/:team_id', 'rename a team or change its settings',
@@ -294,6 +316,42 @@ export const MATRIX: Section[] = [
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name', 'delete a workspace',
         [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // Remote state consumers: whoever sees the workspace sees them; choosing them is a setting
+      // of the workspace (workspace admin), and the consumers named must be visible too.
+      row('GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'list remote state consumers',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'add remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'replace remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('DELETE /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers', 'remove remote state consumers',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+    ],
+  },
+  {
+    title: 'Tags (of the workspace in the project, and of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Read with the workspace; written by whoever may change its settings (`read`: 403).
+      row('GET /api/v2/workspaces/:workspace_id/tag-bindings', "list a workspace's tag bindings",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('PATCH /api/v2/workspaces/:workspace_id/tag-bindings', "add to a workspace's tag bindings",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/effective-tag-bindings', "list a workspace's tag bindings in effect",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/workspaces/:workspace_id/relationships/tags', "list a workspace's flat tags",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/workspaces/:workspace_id/relationships/tags', 'add flat tags to a workspace',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('DELETE /api/v2/workspaces/:workspace_id/relationships/tags', 'remove flat tags from a workspace',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // Read with the project; written by whoever may update it.
+      row('GET /api/v2/projects/:project_id/tag-bindings', "list a project's tag bindings",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
+      row('PATCH /api/v2/projects/:project_id/tag-bindings', "add to a project's tag bindings",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403]),
+      row('GET /api/v2/projects/:project_id/effective-tag-bindings', "list a project's tag bindings in effect",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
     ],
   },
   {
@@ -309,6 +367,45 @@ export const MATRIX: Section[] = [
       // Releasing anyone's lock takes workspace admin (`maintain`, `admin`, `manage-workspaces`).
       row('POST /api/v2/workspaces/:workspace_id/actions/force-unlock', "force-unlock a workspace (the owner's lock)",
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+    ],
+  },
+  {
+    title: 'Safe delete (a fresh, unlocked workspace of the project without state)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // As DELETE: it takes the right to delete workspaces; then 409 while locked or managing resources.
+      row('POST /api/v2/workspaces/:workspace_id/actions/safe-delete', 'delete a workspace unless locked or managing resources',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('POST /api/v2/organizations/:organization_name/workspaces/:workspace_name/actions/safe-delete', 'delete a workspace unless locked or managing resources',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+    ],
+  },
+  {
+    title: 'State versions (a workspace of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Writing state takes `state-versions: write` (project `write` and above) and holding the
+      // workspace's lock (each cell locks it first where it may).
+      row('POST /api/v2/workspaces/:workspace_id/state-versions', 'create a state version',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      // Reading takes `state-versions: read` (project `read` has it; a custom grant without it 403).
+      row('GET /api/v2/workspaces/:workspace_id/current-state-version', 'show the current state version',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-versions', "list a workspace's state versions",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-versions/:state_version_id', 'show a state version',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-versions/:state_version_id/download', 'download the state',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-versions/:state_version_id/json-download', 'download the JSON state',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      // Outputs take `state-versions: read-outputs` or more.
+      row('GET /api/v2/state-versions/:state_version_id/outputs', "list a state version's outputs",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/current-state-version-outputs', "list the current state's outputs",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/state-version-outputs/:state_version_output_id', 'show an output, sensitive value included',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
     ],
   },
   {
@@ -338,6 +435,59 @@ export const MATRIX: Section[] = [
       // Taking access away gives nothing: `teams: manage` may.
       row('DELETE /api/v2/team-projects/:team_project_id', "remove a team's access",
         [204, 204, 404, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 204]),
+    ],
+  },
+  {
+    title: 'Configuration versions (of the shared workspace)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Uploading configuration takes `plan` runs permission at least (project write and above,
+      // `manage-workspaces`); `read` and the custom grant's default runs: read see it: 403.
+      row('POST /api/v2/workspaces/:workspace_id/configuration-versions', 'create a configuration version (and its upload URL)',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/configuration-versions', "list a workspace's configuration versions",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/configuration-versions/:configuration_version_id', 'show a configuration version',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+    ],
+  },
+  {
+    title: 'Runs (Hangar executes none: a run waits, holding its workspace lock, until discarded or canceled)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Queueing, discarding and cancelling take `plan` runs permission at least, as uploading
+      // configuration does; whoever reads the workspace reads its runs.
+      row('POST /api/v2/runs', 'queue a run (it takes the workspace lock)',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('GET /api/v2/runs/:run_id', 'show a run',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/workspaces/:workspace_id/runs', "list a workspace's runs",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/runs/:run_id/actions/discard', 'discard a run (releasing its lock)',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      row('POST /api/v2/runs/:run_id/actions/cancel', 'cancel a run (releasing its lock)',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+    ],
+  },
+  {
+    title: "Workspace team access (another team's access to the shared workspace)",
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Whoever reads the workspace may list its team access (only its own teams' entries unless
+      // it administers the workspace or manages teams).
+      row('GET /api/v2/team-workspaces', 'list the teams with access to a workspace',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      // Workspace admins manage its team access: `manage-workspaces`, `manage-projects`, a
+      // project's maintain or admin, a workspace's admin. Readers of the workspace: 403.
+      row('POST /api/v2/team-workspaces', 'give a team access to a workspace',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403], 'read access for another team'),
+      // Other teams' grants are seen by the workspace's admins (and team managers who read it).
+      row('GET /api/v2/team-workspaces/:team_workspace_id', "show a team's access to a workspace",
+        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 404]),
+      row('PATCH /api/v2/team-workspaces/:team_workspace_id', "change a team's access to a workspace",
+        [200, 200, 404, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 404], "another team's read access, raised to write"),
+      row('DELETE /api/v2/team-workspaces/:team_workspace_id', "remove a team's access to a workspace",
+        [204, 204, 404, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 404]),
     ],
   },
   {

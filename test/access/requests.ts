@@ -4,6 +4,7 @@
 import { unique } from '../helpers/harness.ts';
 import { projectRefs, workspaceRefs } from '../helpers/policy-sets.ts';
 import { poolBody } from '../helpers/agents.ts';
+import { lock, stateFile, unlock, versionBody } from '../helpers/state.ts';
 import { membersBody, tokenBody, type World } from './world.ts';
 
 export interface CellRequest {
@@ -12,6 +13,8 @@ export interface CellRequest {
   body?: unknown;
   /** The agent endpoints take plain JSON. */
   contentType?: string;
+  /** Runs with the cell's own token just before its request (to take a lock as that caller, say). */
+  asCaller?: (token: string | null) => Promise<void>;
 }
 
 export interface RowRequest {
@@ -29,6 +32,30 @@ const owner = async (w: World) => ({ user_id: (await w.org()).owner.id });
 const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
   data: { type, attributes, ...extra },
 });
+const tagBindings = (key: string, value: string) => ({ data: [{ type: 'tag-bindings', attributes: { key, value } }] });
+
+/**
+ * The world's workspace, given a binding, a flat tag and (through its project, the main one) an
+ * inherited binding, once per world: the tag lists the matrix reads then hold an item of each kind.
+ */
+const tagged = new WeakMap<World, Promise<string>>();
+export function taggedWorkspace(w: World): Promise<string> {
+  if (!tagged.has(w)) {
+    tagged.set(w, (async () => {
+      const token = (await w.org()).owner.token;
+      const id = (await w.workspace()).id;
+      for (const [url, body] of [
+        [`/api/v2/projects/${await w.project()}/tag-bindings`, tagBindings('inherited', 'yes')],
+        [`/api/v2/workspaces/${id}/tag-bindings`, tagBindings('own', 'yes')],
+      ] as const) {
+        const res = await w.ctx.patch(url, token, body);
+        if (res.status !== 200) throw new Error(`tagging failed: ${res.status} ${res.raw}`);
+      }
+      return id;
+    })());
+  }
+  return tagged.get(w)!;
+}
 const projectRelationship = (id: string) => ({ relationships: { project: { data: { type: 'projects', id } } } });
 
 /** A new policy set holding the shared workspace in `relation`, and the body that takes it out. */
@@ -47,6 +74,45 @@ async function teamAccessBody(w: World, access: string) {
 
 async function workspaceByName(w: World, workspace: { name: string }) {
   return { ...(await org(w)), workspace_name: workspace.name };
+}
+
+/** The workspace (the rows' own unless given), and a body naming another workspace of the same project as its consumer. */
+async function consumers(w: World, workspace = w.workspace()) {
+  return { params: { workspace_id: (await workspace).id }, body: workspaceRefs((await w.freshWorkspace()).id) };
+}
+
+const consumed = new WeakMap<World, Promise<string>>();
+/** The rows' workspace, given (once per world) a consumer in the same project, so that its list is not empty. */
+function withConsumer(w: World): Promise<string> {
+  if (!consumed.has(w)) {
+    consumed.set(w, (async () => {
+      const { params, body } = await consumers(w);
+      const res = await w.ctx.post(`/api/v2/workspaces/${params.workspace_id}/relationships/remote-state-consumers`, (await w.org()).owner.token, body);
+      if (res.status !== 204) throw new Error(`adding a consumer failed: ${res.status} ${res.raw}`);
+      return params.workspace_id;
+    })());
+  }
+  return consumed.get(w)!;
+}
+
+const STATE_VERSIONS = new WeakMap<World, Promise<{ workspace: { id: string; name: string }; version: { id: string; outputId: string } }>>();
+/** One workspace of the main project holding one state version (with JSON state), per world. */
+function stateVersion(w: World) {
+  let made = STATE_VERSIONS.get(w);
+  if (!made) {
+    made = (async () => {
+      const workspace = await w.freshWorkspace();
+      const token = (await w.org()).owner.token;
+      const state = stateFile();
+      await lock(w.ctx, workspace.id, token);
+      const res = await w.ctx.post(`/api/v2/workspaces/${workspace.id}/state-versions`, token, versionBody(state, 1, { 'json-state': Buffer.from('{}').toString('base64') }));
+      await unlock(w.ctx, workspace.id, token);
+      if (res.status !== 201) throw new Error(`state version failed: ${res.status} ${res.raw}`);
+      return { workspace, version: { id: res.body.data.id as string, outputId: res.body.data.relationships.outputs.data[0].id as string } };
+    })();
+    STATE_VERSIONS.set(w, made);
+  }
+  return made;
 }
 
 /** A new workspace of the main project, locked by the organization's owner. */
@@ -138,6 +204,13 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'GET /api/v2/teams/:team_id [a visible team]': { make: async (w) => ({ params: { team_id: await w.team('organization') } }) },
   'GET /api/v2/teams/:team_id [a secret team]': { make: async (w) => ({ params: { team_id: await w.team('secret') } }) },
+  'POST /api/v2/teams/:team_id/authentication-token [a visible team]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('') }),
+  },
+  'GET /api/v2/teams/:team_id/authentication-token [a visible team]': { make: async (w) => ({ params: { team_id: (await w.freshTeamToken()).teamId } }) },
+  'DELETE /api/v2/teams/:team_id/authentication-token [a visible team]': { make: async (w) => ({ params: { team_id: (await w.freshTeamToken()).teamId } }) },
+  'GET /api/v2/authentication-tokens/:token_id [a team token]': { make: async (w) => ({ params: { token_id: (await w.freshTeamToken()).id } }) },
+  'DELETE /api/v2/authentication-tokens/:token_id [a team token]': { make: async (w) => ({ params: { token_id: (await w.freshTeamToken()).id } }) },
   'PATCH /api/v2/teams/:team_id [a visible team]': {
     make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('teams', { name: unique('renamed') }) }),
   },
@@ -225,9 +298,111 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'POST /api/v2/workspaces/:workspace_id/actions/unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
   'POST /api/v2/workspaces/:workspace_id/actions/force-unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
+  // ---- safe delete: a fresh workspace each cell
+  'POST /api/v2/workspaces/:workspace_id/actions/safe-delete': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, contentType: 'application/vnd.api+json' }),
+  },
+  'POST /api/v2/organizations/:organization_name/workspaces/:workspace_name/actions/safe-delete': {
+    make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()), contentType: 'application/vnd.api+json' }),
+  },
+  // ---- state versions
+  // Only the lock holder writes state: each cell takes the lock of a fresh workspace as itself first.
+  'POST /api/v2/workspaces/:workspace_id/state-versions': {
+    make: async (w) => {
+      const workspace = await w.freshWorkspace();
+      return {
+        params: { workspace_id: workspace.id },
+        body: versionBody(stateFile(), 1),
+        asCaller: async (token) => {
+          await w.ctx.post(`/api/v2/workspaces/${workspace.id}/actions/lock`, token, { data: { type: '' } });
+        },
+      };
+    },
+  },
+  'GET /api/v2/workspaces/:workspace_id/current-state-version': { make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }) },
+  'GET /api/v2/workspaces/:workspace_id/current-state-version-outputs': { make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }) },
+  'GET /api/v2/state-versions': {
+    make: async (w) => ({ query: `filter[workspace][name]=${(await stateVersion(w)).workspace.name}&filter[organization][name]=${(await w.org()).name}` }),
+  },
+  'GET /api/v2/state-versions/:state_version_id': { make: async (w) => ({ params: { state_version_id: (await stateVersion(w)).version.id } }) },
+  'GET /api/v2/state-versions/:state_version_id/download': { make: async (w) => ({ params: { state_version_id: (await stateVersion(w)).version.id } }) },
+  'GET /api/v2/state-versions/:state_version_id/json-download': { make: async (w) => ({ params: { state_version_id: (await stateVersion(w)).version.id } }) },
+  'GET /api/v2/state-versions/:state_version_id/outputs': { make: async (w) => ({ params: { state_version_id: (await stateVersion(w)).version.id } }) },
+  'GET /api/v2/state-version-outputs/:state_version_output_id': {
+    make: async (w) => ({ params: { state_version_output_id: (await stateVersion(w)).version.outputId } }),
+  },
   'DELETE /api/v2/organizations/:organization_name/workspaces/:workspace_name': {
     make: async (w) => ({ params: await workspaceByName(w, await w.freshWorkspace()) }),
   },
+  'GET /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: async (w) => ({ params: { workspace_id: await withConsumer(w) } }) },
+  'POST /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
+  // A fresh workspace each time: replacing drops the consumers an earlier request gave.
+  'PATCH /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w, w.freshWorkspace()) },
+  'DELETE /api/v2/workspaces/:workspace_id/relationships/remote-state-consumers': { make: (w) => consumers(w) },
+
+  // ---- tags: writes go to a fresh workspace or project each (the limit of 10 bindings is never
+  // reached, and every write adds rows: the mass-assignment suite compares them)
+  'GET /api/v2/workspaces/:workspace_id/tag-bindings': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
+  'PATCH /api/v2/workspaces/:workspace_id/tag-bindings': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: tagBindings(unique('k'), 'v') }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/effective-tag-bindings': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
+  'GET /api/v2/workspaces/:workspace_id/relationships/tags': { make: async (w) => ({ params: { workspace_id: await taggedWorkspace(w) } }) },
+  'POST /api/v2/workspaces/:workspace_id/relationships/tags': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: { data: [{ type: 'tags', attributes: { name: unique('t') } }] } }),
+  },
+  'DELETE /api/v2/workspaces/:workspace_id/relationships/tags': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: { data: [{ type: 'tags', attributes: { name: 'matrix-flat' } }] } }),
+  },
+  'GET /api/v2/projects/:project_id/tag-bindings': { make: async (w) => ({ params: { project_id: (await taggedWorkspace(w), await w.project()) } }) },
+  'PATCH /api/v2/projects/:project_id/tag-bindings': {
+    make: async (w) => ({ params: { project_id: await w.freshProject() }, body: tagBindings(unique('k'), 'v') }),
+  },
+  'GET /api/v2/projects/:project_id/effective-tag-bindings': { make: async (w) => ({ params: { project_id: (await taggedWorkspace(w), await w.project()) } }) },
+
+  // ---- configuration versions
+  'POST /api/v2/workspaces/:workspace_id/configuration-versions': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: doc('configuration-versions', { 'auto-queue-runs': false }) }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/configuration-versions': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'GET /api/v2/configuration-versions/:configuration_version_id': {
+    make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion() } }),
+  },
+
+  // ---- runs
+  'POST /api/v2/runs': {
+    make: async (w) => {
+      const { workspaceId, cvId } = await w.freshRunnableWorkspace();
+      const relationships = {
+        workspace: { data: { type: 'workspaces', id: workspaceId } },
+        'configuration-version': { data: { type: 'configuration-versions', id: cvId } },
+      };
+      return { body: doc('runs', { message: 'matrix' }, { relationships }) };
+    },
+  },
+  'GET /api/v2/runs/:run_id': { make: async (w) => ({ params: { run_id: (await w.run()).id } }) },
+  'GET /api/v2/workspaces/:workspace_id/runs': { make: async (w) => ({ params: { workspace_id: (await w.run()).workspaceId } }) },
+  'POST /api/v2/runs/:run_id/actions/discard': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: { comment: 'matrix' } }) },
+  'POST /api/v2/runs/:run_id/actions/cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
+
+  // ---- workspace team access
+  'GET /api/v2/team-workspaces': {
+    make: async (w) => {
+      await w.freshTeamWorkspace();
+      return { query: `filter[workspace][id]=${(await w.workspace()).id}` };
+    },
+  },
+  'POST /api/v2/team-workspaces [read access for another team]': {
+    make: async (w) => {
+      const relationships = { workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } }, team: { data: { type: 'teams', id: await w.freshTeam() } } };
+      return { body: doc('team-workspaces', { access: 'read' }, { relationships }) };
+    },
+  },
+  'GET /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
+  "PATCH /api/v2/team-workspaces/:team_workspace_id [another team's read access, raised to write]": {
+    make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() }, body: doc('team-workspaces', { access: 'write' }) }),
+  },
+  'DELETE /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
 
   // ---- project team access
   'GET /api/v2/team-projects': {

@@ -169,6 +169,53 @@ export class World {
 
   teamAccess = () => this.#once('teamAccess', () => this.freshTeamAccess());
 
+  /** A new configuration version of the shared workspace, uploaded when `upload` (for runs). */
+  async freshConfigurationVersion(upload = false, workspaceId?: string): Promise<string> {
+    const cv = await this.#post(`/api/v2/workspaces/${workspaceId ?? (await this.workspace()).id}/configuration-versions`, { data: { type: 'configuration-versions' } }, 201, 'configuration version');
+    if (upload) {
+      const res = await this.ctx.app.inject({ method: 'PUT', url: new URL(cv.attributes['upload-url']).pathname, payload: Buffer.from([0x1f, 0x8b, 8, 0]) });
+      if (res.statusCode !== 200) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
+    }
+    return cv.id as string;
+  }
+
+  /** A new workspace of the main project with an uploaded configuration version, ready for a run. */
+  async freshRunnableWorkspace(): Promise<{ workspaceId: string; cvId: string }> {
+    const workspaceId = (await this.freshWorkspace()).id;
+    return { workspaceId, cvId: await this.freshConfigurationVersion(true, workspaceId) };
+  }
+
+  /** A new pending run, on a workspace of its own (it holds that workspace's lock). */
+  async freshRun(): Promise<string> {
+    return (await this.freshRunWithWorkspace()).id;
+  }
+
+  async freshRunWithWorkspace(): Promise<{ id: string; workspaceId: string }> {
+    const { workspaceId, cvId } = await this.freshRunnableWorkspace();
+    const body = {
+      data: {
+        type: 'runs',
+        relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } },
+      },
+    };
+    return { id: (await this.#post('/api/v2/runs', body, 201, 'run')).id as string, workspaceId };
+  }
+
+  /** A run (and the workspace it locks) that rows share. */
+  run = () => this.#once('run', () => this.freshRunWithWorkspace());
+
+  /** A `read` grant on the shared workspace to a team nobody of the matrix is on. */
+  async freshTeamWorkspace(): Promise<string> {
+    const body = {
+      data: {
+        type: 'team-workspaces',
+        attributes: { access: 'read' },
+        relationships: { workspace: { data: { type: 'workspaces', id: (await this.workspace()).id } }, team: { data: { type: 'teams', id: await this.freshTeam() } } },
+      },
+    };
+    return (await this.#post('/api/v2/team-workspaces', body, 200, 'team-workspace')).id;
+  }
+
   // ---- tokens -------------------------------------------------------------------------------
 
   async freshUserToken(): Promise<string> {
@@ -185,6 +232,13 @@ export class World {
       const token = await this.#post(`/api/v2/organizations/${org.name}/authentication-token`, body, 201, 'organization token');
       return { id: token.id as string, secret: token.attributes.token as string };
     });
+
+  /** A new visible team with no members, and a token of it. */
+  async freshTeamToken(): Promise<{ teamId: string; id: string; secret: string }> {
+    const teamId = await this.freshTeam();
+    const token = await this.#post(`/api/v2/teams/${teamId}/authentication-token`, { data: { type: '' } }, 201, 'team token');
+    return { teamId, id: token.id as string, secret: token.attributes.token as string };
+  }
 
   /** A new audit-trail token of the organization (replacing any before it). */
   async freshAuditTrailToken(): Promise<{ id: string }> {

@@ -51,7 +51,7 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       // The second form is printed whatever the log level.
-      const m = /(?:Server listening at|hangar: serving) (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const m = /(?:Server listening at|hangar: serving) (https?:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

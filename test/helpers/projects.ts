@@ -4,7 +4,7 @@ import type { TestContext } from './harness.ts';
 import { unique } from './harness.ts';
 import { newId } from '../../src/ids.ts';
 import { now } from '../../src/time.ts';
-import { insertWorkspace } from '../../src/workspaces/store.ts';
+import { DEFAULT_SETTINGS, insertWorkspace } from '../../src/workspaces/store.ts';
 
 export interface Org {
   name: string;
@@ -95,6 +95,9 @@ export async function seedWorkspaces(ctx: TestContext, org: Org, projectId: stri
       inheritsProjectAutoDestroy: true,
       createdAt: at,
       updatedAt: at,
+      ...DEFAULT_SETTINGS,
+      executionMode: null,
+      agentPoolId: null,
     });
   }
   return ids;

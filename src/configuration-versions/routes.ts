@@ -1,0 +1,68 @@
+import type { Api } from '../api.ts';
+import { absoluteUrl } from '../jsonapi/http.ts';
+import { envelope, parsePage } from '../jsonapi/pagination.ts';
+import { WorkspaceParams } from '../workspaces/schemas.ts';
+import { NoContent, responses } from '../jsonapi/schemas.ts';
+import {
+  ConfigurationVersionDocument,
+  ConfigurationVersionListDocument,
+  ConfigurationVersionParams,
+  CreateConfigurationVersionBody,
+  ListConfigurationVersionsQuery,
+  UploadParams,
+} from './schemas.ts';
+import { configurationVersionResource } from './serialize.ts';
+import { MAX_ARCHIVE_BYTES, type ConfigurationVersionsService } from './service.ts';
+
+/** Where upload URLs point, outside /api/v2 (like TFE's archivist). */
+export const UPLOAD_PREFIX = '/_archivist/v1/object';
+
+const tags = ['Configuration versions'];
+
+export async function configurationVersionsRoutes(app: Api, { configurationVersions }: { configurationVersions: ConfigurationVersionsService }): Promise<void> {
+  app.post(
+    '/workspaces/:workspace_id/configuration-versions',
+    { schema: { summary: 'Create a configuration version and its upload URL', tags, params: WorkspaceParams, body: CreateConfigurationVersionBody, response: responses({ 201: ConfigurationVersionDocument }) } },
+    async (request, reply) => {
+      const a = request.body.data.attributes ?? {};
+      const { cv, uploadSecret } = await configurationVersions.create(request.caller, request.params.workspace_id, {
+        autoQueueRuns: a['auto-queue-runs'],
+        speculative: a.speculative,
+        provisional: a.provisional,
+      });
+      const url = new URL(`${UPLOAD_PREFIX}/${uploadSecret}`, absoluteUrl(request, app.config.baseUrl)).toString();
+      return reply.code(201).send({ data: configurationVersionResource(cv, url) });
+    },
+  );
+
+  app.get(
+    '/workspaces/:workspace_id/configuration-versions',
+    { schema: { summary: "List a workspace's configuration versions", tags, params: WorkspaceParams, querystring: ListConfigurationVersionsQuery, response: responses({ 200: ConfigurationVersionListDocument }) } },
+    async (request) => {
+      const page = parsePage(request.query);
+      const { items, total } = await configurationVersions.list(request.caller, request.params.workspace_id, page);
+      return { data: items.map((cv) => configurationVersionResource(cv)), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
+
+  app.get('/configuration-versions/:configuration_version_id', { schema: { summary: 'Show a configuration version', tags, params: ConfigurationVersionParams, response: responses({ 200: ConfigurationVersionDocument }) } }, async (request) => {
+    return { data: configurationVersionResource(await configurationVersions.show(request.caller, request.params.configuration_version_id)) };
+  });
+}
+
+/**
+ * The upload URL: no Authorization (the URL is the credential), any body as bytes, up to
+ * MAX_ARCHIVE_BYTES. Registered in a scope of its own, outside /api/v2.
+ */
+export async function uploadRoutes(app: Api, { configurationVersions }: { configurationVersions: ConfigurationVersionsService }): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_request, body, done) => done(null, body));
+  app.put(`${UPLOAD_PREFIX}/:secret`, {
+      bodyLimit: MAX_ARCHIVE_BYTES,
+      schema: { summary: "Upload a configuration version's tarball (the URL is the credential; no token)", tags, consumes: ['application/octet-stream'], params: UploadParams, response: responses({ 200: NoContent }) },
+    }, async (request, reply) => {
+    const body = request.body;
+    await configurationVersions.upload(request.params.secret, body instanceof Uint8Array ? body : new Uint8Array());
+    return reply.code(200).send();
+  });
+}

@@ -1,0 +1,96 @@
+import type { Queryable } from '../db/index.ts';
+import { bool, columns, typed } from '../db/columns.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
+import type { ConfigurationVersionsTable } from '../db/schema.ts';
+
+export type ConfigurationStatus = 'pending' | 'uploaded' | 'errored' | 'archived';
+
+/** A configuration version without its archive (lists and shows never load the bytes). */
+export interface ConfigurationVersion {
+  id: string;
+  workspaceId: string;
+  status: ConfigurationStatus;
+  source: string;
+  autoQueueRuns: boolean;
+  speculative: boolean;
+  provisional: boolean;
+  uploadExpiresAt: string | null;
+  archiveSize: number | null;
+  createdAt: string;
+  uploadedAt: string | null;
+}
+
+const CONFIGURATION_VERSIONS = columns<ConfigurationVersionsTable, ConfigurationVersion>({
+  id: 'id',
+  workspaceId: 'workspace_id',
+  status: typed<ConfigurationStatus>()('status'),
+  source: 'source',
+  autoQueueRuns: bool('auto_queue_runs'),
+  speculative: bool('speculative'),
+  provisional: bool('provisional'),
+  uploadExpiresAt: 'upload_expires_at',
+  archiveSize: 'archive_size',
+  createdAt: 'created_at',
+  uploadedAt: 'uploaded_at',
+});
+
+/** Every column but the archive and the upload digest. */
+const LISTED = [
+  'id',
+  'workspace_id',
+  'status',
+  'source',
+  'auto_queue_runs',
+  'speculative',
+  'provisional',
+  'upload_expires_at',
+  'archive_size',
+  'created_at',
+  'uploaded_at',
+] as const;
+
+export async function insertConfigurationVersion(q: Queryable, cv: ConfigurationVersion, uploadDigest: string): Promise<void> {
+  await q
+    .insertInto('configuration_versions')
+    .values({ ...CONFIGURATION_VERSIONS.write(cv), upload_digest: uploadDigest, archive: null })
+    .execute();
+}
+
+export async function findConfigurationVersion(q: Queryable, id: string): Promise<ConfigurationVersion | undefined> {
+  const r = await q.selectFrom('configuration_versions').select(LISTED).where('id', '=', id).executeTakeFirst();
+  return r && CONFIGURATION_VERSIONS.read(r as never);
+}
+
+/**
+ * Stores the archive behind an upload URL, once: only a pending version whose secret matches and
+ * has not expired takes it, and the secret is forgotten in the same statement. Returns whether
+ * one did.
+ */
+export async function storeUpload(q: Queryable, digest: string, archive: Uint8Array, at: string): Promise<boolean> {
+  const r = await q
+    .updateTable('configuration_versions')
+    .set({ status: 'uploaded', archive, archive_size: archive.byteLength, uploaded_at: at, upload_digest: null, upload_expires_at: null })
+    .where('upload_digest', '=', digest)
+    .where('status', '=', 'pending')
+    .where('upload_expires_at', '>', at)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function latestUploaded(q: Queryable, workspaceId: string): Promise<ConfigurationVersion | undefined> {
+  const r = await q
+    .selectFrom('configuration_versions')
+    .select(LISTED)
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'uploaded')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return r && CONFIGURATION_VERSIONS.read(r as never);
+}
+
+/** A workspace's configuration versions, newest first. */
+export async function listConfigurationVersions(q: Queryable, workspaceId: string, page: Window) {
+  const base = q.selectFrom('configuration_versions').where('workspace_id', '=', workspaceId);
+  return listWithTotal(base, base.select(LISTED).orderBy('created_at', 'desc').orderBy('id', 'desc'), page, (r) => CONFIGURATION_VERSIONS.read(r as never));
+}

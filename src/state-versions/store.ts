@@ -1,0 +1,197 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../db/index.ts';
+import { bool, columns, typed } from '../db/columns.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
+import type { StateVersionOutputsTable, StateVersionStatus, StateVersionsTable } from '../db/schema.ts';
+import { supportsRowLocks } from '../db/sql.ts';
+
+export type { StateVersionStatus };
+
+export interface StateVersion {
+  id: string;
+  workspaceId: string;
+  serial: number;
+  lineage: string | null;
+  md5: string;
+  status: StateVersionStatus;
+  position: number | null;
+  stateSize: number | null;
+  stateFormatVersion: number | null;
+  terraformVersion: string | null;
+  /** JSON text, derived from the state. */
+  resources: string | null;
+  providers: string | null;
+  modules: string | null;
+  billableRumCount: number | null;
+  jsonStateUploaded: boolean;
+  createdBy: string | null;
+  runId: string | null;
+  createdAt: string;
+  finalizedAt: string | null;
+}
+
+const VERSIONS = columns<StateVersionsTable, StateVersion>({
+  id: 'id',
+  workspaceId: 'workspace_id',
+  serial: { column: 'serial', read: Number },
+  lineage: 'lineage',
+  md5: 'md5',
+  status: typed<StateVersionStatus>()('status'),
+  position: 'position',
+  stateSize: 'state_size',
+  stateFormatVersion: 'state_format_version',
+  terraformVersion: 'terraform_version',
+  resources: 'resources',
+  providers: 'providers',
+  modules: 'modules',
+  billableRumCount: 'billable_rum_count',
+  jsonStateUploaded: bool('json_state_uploaded'),
+  createdBy: 'created_by',
+  runId: 'run_id',
+  createdAt: 'created_at',
+  finalizedAt: 'finalized_at',
+});
+
+export interface StateOutput {
+  id: string;
+  stateVersionId: string;
+  position: number;
+  name: string;
+  sensitive: boolean;
+  type: string;
+  detailedType: string | null;
+  sealedValue: string;
+}
+
+const OUTPUTS = columns<StateVersionOutputsTable, StateOutput>({
+  id: 'id',
+  stateVersionId: 'state_version_id',
+  position: 'position',
+  name: 'name',
+  sensitive: bool('sensitive'),
+  type: 'type',
+  detailedType: 'detailed_type',
+  sealedValue: 'sealed_value',
+});
+
+export async function insertVersion(q: Queryable, v: StateVersion): Promise<void> {
+  await q.insertInto('state_versions').values(VERSIONS.write(v)).execute();
+}
+
+export type Finalization = Pick<
+  StateVersion,
+  'position' | 'stateSize' | 'stateFormatVersion' | 'terraformVersion' | 'resources' | 'providers' | 'modules' | 'billableRumCount' | 'finalizedAt' | 'lineage'
+>;
+const finalization = VERSIONS.patch('position', 'stateSize', 'stateFormatVersion', 'terraformVersion', 'resources', 'providers', 'modules', 'billableRumCount', 'finalizedAt', 'lineage');
+
+/** Pending → finalized, only if it still is pending (how many rows changed: 0 or 1). */
+export async function finalize(q: Queryable, id: string, f: Finalization): Promise<number> {
+  const r = await q
+    .updateTable('state_versions')
+    .set({ ...finalization(f), status: 'finalized' })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+export async function markJsonStateUploaded(q: Queryable, id: string): Promise<void> {
+  await q.updateTable('state_versions').set({ json_state_uploaded: true }).where('id', '=', id).execute();
+}
+
+export async function findVersion(q: Queryable, id: string, forUpdate = false): Promise<StateVersion | undefined> {
+  let query = q.selectFrom('state_versions').selectAll().where('id', '=', id);
+  if (forUpdate && supportsRowLocks(q)) query = query.forUpdate();
+  const r = await query.executeTakeFirst();
+  return r && VERSIONS.read(r);
+}
+
+/** The current state version of a workspace: the last to become final. */
+export async function currentVersion(q: Queryable, workspaceId: string): Promise<StateVersion | undefined> {
+  const r = await q
+    .selectFrom('state_versions')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('position', 'is not', null)
+    .orderBy('position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return r && VERSIONS.read(r);
+}
+
+/** The current versions of several workspaces (one query), by workspace id. */
+export async function currentVersions(q: Queryable, workspaceIds: readonly string[]): Promise<Map<string, StateVersion>> {
+  if (workspaceIds.length === 0) return new Map();
+  const rows = await q
+    .selectFrom('state_versions as sv')
+    .selectAll('sv')
+    .where('sv.workspace_id', 'in', [...workspaceIds])
+    .where((eb) =>
+      eb(
+        'sv.position',
+        '=',
+        eb.selectFrom('state_versions as latest').select((l) => l.fn.max('latest.position').as('p')).whereRef('latest.workspace_id', '=', 'sv.workspace_id'),
+      ),
+    )
+    .execute();
+  return new Map(rows.map((r) => [r.workspace_id, VERSIONS.read(r)]));
+}
+
+export async function nextPosition(q: Queryable, workspaceId: string): Promise<number> {
+  const r = await q
+    .selectFrom('state_versions')
+    .select(sql<number | null>`max(position)`.as('p'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(r?.p ?? 0) + 1;
+}
+
+/** Newest first. */
+export async function listVersions(q: Queryable, workspaceId: string, page: Window) {
+  const base = q.selectFrom('state_versions').where('workspace_id', '=', workspaceId);
+  return listWithTotal(base, base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), page, VERSIONS.read);
+}
+
+export async function countVersions(q: Queryable, workspaceId: string): Promise<number> {
+  const r = await q.selectFrom('state_versions').select(sql<number>`count(*)`.as('n')).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+export async function insertOutputs(q: Queryable, outputs: readonly StateOutput[]): Promise<void> {
+  if (outputs.length === 0) return;
+  await q.insertInto('state_version_outputs').values(outputs.map(OUTPUTS.write)).execute();
+}
+
+export async function findOutput(q: Queryable, id: string): Promise<StateOutput | undefined> {
+  const r = await q.selectFrom('state_version_outputs').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && OUTPUTS.read(r);
+}
+
+/** The outputs of the given versions, in their order (one query). */
+export async function outputsOf(q: Queryable, versionIds: readonly string[]): Promise<StateOutput[]> {
+  if (versionIds.length === 0) return [];
+  const rows = await q.selectFrom('state_version_outputs').selectAll().where('state_version_id', 'in', [...versionIds]).orderBy('state_version_id').orderBy('position').execute();
+  return rows.map(OUTPUTS.read);
+}
+
+export async function listOutputs(q: Queryable, versionId: string, page: Window | null) {
+  const base = q.selectFrom('state_version_outputs').where('state_version_id', '=', versionId);
+  return listWithTotal(base, base.selectAll().orderBy('position'), page, OUTPUTS.read);
+}
+
+/** For key rotation: outputs sealed with another key than `prefix` names, after `after` in id order. */
+export async function staleOutputs(q: Queryable, prefix: string, after: string, limit: number): Promise<Array<{ id: string; sealedValue: string }>> {
+  const rows = await q
+    .selectFrom('state_version_outputs')
+    .select(['id', 'sealed_value'])
+    .where('sealed_value', 'not like', `${prefix}%`)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, sealedValue: r.sealed_value }));
+}
+
+export async function replaceOutputValue(q: Queryable, id: string, sealedValue: string): Promise<void> {
+  await q.updateTable('state_version_outputs').set({ sealed_value: sealedValue }).where('id', '=', id).execute();
+}

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { suite, type TestContext } from './helpers/harness.ts';
+import { assertError, assertStatus } from './helpers/assert.ts';
+import { createProject, createWorkspace, grant, type Org } from './helpers/projects.ts';
+
+const TARBALL = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 1, 2, 3]);
+
+/** A configuration version of the workspace, uploaded unless told otherwise. */
+async function configurationVersion(ctx: TestContext, token: string, workspaceId: string, upload = true): Promise<string> {
+  const cv = await ctx.post(`/api/v2/workspaces/${workspaceId}/configuration-versions`, token, { data: { type: 'configuration-versions' } });
+  assertStatus(cv, 201);
+  if (upload) {
+    const res = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: TARBALL });
+    assert.equal(res.statusCode, 200);
+  }
+  return cv.body.data.id;
+}
+
+const runBody = (workspaceId: string, cvId?: string, attributes: Record<string, unknown> = {}) => ({
+  data: {
+    type: 'runs',
+    attributes,
+    relationships: {
+      workspace: { data: { type: 'workspaces', id: workspaceId } },
+      ...(cvId ? { 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } } : {}),
+    },
+  },
+});
+
+suite('runs', (ctx) => {
+  async function setup() {
+    const org: Org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const cv = await configurationVersion(ctx, org.owner.token, ws.id);
+    return { org, ws, cv };
+  }
+
+  it('a run is pending and holds its workspace lock; unlock answers "locked by Run"; discard releases it', async () => {
+    const { org, ws, cv } = await setup();
+    const created = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv, { message: 'hello', 'is-destroy': true, targets: ['ignored'] }));
+    assertStatus(created, 201);
+    const run = created.body.data;
+    assert.match(run.id, /^run-[0-9A-Za-z]{16}$/);
+    assert.equal(run.attributes.status, 'pending');
+    assert.equal(run.attributes.message, 'hello');
+    assert.equal(run.attributes['is-destroy'], true);
+    assert.deepEqual(run.attributes.actions, { 'is-cancelable': true, 'is-confirmable': false, 'is-discardable': true, 'is-force-cancelable': false });
+    assert.equal(run.attributes.permissions['can-discard'], true);
+    assert.equal(run.relationships['configuration-version'].data.id, cv);
+    assert.equal(run.relationships.workspace.data.id, ws.id);
+    assert.equal(run.relationships['created-by'].data.id, org.owner.id);
+
+    const locked = await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token);
+    assert.equal(locked.body.data.attributes.locked, true);
+    assert.deepEqual(locked.body.data.relationships['locked-by'].data, { id: run.id, type: 'runs' });
+    const unlock = assertError(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/unlock`, org.owner.token, {}), 409);
+    assert.match(`${unlock.title}\n\n${unlock.detail}`, /is locked by Run/);
+    // No queue: a second run on the locked workspace is refused.
+    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv)), 409);
+
+    assertStatus(await ctx.get(`/api/v2/runs/${run.id}`, org.owner.token), 200);
+    const list = await ctx.get(`/api/v2/workspaces/${ws.id}/runs`, org.owner.token);
+    assertStatus(list, 200);
+    assert.deepEqual(list.body.data.map((r: any) => r.id), [run.id]);
+
+    const discarded = await ctx.request('POST', `/api/v2/runs/${run.id}/actions/discard`, { token: org.owner.token, body: { comment: 'no' } });
+    assertStatus(discarded, 202);
+    const after = await ctx.get(`/api/v2/runs/${run.id}`, org.owner.token);
+    assert.equal(after.body.data.attributes.status, 'discarded');
+    assert.match(after.body.data.attributes['status-timestamps']['discarded-at'], /Z$/);
+    assert.equal(after.body.data.attributes.actions['is-discardable'], false);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token)).body.data.attributes.locked, false);
+    // A run ends once.
+    assertError(await ctx.post(`/api/v2/runs/${run.id}/actions/cancel`, org.owner.token, {}), 409);
+  });
+
+  it('cancel ends a run too; without a configuration version the newest uploaded one is used', async () => {
+    const { org, ws, cv } = await setup();
+    const created = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id));
+    assertStatus(created, 201);
+    assert.equal(created.body.data.relationships['configuration-version'].data.id, cv);
+    assertStatus(await ctx.post(`/api/v2/runs/${created.body.data.id}/actions/cancel`, org.owner.token, {}), 202);
+    const after = await ctx.get(`/api/v2/runs/${created.body.data.id}`, org.owner.token);
+    assert.equal(after.body.data.attributes.status, 'canceled');
+    assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token)).body.data.attributes.locked, false);
+    // A user-held lock is not a run's to release: the run is refused, the lock stays.
+    assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/lock`, org.owner.token, {}), 200);
+    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv)), 409);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token)).body.data.attributes.locked, true);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}/runs`, org.owner.token)).body.meta.pagination['total-count'], 1, 'the refused run was not kept');
+  });
+
+  it('refuses bad bodies with pointers', async () => {
+    const { org, ws } = await setup();
+    const pending = await configurationVersion(ctx, org.owner.token, ws.id, false);
+    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, pending)), 422, '/data/relationships/configuration-version/data/id');
+    const elsewhere = await createWorkspace(ctx, org);
+    const theirs = await configurationVersion(ctx, org.owner.token, elsewhere.id);
+    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, theirs)), 422, '/data/relationships/configuration-version/data/id');
+    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(elsewhere.id.replace('ws-', 'ws-x'), theirs)), 404);
+    const empty = await createWorkspace(ctx, org);
+    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(empty.id)), 422, '/data/relationships/configuration-version/data/id');
+    assertError(await ctx.post('/api/v2/runs', org.owner.token, { data: { type: 'runs', relationships: {} } }), 422, '/data/relationships/workspace');
+    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, undefined, { 'is-destroy': 'yes' })), 422, '/data/attributes/is-destroy');
+    assertError(await ctx.request('POST', '/api/v2/runs', { token: org.owner.token, rawBody: '{}', contentType: 'text/plain' }), 415);
+    assertError(await ctx.post('/api/v2/runs', null, runBody(ws.id)), 401);
+    assertError(await ctx.get('/api/v2/runs/run-doesnotexist0000', org.owner.token), 404);
+  });
+
+  it('takes plan permission to start and end runs; readers see them; other organizations do not', async () => {
+    const org: Org = await ctx.organization();
+    const project = await createProject(ctx, org);
+    const ws = await createWorkspace(ctx, org, project.id);
+    const cv = await configurationVersion(ctx, org.owner.token, ws.id);
+    const reader = await ctx.member(org);
+    await grant(ctx, org, reader.teamId, project.id, 'read');
+    const writer = await ctx.member(org);
+    await grant(ctx, org, writer.teamId, project.id, 'write');
+    assertError(await ctx.post('/api/v2/runs', reader.token, runBody(ws.id, cv)), 403);
+    const run = await ctx.post('/api/v2/runs', writer.token, runBody(ws.id, cv));
+    assertStatus(run, 201);
+    const seen = await ctx.get(`/api/v2/runs/${run.body.data.id}`, reader.token);
+    assertStatus(seen, 200);
+    assert.equal(seen.body.data.attributes.permissions['can-discard'], false);
+    assertError(await ctx.post(`/api/v2/runs/${run.body.data.id}/actions/discard`, reader.token, {}), 403);
+    const other = await ctx.organization();
+    assertError(await ctx.get(`/api/v2/runs/${run.body.data.id}`, other.owner.token), 404);
+    assertError(await ctx.post(`/api/v2/runs/${run.body.data.id}/actions/discard`, other.owner.token, {}), 404);
+    assertError(await ctx.get(`/api/v2/workspaces/${ws.id}/runs`, other.owner.token), 404);
+    assertError(await ctx.post('/api/v2/runs', other.owner.token, runBody(ws.id, cv)), 404);
+    assertStatus(await ctx.post(`/api/v2/runs/${run.body.data.id}/actions/discard`, writer.token, {}), 202);
+  });
+
+  it('a team token locks as its team: another caller is told "locked by Team"', async () => {
+    const org: Org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const team = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, { data: { type: 'teams', attributes: { name: `t-${Date.now()}` } } });
+    const teamId = team.body.data.id;
+    const access = await ctx.post('/api/v2/team-workspaces', org.owner.token, {
+      data: {
+        type: 'team-workspaces',
+        attributes: { access: 'admin' },
+        relationships: { workspace: { data: { type: 'workspaces', id: ws.id } }, team: { data: { type: 'teams', id: teamId } } },
+      },
+    });
+    assertStatus(access, 200);
+    const token = (await ctx.post(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token, { data: { type: '' } })).body.data.attributes.token;
+    const locked = await ctx.post(`/api/v2/workspaces/${ws.id}/actions/lock`, token, {});
+    assertStatus(locked, 200);
+    assert.deepEqual(locked.body.data.relationships['locked-by'].data, { id: teamId, type: 'teams' });
+    const refused = assertError(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/unlock`, org.owner.token, {}), 409);
+    assert.match(`${refused.title}\n\n${refused.detail}`, /is locked by Team/);
+    assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/unlock`, token, {}), 200);
+  });
+});
