@@ -47,7 +47,7 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`server did not start:\n${output}`));
-    }, 20_000);
+    }, 60_000); // generous: on a loaded shared machine start-up has taken over 30 s
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       // The second form is printed whatever the log level.
