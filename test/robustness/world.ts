@@ -44,6 +44,16 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'team access',
   );
+  const workspaceGrant = await must(
+    ctx.post('/api/v2/team-workspaces', t, {
+      data: {
+        type: 'team-workspaces',
+        attributes: { access: 'read' },
+        relationships: { team: { data: { type: 'teams', id: member.teamId } }, workspace: { data: { type: 'workspaces', id: workspace.id } } },
+      },
+    }),
+    'team workspace access',
+  );
   const policySet = await must(ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, { data: { type: 'policy-sets', attributes: { name: 'fuzz-set' } } }), 'policy set');
   const parameter = await must(
     ctx.post(`/api/v2/policy-sets/${policySet.id}/parameters`, t, {
@@ -73,6 +83,7 @@ async function organizationWorld(ctx: TestContext) {
       workspace_id: workspace.id,
       workspace_name: workspace.attributes.name,
       team_project_id: grant.id,
+      team_workspace_id: workspaceGrant.id,
       policy_set_id: policySet.id,
       parameter_id: parameter.id,
       agent_pool_id: pool.id,
