@@ -59,6 +59,11 @@ export interface ProjectListQuery {
   sort: ProjectSort;
 }
 
+/** What a project shows of its organization's execution defaults (its workspaces follow them). */
+function executionOf(org: ExecutionDefaults): ExecutionDefaults {
+  return { defaultExecutionMode: org.defaultExecutionMode, defaultAgentPoolId: org.defaultAgentPoolId };
+}
+
 export function createProjectsService(deps: {
   database: Database;
   organizationLookup: OrganizationLookup;
@@ -88,7 +93,7 @@ export function createProjectsService(deps: {
       organizationName: standing.organizationName,
       permissions: projectPermissions({ standing, authority: authority.get(project.id)! }, project),
       workspaceCount: workspaces.get(project.id) ?? 0,
-      execution: { defaultExecutionMode: org.defaultExecutionMode, defaultAgentPoolId: org.defaultAgentPoolId },
+      execution: executionOf(org),
       teamCount: teams.get(project.id) ?? 0,
       ...(tags ? { effectiveTags: tags.get(project.id) ?? [] } : {}),
     }));
@@ -133,7 +138,7 @@ export function createProjectsService(deps: {
       const { project, org, standing, authority } = await projectAccess.authorized(caller, found?.project);
       const { workspaceCount, teamCount } = found!;
       const permissions = projectPermissions({ standing, authority }, project);
-      const execution = { defaultExecutionMode: org.defaultExecutionMode, defaultAgentPoolId: org.defaultAgentPoolId };
+      const execution = executionOf(org);
       const effectiveTags = include?.tags ? ((await deps.tags.projectBindings(db, [project.id])).get(project.id) ?? []) : undefined;
       return { project, organizationName: standing.organizationName, permissions, workspaceCount, teamCount, execution, ...(effectiveTags ? { effectiveTags } : {}) };
     },
