@@ -8,14 +8,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { cpuMicros, hangarCli, measure, peakRssMiB, startBaseline, startHangar, summarize, timeRuns, type CpuProbe, type Proc, type Run, type Sample } from './lib.ts';
+import { cpuMicros, hangarCli, measure, median, peakRssMiB, startBaseline, startHangar, summarize, timeRuns, type CpuProbe, type Proc, type Run, type Sample } from './lib.ts';
 import { countRoundTrips } from './pgprobe.ts';
 import { goal, writeResults, type Engine, type Row } from './report.ts';
-import { baselineRoutes, defineScenarios, listPath, tabulate, type Scenario } from './scenarios.ts';
+import { baselineRoutes, defineScenarios, listPath, tabulate, totalCpu, type Scenario } from './scenarios.ts';
 import { CALLER_LABELS, LARGE, buildWorld, createUsers, type CallerKey, type World } from './setup.ts';
 
 const quick = process.argv.includes('--quick');
 const engine: Engine = process.argv.includes('--postgres') ? 'postgres' : 'sqlite';
+/** `--only show,agent`: run only the groups of those scenarios (while working on them); nothing is written to bench/results. */
+const only = (() => {
+  const i = process.argv.indexOf('--only');
+  return i >= 0 ? new Set(process.argv[i + 1]?.split(',')) : null;
+})();
 /**
  * About how many seconds of load per scenario per round (as many requests as the scenario
  * answered in that time last), and the fewest requests that make a figure.
@@ -76,7 +81,9 @@ async function main() {
     writeFileSync(bodiesFile, JSON.stringify(await baselineRoutes(world, server.url)));
     baseline = await startBaseline(bodiesFile);
 
-    const { scenarios, groups } = defineScenarios(world, server.url, baseline.url);
+    const defined = defineScenarios(world, server.url, baseline.url);
+    const groups = only ? defined.groups.filter((g) => only.has(g[0]!.split('.')[0]!)) : defined.groups;
+    const scenarios = new Map([...defined.scenarios].filter(([id]) => groups.some((g) => g.includes(id))));
     const pids = { hangar: server.pid, baseline: baseline.pid };
     /** Requests per second each scenario answered last: its next run is sized by it. */
     const pace = new Map<string, number>();
@@ -100,6 +107,10 @@ async function main() {
       for (const [id, r] of runs) samples.set(id, [...(samples.get(id) ?? []), summarize(r)]);
     }
     const peakRss = peakRssMiB(server.pid);
+    if (only) {
+      printGroups(groups, samples, peakRss);
+      return;
+    }
     const { rows, scale } = tabulate(samples, engine);
 
     log('moves');
@@ -177,6 +188,21 @@ async function roundTripRows(databaseUrl: string, env: Record<string, string>, w
       goals: show ? [goal(`show.${k}.trips`, `PostgreSQL: GET /projects/:id as ${CALLER_LABELS[k!]} in 1 round trip`, t.roundTrips, '<=', 1, '1 round trip')] : [],
     };
   });
+}
+
+/** `--only`: each scenario's median CPU per request and req/s, against its group's reference (the first). */
+function printGroups(groups: string[][], samples: Map<string, Sample[]>, peakRss: number | null) {
+  const med = (id: string, f: (s: Sample) => number) => median((samples.get(id) ?? []).map(f));
+  for (const g of groups) {
+    const ref = g[0]!;
+    for (const id of g) {
+      const cpu = med(id, totalCpu);
+      const rps = med(id, (s) => s.rps);
+      const vs = id === ref ? '' : `  CPU ${(cpu / med(ref, totalCpu)).toFixed(2)}×  req/s ${(rps / med(ref, (s) => s.rps)).toFixed(2)}×`;
+      console.log(`${id.padEnd(22)} ${cpu.toFixed(0).padStart(7)} µs/req ${Math.round(rps).toString().padStart(7)} req/s${vs}`);
+    }
+  }
+  console.log(`peak RSS ${peakRss ?? '?'} MiB`);
 }
 
 const t0 = performance.now();
