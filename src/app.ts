@@ -146,11 +146,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
 
   await app.register(
     async (api) => {
-      jsonApiResponses(api);
-      api.addHook('onRequest', async (_request, reply) => {
-        reply.header('TFP-API-Version', API_VERSION);
-        reply.header('TFP-AppName', 'Hangar');
-      });
+      jsonApiResponses(api, { 'TFP-API-Version': API_VERSION, 'TFP-AppName': 'Hangar' });
 
       // go-tfe calls ping once when a client is created, before it has used its token, and
       // paces itself by the X-RateLimit-Limit it reads here.

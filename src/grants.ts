@@ -24,12 +24,17 @@ export const ORGANIZATION_ACCESS_KEYS = [
 export type OrganizationAccessKey = (typeof ORGANIZATION_ACCESS_KEYS)[number];
 export type OrganizationAccess = Record<OrganizationAccessKey, boolean>;
 
+// Every request's standing starts from one of these: copies of fixed templates (a spread of an
+// object literal's shape), not objects rebuilt key by key.
+const NO_ACCESS = Object.freeze(Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((k) => [k, false])) as OrganizationAccess);
+const ALL_ACCESS = Object.freeze(Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((k) => [k, true])) as OrganizationAccess);
+
 export function emptyAccess(): OrganizationAccess {
-  return Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((k) => [k, false])) as OrganizationAccess;
+  return { ...NO_ACCESS };
 }
 
 export function fullAccess(): OrganizationAccess {
-  return Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((k) => [k, true])) as OrganizationAccess;
+  return { ...ALL_ACCESS };
 }
 
 /** `base` with the known flags of `changes` applied; unknown keys are dropped, not stored. */

@@ -99,7 +99,8 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
         last.agent.ipAddress === input.ipAddress
       ) {
         // Nothing to write: the agent is told of this ping; the row keeps the last written one.
-        return viewOf({ ...last.agent, lastPingAt: new Date(at).toISOString() }, at);
+        // Its status is the one it reports (running, and heard from just now: not silent).
+        return { agent: { ...last.agent, lastPingAt: new Date(at).toISOString() }, status: input.status };
       }
       const agent = await store.recordHeartbeat(db, { id: input.id, status: input.status, ipAddress: input.ipAddress, agentPoolId: principal.agentPoolId, at: new Date(at).toISOString() });
       if (!agent) {

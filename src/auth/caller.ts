@@ -89,15 +89,10 @@ export class Caller {
       return { ...base, member: true, owner: true, viaOrganizationToken: false, teamIds: [], access: fullAccess() };
     }
     const owner = grants.some((g) => g.isOwners);
+    const teamIds = grants.map((g) => g.teamId);
+    if (owner) return { ...base, member: true, owner, viaOrganizationToken: false, teamIds, access: fullAccess() };
     const access = emptyAccess();
     for (const g of grants) for (const [k, v] of Object.entries(g.access)) if (v) access[k as keyof OrganizationAccess] = true;
-    return {
-      ...base,
-      member: grants.length > 0,
-      owner,
-      viaOrganizationToken: false,
-      teamIds: grants.map((g) => g.teamId),
-      access: owner ? fullAccess() : normaliseAccess(access),
-    };
+    return { ...base, member: grants.length > 0, owner, viaOrganizationToken: false, teamIds, access: normaliseAccess(access) };
   }
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomBase62 } from '../ids.ts';
 
 /** TFE's token text shape: `<14 base62>.atlasv1.<67 base62>`, ~480 bits from the CSPRNG. */
@@ -11,5 +11,5 @@ export function newTokenSecret(): string {
  * secret is long and random, so there is nothing to brute-force, and lookup is one index probe.
  */
 export function digestSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }

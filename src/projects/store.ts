@@ -97,8 +97,8 @@ const projectWithCounts = compiledOnce((q: Queryable, id: string) =>
 export async function findProjectWithCounts(q: Queryable, id: string): Promise<{ project: Project; workspaceCount: number; teamCount: number } | undefined> {
   const [r] = await projectWithCounts(q, id);
   if (!r) return undefined;
-  const { workspace_count, team_count, ...row } = r;
-  return { project: PROJECTS.read(row), workspaceCount: Number(workspace_count ?? 0), teamCount: Number(team_count ?? 0) };
+  // The reader takes the project's columns and ignores the two counts beside them.
+  return { project: PROJECTS.read(r), workspaceCount: Number(r.workspace_count ?? 0), teamCount: Number(r.team_count ?? 0) };
 }
 
 export async function findProjectsByIds(q: Queryable, ids: readonly string[]): Promise<Project[]> {

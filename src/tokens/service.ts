@@ -52,15 +52,85 @@ function checkExpiry(expiredAt: string | null | undefined): string | null {
   return at;
 }
 
+type AuthRow = NonNullable<Awaited<ReturnType<typeof store.findForAuthentication>>>;
+
+/** A token as authentication sees it: who it stands for, built once from its row. */
+interface Authenticated {
+  tokenId: string;
+  kind: TokenKind;
+  /** Milliseconds since the epoch, or null: never expires. */
+  expiresAt: number | null;
+  /** Milliseconds since the epoch; 0 when never used. */
+  lastUsedAt: number;
+  /** What a user, organization or team token is under /api/v2 (null for other kinds). */
+  principal: Principal | null;
+  /** What an agent token is at the agent endpoints (null for other kinds). */
+  agent: AgentPrincipal | null;
+}
+
+const API_KINDS: readonly TokenKind[] = ['user', 'organization', 'team'];
+const AGENT_KINDS: readonly TokenKind[] = ['agent'];
+
+function authenticated(row: AuthRow | undefined): Authenticated | undefined {
+  if (!row) return undefined;
+  return {
+    tokenId: row.id,
+    kind: row.kind,
+    expiresAt: row.expired_at ? Date.parse(row.expired_at) : null,
+    lastUsedAt: row.last_used_at ? Date.parse(row.last_used_at) : 0,
+    principal: principalOf(row),
+    agent:
+      row.kind === 'agent' && row.agent_pool_id && row.organization_id
+        ? Object.freeze({ kind: 'agent', tokenId: row.id, agentPoolId: row.agent_pool_id, organizationId: row.organization_id })
+        : null,
+  };
+}
+
+/** Shared by every request the token makes until the cache entry goes: frozen. */
+function principalOf(row: AuthRow): Principal | null {
+  if (row.kind === 'user' && row.user_id && row.username && !row.is_service_account) {
+    return Object.freeze({
+      kind: 'user',
+      tokenId: row.id,
+      user: Object.freeze({ id: row.user_id, username: row.username, isSiteAdmin: Boolean(row.is_site_admin), isServiceAccount: false }),
+      memberOf: new Set(row.member_of ? row.member_of.split(',') : []),
+    });
+  }
+  if (row.kind === 'organization' && row.organization_id && row.organization_name && row.service_user_id) {
+    return Object.freeze({
+      kind: 'organization',
+      tokenId: row.id,
+      organizationId: row.organization_id,
+      organizationName: row.organization_name,
+      serviceUserId: row.service_user_id,
+    });
+  }
+  if (row.kind === 'team' && row.team_id && row.organization_id && row.organization_name && row.team_organization_access) {
+    return Object.freeze({
+      kind: 'team',
+      tokenId: row.id,
+      organizationId: row.organization_id,
+      organizationName: row.organization_name,
+      team: Object.freeze({
+        id: row.team_id,
+        isOwners: Boolean(row.team_is_owners),
+        access: Object.freeze(withAccess(emptyAccess(), JSON.parse(row.team_organization_access) as Record<string, unknown>)),
+      }),
+    });
+  }
+  return null;
+}
+
 export function createTokensService(deps: { database: Database; users: UsersService; organizationLookup: OrganizationLookup; teams: TeamsService }) {
   const db = deps.database.db;
   const { organizationLookup } = deps;
   const rules = new Map<TokenKind, TokenAccessRule>();
-  // Digest → the token's row, until anything authentication reads changes (db/changes.ts): a
-  // revoked token, a deleted membership, a renamed user drop every entry. Unknown secrets are
-  // not cached. `last_used_at` is kept current in the entry, so the write stays once a minute.
-  type AuthRow = NonNullable<Awaited<ReturnType<typeof store.findForAuthentication>>>;
-  const byDigest = new GenerationCache<AuthRow>(deps.database.changes, 10_000);
+  // Digest → who the token stands for, until anything authentication reads changes
+  // (db/changes.ts): a revoked token, a deleted membership, a renamed user drop every entry.
+  // Unknown secrets are not cached. The principal is built once per entry and shared by the
+  // requests it serves (frozen); `lastUsedAt` is kept current in the entry, so that the write
+  // stays once a minute.
+  const byDigest = new GenerationCache<Authenticated | undefined>(deps.database.changes, 10_000);
 
   rules.set('user', async (caller, token) => token.userId !== null && can({ principal: caller.principal, userId: token.userId }, 'manage-user-tokens'));
   const organizationRule: TokenAccessRule = async (caller, token) => {
@@ -86,25 +156,24 @@ export function createTokensService(deps: { database: Database; users: UsersServ
   }
 
   /**
-   * The token row behind a secret, if it is of an accepted kind and has not expired; records
-   * its use. A token refused here (an agent token under /api/v2, say) was not used, so its
+   * The token behind a secret, if it is of an accepted kind and has not expired; records its
+   * use. A token refused here (an agent token under /api/v2, say) was not used, so its
    * `last-used-at` stays as it was.
    */
-  async function usableToken(secret: string, accept: readonly TokenKind[]) {
+  async function usableToken(secret: string, accept: readonly TokenKind[]): Promise<Authenticated | null> {
     // Not even a query for text that cannot be a token.
     if (!SECRET_SHAPE.test(secret)) return null;
     const digest = digestSecret(secret);
-    const row = await byDigest.get(digest, () => store.findForAuthentication(db, digest) as Promise<AuthRow>);
-    if (!row || !accept.includes(row.kind)) return null;
+    const entry = await byDigest.get(digest, async () => authenticated(await store.findForAuthentication(db, digest)));
+    if (!entry || !accept.includes(entry.kind)) return null;
     const at = Date.now();
-    if (row.expired_at && Date.parse(row.expired_at) <= at) return null;
-    if (!row.last_used_at || Date.parse(row.last_used_at) <= at - LAST_USED_RESOLUTION_MS) {
-      const stamp = new Date(at).toISOString();
+    if (entry.expiresAt !== null && entry.expiresAt <= at) return null;
+    if (entry.lastUsedAt <= at - LAST_USED_RESOLUTION_MS) {
       // Set first: concurrent requests with the same token then write it once, not each.
-      row.last_used_at = stamp;
-      await store.touchLastUsed(db, row.id, stamp);
+      entry.lastUsedAt = at;
+      await store.touchLastUsed(db, entry.tokenId, new Date(at).toISOString());
     }
-    return row;
+    return entry;
   }
 
   return {
@@ -113,46 +182,12 @@ export function createTokensService(deps: { database: Database; users: UsersServ
      * organization tokens are accepted there; agent tokens authenticate agents elsewhere.
      */
     async authenticate(secret: string): Promise<Principal | null> {
-      const row = await usableToken(secret, ['user', 'organization', 'team']);
-      if (!row) return null;
-      if (row.kind === 'user' && row.user_id && row.username && !row.is_service_account) {
-        return {
-          kind: 'user',
-          tokenId: row.id,
-          user: { id: row.user_id, username: row.username, isSiteAdmin: Boolean(row.is_site_admin), isServiceAccount: false },
-          memberOf: new Set(row.member_of ? row.member_of.split(',') : []),
-        };
-      }
-      if (row.kind === 'organization' && row.organization_id && row.organization_name && row.service_user_id) {
-        return {
-          kind: 'organization',
-          tokenId: row.id,
-          organizationId: row.organization_id,
-          organizationName: row.organization_name,
-          serviceUserId: row.service_user_id,
-        };
-      }
-      if (row.kind === 'team' && row.team_id && row.organization_id && row.organization_name && row.team_organization_access) {
-        return {
-          kind: 'team',
-          tokenId: row.id,
-          organizationId: row.organization_id,
-          organizationName: row.organization_name,
-          team: {
-            id: row.team_id,
-            isOwners: Boolean(row.team_is_owners),
-            access: withAccess(emptyAccess(), JSON.parse(row.team_organization_access) as Record<string, unknown>),
-          },
-        };
-      }
-      return null;
+      return (await usableToken(secret, API_KINDS))?.principal ?? null;
     },
 
     /** Bearer secret → the agent pool it stands for, for the agent endpoints; null (→ 401) otherwise. */
     async authenticateAgent(secret: string): Promise<AgentPrincipal | null> {
-      const row = await usableToken(secret, ['agent']);
-      if (!row || !row.agent_pool_id || !row.organization_id) return null;
-      return { kind: 'agent', tokenId: row.id, agentPoolId: row.agent_pool_id, organizationId: row.organization_id };
+      return (await usableToken(secret, AGENT_KINDS))?.agent ?? null;
     },
 
     /** Lets a domain decide who may read and destroy tokens of its kind. */
