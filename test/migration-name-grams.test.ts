@@ -82,7 +82,7 @@ for (const dialect of dialects()) {
       await db.insertInto('projects').values(added as any).execute();
       await db.updateTable('projects').set({ name: 'Alpine' }).where('id', '=', 'prj-org-1-1').execute();
       await db.deleteFrom('projects').where('id', '=', 'prj-org-1-2').execute();
-      const now = (await db.selectFrom('projects').select(['organization_id', 'name']).execute());
+      const now = await db.selectFrom('projects').select(['organization_id', 'name']).execute();
       assert.deepEqual(await rows(), expectedGrams(now));
     });
   });

@@ -7,8 +7,10 @@ import { suite } from './helpers/harness.ts';
 import { assertStatus } from './helpers/assert.ts';
 import { createProject, projectBody, grant } from './helpers/projects.ts';
 
-/** Every 1–2 character search checked: mixed-case letters, digits, LIKE's special characters, a
- * space, and non-ASCII text (not answered by the counters). */
+/**
+ * Every 1–2 character search checked: mixed-case letters, digits, LIKE's special characters, a
+ * space, and non-ASCII text (which the counters do not answer).
+ */
 const SEARCHES = ['a', 'A', 'aA', 'Al', 'ph', 'p', '7', '77', 'b7', '_', 'a_', '%', '\\', ' ', 'a ', '-', 'x', 'q', 'é', 'aé', 'ı'];
 
 suite('projects list: q= of one or two characters', (ctx) => {
