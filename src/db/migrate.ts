@@ -15,6 +15,7 @@ import * as tags from './migrations/0010_tags.ts';
 import * as state from './migrations/0011_state.ts';
 import * as performance from './migrations/0012_performance.ts';
 import * as runs from './migrations/0013_runs.ts';
+import * as nameGrams from './migrations/0014_name_grams.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0011_state': state,
   '0012_performance': performance,
   '0013_runs': runs,
+  '0014_name_grams': nameGrams,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -96,6 +96,16 @@ export interface OrganizationProjectCountsTable {
   projects: number;
 }
 
+/**
+ * Per organization, how many projects' lower-cased names contain each string of one or two
+ * characters (`gram`), kept by triggers on `projects` (migration 0014).
+ */
+export interface ProjectNameGramsTable {
+  organization_id: string;
+  gram: string;
+  projects: number;
+}
+
 export interface PolicySetsTable {
   id: string;
   organization_id: string;
@@ -372,6 +382,7 @@ export interface Schema {
   auth_tokens: AuthTokensTable;
   projects: ProjectsTable;
   organization_project_counts: OrganizationProjectCountsTable;
+  project_name_grams: ProjectNameGramsTable;
   policy_sets: PolicySetsTable;
   policy_set_projects: PolicySetProjectsTable;
   policy_set_workspaces: PolicySetWorkspacesTable;

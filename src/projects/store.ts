@@ -150,6 +150,27 @@ async function projectCount(q: Queryable, organizationId: string): Promise<numbe
   return Number(r?.projects ?? 0);
 }
 
+/**
+ * Search text the gram counters answer exactly: one or two printable ASCII characters, which
+ * JavaScript, SQLite and PostgreSQL lower-case alike (other characters fold differently on each).
+ */
+const COUNTED_GRAM = /^[\x20-\x7e]{1,2}$/;
+
+/**
+ * The organization's number of projects and how many of their names contain `gram`
+ * (lower-cased), in one statement: both are counters kept by triggers on `projects`
+ * (migrations 0012 and 0014), exact in any transaction.
+ */
+async function countsOfGram(q: Queryable, organizationId: string, gram: string): Promise<[total: number, matching: number]> {
+  const r = await q
+    .selectNoFrom((eb) => [
+      eb.selectFrom('organization_project_counts').select('projects').where('organization_id', '=', organizationId).as('total'),
+      eb.selectFrom('project_name_grams').select('projects').where('organization_id', '=', organizationId).where('gram', '=', gram).as('matching'),
+    ])
+    .executeTakeFirstOrThrow();
+  return [Number(r.total ?? 0), Number(r.matching ?? 0)];
+}
+
 /** Search text this long or longer is looked up by trigram (FTS5 on SQLite, pg_trgm on PostgreSQL). */
 const TRIGRAM = 3;
 
@@ -199,8 +220,17 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   }
   const filtered = required.length > 0 || names !== null || Boolean(f.search);
   const count = (query: typeof base) => query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n));
-  const total = f.visible === null ? projectCount(q, f.organizationId) : count(base);
-  const counts = Promise.all([total, filtered ? count(base.where(matching)) : total]);
+  // A caller who sees every project, searching one or two characters (too short for the trigram
+  // index) and filtering nothing else, matches exactly the projects the gram's counter counts:
+  // one row read instead of a scan of every name. The page itself is still the LIKE over the
+  // ordering, which stops once the page is full.
+  const byGram = f.visible === null && required.length === 0 && names === null && f.search !== undefined && COUNTED_GRAM.test(f.search);
+  let counts: Promise<[number, number]>;
+  if (byGram) counts = countsOfGram(q, f.organizationId, f.search!.toLowerCase());
+  else {
+    const total = f.visible === null ? projectCount(q, f.organizationId) : count(base);
+    counts = Promise.all([total, filtered ? count(base.where(matching)) : total]);
+  }
   const { items, counts: [t, m] } = await listed(rows, page, PROJECTS.read, counts);
   return { items, total: t, matching: m };
 }

@@ -73,6 +73,8 @@ export class TestContext {
   dataDir = '';
   /** How many SQL statements have run so far (see countQueries). */
   queries = 0;
+  /** The text of each statement while `statementsOf` records. */
+  #recording: string[] | null = null;
   #drop!: () => Promise<void>;
   /** Set before start(): sees every response payload before it is serialized (see AppOptions). */
   inspectPayload?: AppOptions['inspectPayload'];
@@ -82,8 +84,9 @@ export class TestContext {
   }
 
   async start(env: Record<string, string> = {}): Promise<void> {
-    const scratch = await scratchDatabase(this.dialect, () => {
+    const scratch = await scratchDatabase(this.dialect, (text) => {
       this.queries += 1;
+      this.#recording?.push(text);
     });
     this.database = scratch.database;
     this.#drop = scratch.drop;
@@ -117,6 +120,17 @@ export class TestContext {
     const before = this.queries;
     const result = await fn();
     return { result, queries: this.queries - before };
+  }
+
+  /** The SQL text of each statement `fn` caused (run nothing else meanwhile). */
+  async statementsOf<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+    const statements: string[] = [];
+    this.#recording = statements;
+    try {
+      return { result: await fn(), statements };
+    } finally {
+      this.#recording = null;
+    }
   }
 
   async stop(): Promise<void> {

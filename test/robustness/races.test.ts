@@ -149,6 +149,21 @@ suite('robustness: concurrent writers', (ctx) => {
     const orgRow = await db.selectFrom('organizations').select('id').where('name', '=', org.name).executeTakeFirstOrThrow();
     const projectRows = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', orgRow.id).executeTakeFirstOrThrow();
     assert.equal(listed.body.meta.pagination['total-count'], Number(projectRows.n));
+    // The gram counters (migration 0014) equal the names left: an owner's q= of one or two
+    // characters is answered from them.
+    const left = (await db.selectFrom('projects').select('name').where('organization_id', '=', orgRow.id).execute()).map((r) => r.name.toLowerCase());
+    const expected = new Map<string, number>();
+    for (const name of left) {
+      const grams = new Set([...name].flatMap((c, i) => (i + 1 < name.length ? [c, name.slice(i, i + 2)] : [c])));
+      for (const g of grams) expected.set(g, (expected.get(g) ?? 0) + 1);
+    }
+    const counters = await db.selectFrom('project_name_grams').select(['gram', 'projects']).where('organization_id', '=', orgRow.id).where('projects', '<>', 0).execute();
+    const sorted = (m: Iterable<[string, number]>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    assert.deepEqual(sorted(counters.map((c) => [c.gram, Number(c.projects)])), sorted(expected), 'gram counters');
+    for (const q of ['a', 'L', 'ph', '-', '1', 'Ta', 'x']) {
+      const res = await ctx.get(`/api/v2/organizations/${org.name}/projects?q=${encodeURIComponent(q)}`, t);
+      assert.equal(res.body.meta['status-counts'].matching, left.filter((n) => n.includes(q.toLowerCase())).length, `q=${q}`);
+    }
     // A destroyed token authenticates nothing.
     for (const token of tokens.filter((x) => destroyedTokens.has(x.id))) {
       assert.equal((await ctx.get('/api/v2/account/details', token.secret)).status, 401);
