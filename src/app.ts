@@ -32,7 +32,7 @@ import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
 import { stateUploadRoutes, stateVersionsRoutes } from './state-versions/routes.ts';
 import { safeDeleteRoutes } from './safe-delete/routes.ts';
 import { healthRoutes } from './ops/health.ts';
-import { RequestLog } from './ops/logging.ts';
+import { createLogger, logRequests, type LoggerOptions } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
 import { openApiRoute, PUBLIC, registerDocsPage, registerOpenApi } from './ops/openapi.ts';
 import { NoContent, Open, responses } from './jsonapi/schemas.ts';
@@ -56,8 +56,8 @@ const REQUEST_TIMEOUT_MS = 60_000;
 export interface AppOptions {
   config: Config;
   database: Database;
-  /** Fastify logger options, or false; a stream can be given to capture logs in tests. */
-  logger?: boolean | Record<string, unknown>;
+  /** Logger options (pino's), or false; a stream can be given to capture logs in tests. */
+  logger?: LoggerOptions;
   /** Encryption keys; by default loaded from the configuration (which may refuse to start). */
   keyring?: Keyring;
   /** The services to serve; by default built here (tests pass their own to reach them directly). */
@@ -84,12 +84,12 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     requireHostHeader: false,
   };
   const app = Fastify({
-    logger: logger === undefined ? { level: config.logLevel, redact: REDACTED_LOG_PATHS } : logger,
+    // Hangar's own logger is set below (ops/logging.ts says why Fastify gets none).
+    logger: false,
     bodyLimit: BODY_LIMIT,
     // Bodies are validated as sent: a number where a string belongs is an error, not coerced.
     ajv: { customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false } },
     return503OnClosing: true,
-    logController: new RequestLog(),
     trustProxy: config.trustProxy ?? false,
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
     clientErrorHandler,
@@ -106,6 +106,11 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     // A path parameter may be as long as the longest name a URL carries, and no longer (414).
     routerOptions: { querystringParser: parseQuery, maxParamLength: URL_NAME_MAX },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Plugins and routes inherit the root's `log`; request lines are written by an onResponse
+  // hook, only when `info` is on.
+  const log = createLogger(logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS });
+  app.log = log;
+  logRequests(app, log);
 
   // Every route, as registered: the robustness suite and the access matrix walk this list, so a
   // new endpoint cannot escape them.

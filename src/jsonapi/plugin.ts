@@ -98,6 +98,9 @@ export function registerJsonApi(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound()));
 }
 
+/** A request's own log lines (its errors) carry its id, as the request-completed line does. */
+const requestLog = (request: FastifyRequest) => request.server.log.child({ reqId: request.id });
+
 function sendErrors(reply: FastifyReply, e: ApiError, mediaType = MEDIA_TYPE): FastifyReply {
   return reply.code(e.status).header('content-type', mediaType).send({ errors: e.errors });
 }
@@ -139,7 +142,7 @@ export function renderError(error: FastifyError, request: FastifyRequest, reply:
   if (isDatabaseUnavailable(error)) {
     // Not Hangar's fault nor the client's: a dropped connection is replaced by the next
     // request, and a database that is down answers quickly thanks to the connect timeout.
-    request.log.warn({ err: error }, 'database unavailable');
+    requestLog(request).warn({ err: error }, 'database unavailable');
     reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     return send(errors.unavailable());
   }
@@ -157,7 +160,7 @@ export function renderError(error: FastifyError, request: FastifyRequest, reply:
     return send(new ApiError(status, [{ status: String(status), title }]));
   }
   // Anything else is Hangar's fault: log it (never the request body) and reveal nothing.
-  request.log.error({ err: error }, 'request failed');
+  requestLog(request).error({ err: error }, 'request failed');
   return send(errors.internal());
 }
 

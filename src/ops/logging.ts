@@ -1,6 +1,7 @@
 // One log line per request, and what keeps secrets out of every line: tokens that a client put
 // in a URL by mistake are redacted before the URL is logged.
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export const REDACTED = '[REDACTED]';
 /** Hangar's own token format (`<14>.atlasv1.<67>`), wherever it appears in a URL, encoded or not. */
@@ -34,9 +35,6 @@ export function redactUrl(url: string): string {
   return `${clean.slice(0, q + 1)}${query}`;
 }
 
-/** pino's own check (Fastify's logger type leaves it out); a logger without it logs everything. */
-const infoEnabled = (log: FastifyBaseLogger & { isLevelEnabled?(level: string): boolean }) => log.isLevelEnabled?.('info') ?? true;
-
 /** Who made the request, as ids (never a secret), for the request log. */
 function caller(request: FastifyRequest): Record<string, string> | null {
   if (request.caller) {
@@ -51,30 +49,43 @@ function caller(request: FastifyRequest): Record<string, string> | null {
   return null;
 }
 
+/** Where log lines go and how much: pino's options, and a stream (tests capture lines with one). */
+export type LoggerOptions = false | { level?: string; redact?: string[]; stream?: DestinationStream };
+
 /**
- * Fastify's request logging, with its two lines per request (incoming, completed) replaced by
- * one completed line that carries the route pattern, the outcome and the caller, and a URL
- * with any credential in it redacted. Request bodies and headers are never logged.
+ * Hangar's logger. Hangar owns it rather than handing it to Fastify: a Fastify with a logger
+ * attaches listeners to every response and makes a child logger for every request even when
+ * nothing is logged at the configured level, which was a tenth of a cached read's CPU.
  */
-export class RequestLog extends LogController {
-  override incomingRequest(): void {}
+export function createLogger(options: LoggerOptions): Logger {
+  if (options === false) return pino({ level: 'silent' });
+  const { stream, ...rest } = options;
+  return stream ? pino(rest, stream) : pino(rest);
+}
 
-  override routeNotFound(): void {}
-
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (!error && !infoEnabled(request.log)) return;
-    const line = {
-      method: request.method,
-      route: request.routeOptions.url,
-      url: redactUrl(request.url),
-      status: reply.statusCode,
-      durationMs: Math.round(reply.elapsedTime * 100) / 100,
-      remoteAddress: request.ip,
-      ...caller(request),
-    };
-    if (error) request.log.error({ ...line, err: error }, 'request errored');
-    else request.log.info(line, 'request completed');
-  }
+/**
+ * One line per completed request, with the route pattern, the outcome and the caller, and a URL
+ * with any credential in it redacted; request bodies and headers are never logged. Registered
+ * only when `info` is on, so that a server logging warnings and errors pays nothing per request.
+ */
+export function logRequests(app: FastifyInstance, log: Logger): void {
+  if (!log.isLevelEnabled('info')) return;
+  app.addHook('onResponse', (request, reply, done) => {
+    log.info(
+      {
+        reqId: request.id,
+        method: request.method,
+        route: request.routeOptions.url,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+        remoteAddress: request.ip,
+        ...caller(request),
+      },
+      'request completed',
+    );
+    done();
+  });
 }
 
 /**
