@@ -56,12 +56,15 @@ export interface Proc {
 }
 
 /**
- * The Node flags `npm start` gives the server (package.json), so the bench measures what runs:
- * a smaller young generation (--max-semi-space-size) keeps peak RSS down at no measured cost.
+ * The Node flags and environment `npm start` gives the server (package.json), so the bench
+ * measures what runs: a smaller young generation (--max-semi-space-size) and two malloc arenas
+ * (MALLOC_ARENA_MAX) keep peak RSS down at no measured cost.
  */
-function serveFlags(): string[] {
+function startScript(): { flags: string[]; env: Record<string, string> } {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+  const words = start.split(/\s+/);
+  const assignments = words.filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word)).map((word) => word.split('=', 2) as [string, string]);
+  return { flags: words.filter((word) => word.startsWith('--')), env: Object.fromEntries(assignments) };
 }
 
 /** Starts a Node script and resolves once it prints the address it listens on. */
@@ -114,12 +117,13 @@ const COMPILE_CACHE = { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? pa
 export function startHangar(env: Record<string, string>): Promise<Proc> {
   // Logging every request would measure pino, not Hangar.
   // Rate limits off: one token drives thousands of requests a second here.
+  const start = startScript();
   return startProcess(
     'src/main.ts',
     ['serve'],
-    { HANGAR_PORT: '0', HANGAR_LOG_LEVEL: 'warn', HANGAR_RATE_LIMIT: '0', ...COMPILE_CACHE, ...env },
+    { HANGAR_PORT: '0', HANGAR_LOG_LEVEL: 'warn', HANGAR_RATE_LIMIT: '0', ...COMPILE_CACHE, ...start.env, ...env },
     /hangar: serving (http:\/\/127\.0\.0\.1:\d+)/,
-    serveFlags(),
+    start.flags,
   );
 }
 
