@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
 import { compiledOnce } from '../db/compiled.ts';
@@ -212,12 +212,12 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
     else if (f.search) parts.push(nameContains(eb, f.search, fts));
     return eb.and(parts);
   };
-  let rows = base.selectAll().where(matching);
-  if (f.sort === null) rows = rows.orderBy('created_at', 'desc').orderBy('id', 'desc');
-  else {
+  const ordered = <Q extends SelectQueryBuilder<Schema, 'projects', Selectable<ProjectsTable>>>(query: Q): Q => {
+    if (f.sort === null) return query.orderBy('created_at', 'desc').orderBy('id', 'desc') as Q;
     const direction = f.sort.descending ? 'desc' : 'asc';
-    rows = rows.orderBy(sql`lower(name)`, direction).orderBy('id', direction);
-  }
+    return query.orderBy(sql`lower(name)`, direction).orderBy('id', direction) as Q;
+  };
+  const rows = ordered(base.selectAll().where(matching));
   const filtered = required.length > 0 || names !== null || Boolean(f.search);
   const count = (query: typeof base) => query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n));
   // A caller who sees every project, searching one or two characters (too short for the trigram
@@ -230,6 +230,21 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   else {
     const total = f.visible === null ? projectCount(q, f.organizationId) : count(base);
     counts = Promise.all([total, filtered ? count(base.where(matching)) : total]);
+  }
+  // PostgreSQL, a trigram search: walking the organization's ordered index until the page is
+  // full reads about window × total / matching rows, starting from the trigram matches reads
+  // `matching` rows and sorts them. The planner's guess at a LIKE's matches is rough (names that
+  // repeat across organizations made it think a search matching 300 of 100,000 matched 1,000, and
+  // walk 10,000 rows), while the count, exact and cheap through the trigram index, knows. So the
+  // counts come first, and when the matches are few the page is read from them, behind an
+  // OFFSET 0 that keeps the planner from folding the ordering into the walk.
+  const trigramSearch = !fts && names === null && [...(f.search ?? '')].length >= TRIGRAM;
+  if (trigramSearch && page) {
+    const [t, m] = await counts;
+    const few = m * m < (page.offset + page.size) * t;
+    const source = few ? ordered(q.selectFrom(base.selectAll().where(matching).offset(0).as('projects')).selectAll()) : rows;
+    const found = await source.limit(page.size).offset(page.offset).execute();
+    return { items: found.map(PROJECTS.read), total: t, matching: m };
   }
   const { items, counts: [t, m] } = await listed(rows, page, PROJECTS.read, counts);
   return { items, total: t, matching: m };
