@@ -55,7 +55,7 @@ export type LoggerOptions = false | { level?: string; redact?: string[]; stream?
 /**
  * Hangar's logger. Hangar owns it rather than handing it to Fastify: a Fastify with a logger
  * attaches listeners to every response and makes a child logger for every request even when
- * nothing is logged at the configured level, which was a tenth of a cached read's CPU.
+ * nothing is logged at the configured level, which was about a sixth of a cached show's CPU.
  */
 export function createLogger(options: LoggerOptions): Logger {
   if (options === false) return pino({ level: 'silent' });
