@@ -59,12 +59,12 @@ export function plainJsonScope(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound(), PLAIN_JSON));
 }
 
+const NUL_IN_URL = /%00|\u0000/i;
+
 /**
  * Registered once on the root instance. PostgreSQL text cannot hold NUL and no id, name or value
  * legitimately contains one, so every URL and every JSON body (JSON:API or plain) is checked here.
  */
-const NUL_IN_URL = /%00|\u0000/i;
-
 export function registerJsonApi(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     if (NUL_IN_URL.test(request.url)) return done(errors.badRequest('The request URL contains a NUL character'));

@@ -238,14 +238,12 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   // walk 10,000 rows), while the count, exact and cheap through the trigram index, knows. So the
   // counts come first, and when the matches are few the page is read from them, behind an
   // OFFSET 0 that keeps the planner from folding the ordering into the walk.
+  let source = rows;
   const trigramSearch = !fts && names === null && [...(f.search ?? '')].length >= TRIGRAM;
   if (trigramSearch && page) {
-    const [t, m] = await counts;
-    const few = m * m < (page.offset + page.size) * t;
-    const source = few ? ordered(q.selectFrom(base.selectAll().where(matching).offset(0).as('projects')).selectAll()) : rows;
-    const found = await source.limit(page.size).offset(page.offset).execute();
-    return { items: found.map(PROJECTS.read), total: t, matching: m };
+    const [total, matches] = await counts;
+    if (matches * matches < (page.offset + page.size) * total) source = ordered(q.selectFrom(base.selectAll().where(matching).offset(0).as('projects')).selectAll());
   }
-  const { items, counts: [t, m] } = await listed(rows, page, PROJECTS.read, counts);
+  const { items, counts: [t, m] } = await listed(source, page, PROJECTS.read, counts);
   return { items, total: t, matching: m };
 }
