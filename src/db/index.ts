@@ -2,6 +2,7 @@
 import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import { Generation, listeningFeed, localFeed, watchWrites, type ChangeFeed } from './changes.ts';
+import { readDirectly } from './compiled.ts';
 import { openSqlite } from './sqlite.ts';
 import type { Schema } from './schema.ts';
 
@@ -185,7 +186,21 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     const feed = localFeed(generation);
-    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: openSqlite(file) }), log, plugins: [watchWrites(generation, feed.answered)] });
+    const sqlite = openSqlite(file);
+    const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }), log, plugins: [watchWrites(generation, feed.answered)] });
+    readDirectly(db, (query) => {
+      // Another request's transaction holds the connection: wait for it, as Kysely would. Out of
+      // one, the statement runs to completion before anything else can touch the connection.
+      if (sqlite.inTransaction) return db.executeQuery(query).then((r) => r.rows);
+      try {
+        const rows = sqlite.prepare(query.sql).all(query.parameters) as never[];
+        onQuery?.(query.sql);
+        return rows;
+      } catch (error) {
+        countError(error);
+        throw error;
+      }
+    });
     return wrap('sqlite', db, () => ({ errors: counters.errors, pool: null }), generation, feed);
   }
   const config = postgresPoolConfig(url, options);
@@ -193,7 +208,23 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   const stats = () => ({ errors: counters.errors, pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
   const feed = listeningFeed(generation, config, countError);
   const plugins = [watchWrites(generation, feed.answered)];
-  return wrap('postgres', new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log, plugins }), stats, generation, feed);
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log, plugins });
+  readDirectly(db, async (query) => {
+    // pool.connect, then client.query(text, values): the same path as Kysely's, named statements included.
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query(query.sql, query.parameters as unknown[]);
+      feed.answered();
+      onQuery?.(query.sql);
+      return rows as never[];
+    } catch (error) {
+      countError(error);
+      throw error;
+    } finally {
+      client.release();
+    }
+  });
+  return wrap('postgres', db, stats, generation, feed);
 }
 
 function wrap(dialect: Dialect, db: Kysely<Schema>, stats: () => DatabaseStats, generation: Generation, changes: ChangeFeed): Database {

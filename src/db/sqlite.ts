@@ -33,7 +33,15 @@ class Statement implements SqliteStatement {
 
 const STATEMENT_CACHE_SIZE = 256;
 
-export function openSqlite(file: string): SqliteDatabase & { exec(sql: string): void } {
+export interface Sqlite extends SqliteDatabase {
+  exec(sql: string): void;
+  /** A statement from the same cache Kysely's queries use. */
+  prepare(sql: string): Statement;
+  /** True between BEGIN and COMMIT or ROLLBACK on this connection. */
+  readonly inTransaction: boolean;
+}
+
+export function openSqlite(file: string): Sqlite {
   if (file !== ':memory:') {
     ensurePrivateDirectory(path.dirname(file));
     // SQLite would create the file 0644; it gives its -wal and -shm files the mode of the
@@ -72,5 +80,8 @@ export function openSqlite(file: string): SqliteDatabase & { exec(sql: string): 
       return statement;
     },
     exec: (sql: string) => db.exec(sql),
+    get inTransaction() {
+      return db.isTransaction;
+    },
   };
 }

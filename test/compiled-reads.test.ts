@@ -1,0 +1,61 @@
+// Compiled reads (db/compiled.ts) run on the driver itself, outside Kysely's executor. They must
+// still be logged like every other statement, and must never run inside another request's open
+// transaction: on SQLite there is one connection, and a read slipped into someone else's
+// transaction would see writes that may yet be rolled back.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { sql } from 'kysely';
+import { suite } from './helpers/harness.ts';
+import { assertStatus } from './helpers/assert.ts';
+import { createProject } from './helpers/projects.ts';
+import { findProjectWithCounts } from '../src/projects/store.ts';
+
+suite('compiled reads', (ctx) => {
+  it('answer in one statement, seen by the query log, with the counts beside the row', async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org, { name: 'compiled-one' });
+    const res = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, org.owner.token, {
+      data: { type: 'workspaces', attributes: { name: 'compiled-ws' }, relationships: { project: { data: { type: 'projects', id: project.id } } } },
+    });
+    assertStatus(res, 201);
+    const { result, statements } = await ctx.statementsOf(() => findProjectWithCounts(ctx.database.db, project.id));
+    assert.equal(statements.length, 1, statements.join('\n'));
+    assert.match(statements[0]!, /from "projects"/);
+    assert.equal(result?.project.name, 'compiled-one');
+    assert.equal(result?.workspaceCount, 1);
+    assert.equal(result?.teamCount, 0);
+    assert.equal(await findProjectWithCounts(ctx.database.db, 'prj-doesnotexist000'), undefined);
+  });
+
+  it('wait for a transaction in progress and never see what it rolls back', async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org, { name: 'before-rollback' });
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const rolledBack = ctx.database
+      .transaction(async (trx) => {
+        await sql`UPDATE projects SET name = 'uncommitted' WHERE id = ${project.id}`.execute(trx);
+        wrote();
+        await released;
+        throw new Error('roll back');
+      })
+      .then(
+        () => assert.fail('the transaction should have rolled back'),
+        (e: Error) => assert.equal(e.message, 'roll back'),
+      );
+    await written;
+    // Started while the transaction holds its write, answered after it is gone.
+    const read = findProjectWithCounts(ctx.database.db, project.id);
+    const during = await Promise.race([read.then((r) => r?.project.name), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 50))]);
+    if (ctx.dialect === 'sqlite') assert.equal(during, 'still waiting', 'a read on the one SQLite connection waits for the open transaction');
+    else assert.equal(during, 'before-rollback', 'PostgreSQL reads on another connection, under its own snapshot');
+    release();
+    await rolledBack;
+    assert.equal((await read)?.project.name, 'before-rollback');
+    const shown = await ctx.get(`/api/v2/projects/${project.id}`, org.owner.token);
+    assertStatus(shown, 200);
+    assert.equal(shown.body.data.attributes.name, 'before-rollback');
+  });
+});
