@@ -57,8 +57,8 @@ export interface Proc {
 
 /**
  * The Node flags and environment `npm start` gives the server (package.json), so the bench
- * measures what runs: a smaller young generation (--max-semi-space-size) and two malloc arenas
- * (MALLOC_ARENA_MAX) keep peak RSS down at no measured cost.
+ * measures what runs: the heap limits, the malloc arenas and the compile cache that keep peak RSS
+ * down (the README's Performance section says what each does).
  */
 function startScript(): { flags: string[]; env: Record<string, string> } {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
