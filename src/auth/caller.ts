@@ -29,8 +29,10 @@ export class Caller {
     this.#loadGrants = loadGrants;
   }
 
-  async standing(org: OrganizationRef): Promise<Standing> {
-    return (await this.standings([org]))[0]!;
+  standing(org: OrganizationRef): Promise<Standing> {
+    // Asked again for the same organization within a request (or once the first ask is under
+    // way): the same promise, without the batching around it.
+    return this.#cache.get(org.id) ?? this.standings([org]).then((s) => s[0]!);
   }
 
   /** Standings for several organizations at once: one query for all that are not cached yet. */
