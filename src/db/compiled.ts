@@ -3,24 +3,11 @@
 // changes needs neither more than once. The query stays written with the query builder, typed,
 // in the store that owns it: `compiledOnce` runs the builder once with stand-in values, finds
 // where they landed among the compiled parameters, and from then on only swaps in the values.
-//
-// Outside a transaction the compiled query also skips Kysely's executor: its connection
-// hand-off, plugins and result transforms were a promise chain costing more than the statement
-// on SQLite. `openDatabase` registers a reader for its handle that runs the statement on the
-// driver itself, keeping what the executor did for such a read (query log, error count).
+// Outside a transaction it also skips Kysely's executor (direct-reads.ts).
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { directReader } from './direct-reads.ts';
 import type { Queryable } from './index.ts';
 import type { Schema } from './schema.ts';
-
-/** Runs a compiled read on a database's root handle, outside any transaction. */
-export type DirectReader = <Row>(query: CompiledQuery<Row>) => Row[] | Promise<Row[]>;
-
-const readers = new WeakMap<Kysely<Schema>, DirectReader>();
-
-/** Called once by `openDatabase`: compiled reads on `db` go through `reader`. */
-export function readDirectly(db: Kysely<Schema>, reader: DirectReader): void {
-  readers.set(db, reader);
-}
 
 /**
  * `build` must pass each argument through unchanged as one bound parameter (an id compared with
@@ -43,7 +30,7 @@ export function compiledOnce<Args extends string[], Row>(build: (q: Queryable, .
     }
     const { compiled, slots } = entry;
     const query: CompiledQuery<Row> = { ...compiled, parameters: compiled.parameters.map((p, i) => (slots[i]! >= 0 ? args[slots[i]!] : p)) };
-    const reader = readers.get(db);
+    const reader = directReader(db);
     return reader ? reader(query) : (await db.executeQuery(query)).rows;
   };
 }

@@ -2,7 +2,7 @@
 import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import { Generation, listeningFeed, localFeed, watchWrites, type ChangeFeed } from './changes.ts';
-import { readDirectly } from './compiled.ts';
+import { readDirectly } from './direct-reads.ts';
 import { openSqlite } from './sqlite.ts';
 import type { Schema } from './schema.ts';
 
