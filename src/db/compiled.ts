@@ -5,7 +5,7 @@
 // where they landed among the compiled parameters, and from then on only swaps in the values.
 // Outside a transaction it also skips Kysely's executor (direct-reads.ts).
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
-import { directReader } from './direct-reads.ts';
+import { directReader, type DirectReader } from './direct-reads.ts';
 import type { Queryable } from './index.ts';
 import type { Schema } from './schema.ts';
 
@@ -15,7 +15,7 @@ import type { Schema } from './schema.ts';
  * handle) the builder runs as usual.
  */
 export function compiledOnce<Args extends string[], Row>(build: (q: Queryable, ...args: Args) => Compilable<Row>) {
-  const cache = new WeakMap<Kysely<Schema>, { compiled: CompiledQuery<Row>; slots: number[] }>();
+  const cache = new WeakMap<Kysely<Schema>, { compiled: CompiledQuery<Row>; slots: number[]; reader: DirectReader | undefined }>();
   return async (q: Queryable, ...args: Args): Promise<Row[]> => {
     if (q.isTransaction) return (await q.executeQuery(build(q, ...args))).rows;
     const db = q as Kysely<Schema>;
@@ -25,12 +25,12 @@ export function compiledOnce<Args extends string[], Row>(build: (q: Queryable, .
       const compiled = build(db, ...markers).compile();
       const slots = compiled.parameters.map((p) => markers.indexOf(p as string));
       if (slots.filter((s) => s >= 0).length !== args.length) throw new Error('compiledOnce: every argument must be exactly one parameter');
-      entry = { compiled, slots };
+      // The handle's reader is registered when it is opened, before any query: looked up once.
+      entry = { compiled, slots, reader: directReader(db) };
       cache.set(db, entry);
     }
-    const { compiled, slots } = entry;
+    const { compiled, slots, reader } = entry;
     const query: CompiledQuery<Row> = { ...compiled, parameters: compiled.parameters.map((p, i) => (slots[i]! >= 0 ? args[slots[i]!] : p)) };
-    const reader = directReader(db);
     return reader ? reader(query) : (await db.executeQuery(query)).rows;
   };
 }
