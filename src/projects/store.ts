@@ -217,7 +217,8 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
     const direction = f.sort.descending ? 'desc' : 'asc';
     return query.orderBy(sql`lower(name)`, direction).orderBy('id', direction) as Q;
   };
-  const rows = ordered(base.selectAll().where(matching));
+  const matched = base.selectAll().where(matching);
+  const rows = ordered(matched);
   const filtered = required.length > 0 || names !== null || Boolean(f.search);
   const count = (query: typeof base) => query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n));
   // A caller who sees every project, searching one or two characters (too short for the trigram
@@ -242,7 +243,7 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   const trigramSearch = !fts && names === null && [...(f.search ?? '')].length >= TRIGRAM;
   if (trigramSearch && page) {
     const [total, matches] = await counts;
-    if (matches * matches < (page.offset + page.size) * total) source = ordered(q.selectFrom(base.selectAll().where(matching).offset(0).as('projects')).selectAll());
+    if (matches * matches < (page.offset + page.size) * total) source = ordered(q.selectFrom(matched.offset(0).as('projects')).selectAll());
   }
   const { items, counts: [t, m] } = await listed(source, page, PROJECTS.read, counts);
   return { items, total: t, matching: m };
