@@ -1,0 +1,50 @@
+// The SQLite adapter (db/sqlite.ts) reads rows as arrays and builds the row objects itself. These
+// are the rules node:sqlite's own row objects followed, which every store relies on.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { openSqlite } from '../src/db/sqlite.ts';
+
+describe('SQLite rows', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-sqlite-rows-'));
+  const db = openSqlite(path.join(dir, 'rows.db'));
+  after(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  db.exec("create table t (id text primary key, n integer, flag integer, note text); insert into t values ('a', 1, 1, null), ('b', 2, 0, 'x')");
+
+  it('come as objects keyed by column name, with their values as stored', () => {
+    const rows = db.prepare('select * from t order by id').all([]);
+    assert.deepEqual(rows, [
+      { id: 'a', n: 1, flag: 1, note: null },
+      { id: 'b', n: 2, flag: 0, note: 'x' },
+    ]);
+    assert.deepEqual([...db.prepare('select id from t where n > ? order by id').iterate([0])], [{ id: 'a' }, { id: 'b' }]);
+    // Booleans bind as 0 and 1; undefined as null.
+    assert.deepEqual(db.prepare('select id from t where flag = ? and (? is null)').all([true, undefined]), [{ id: 'a' }]);
+  });
+
+  it('take the last column of a name that occurs twice', () => {
+    assert.deepEqual(db.prepare("select 'first' as v, 'second' as v").all([]), [{ v: 'second' }]);
+  });
+
+  it('follow a table whose columns changed under a cached statement', () => {
+    const query = 'select * from t where id = ?';
+    assert.deepEqual(db.prepare(query).all(['a']), [{ id: 'a', n: 1, flag: 1, note: null }]);
+    db.exec("alter table t add column extra text not null default 'e'");
+    // The same cached statement: SQLite prepared it again, with one column more.
+    assert.deepEqual(db.prepare(query).all(['a']), [{ id: 'a', n: 1, flag: 1, note: null, extra: 'e' }]);
+  });
+
+  it('leave statements that return nothing as writers', () => {
+    const insert = db.prepare("insert into t (id, n, flag) values (?, ?, ?)");
+    assert.equal(insert.reader, false);
+    assert.equal(insert.run(['c', 3, false]).changes, 1);
+    const returning = db.prepare('delete from t where id = ? returning id, n');
+    assert.equal(returning.reader, true);
+    assert.deepEqual(returning.all(['c']), [{ id: 'c', n: 3 }]);
+  });
+});
