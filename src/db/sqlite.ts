@@ -72,12 +72,15 @@ export function openSqlite(file: string): Sqlite {
     for (const suffix of ['-wal', '-shm']) ensurePrivateFile(file + suffix, { create: false });
   }
   const db = new DatabaseSync(file);
+  // First: every statement after it, the journal mode included, waits for a lock another process
+  // holds (a `hangar` command closing the database checkpoints under an exclusive lock) instead
+  // of failing at once with "database is locked".
+  db.exec('PRAGMA busy_timeout = 5000');
   // WAL lets the CLI and the server share the file; NORMAL sync keeps every committed write
   // across a process crash (only an OS crash can lose the newest transactions).
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA foreign_keys = ON');
-  db.exec('PRAGMA busy_timeout = 5000');
   // Deleted and overwritten content is zeroed, not left in free space (see Database.scrub).
   db.exec('PRAGMA secure_delete = ON');
   // Kysely prepares every query afresh, and preparing was a quarter of a request's CPU time.

@@ -1,6 +1,8 @@
-// The SQLite adapter (db/sqlite.ts) reads rows as arrays and builds the row objects itself. These
-// are the rules node:sqlite's own row objects followed, which every store relies on.
+// The SQLite adapter (db/sqlite.ts): opening a file another process holds locked, and the row
+// objects it builds itself from arrays, by the rules node:sqlite's own row objects followed.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,5 +48,41 @@ describe('SQLite rows', () => {
     const returning = db.prepare('delete from t where id = ? returning id, n');
     assert.equal(returning.reader, true);
     assert.deepEqual(returning.all(['c']), [{ id: 'c', n: 3 }]);
+  });
+});
+
+describe('opening SQLite', () => {
+  it('waits for a lock another process holds instead of failing with "database is locked"', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hangar-sqlite-lock-'));
+    const file = path.join(dir, 'locked.db');
+    try {
+      // Another process holds the file exclusively for a moment, as a `hangar` command does while
+      // it checkpoints on closing; the journal mode cannot be read, let alone set, until it lets go.
+      const holder = spawn(
+        process.execPath,
+        [
+          '-e',
+          `const { DatabaseSync } = require('node:sqlite');
+           const db = new DatabaseSync(process.argv[1]);
+           db.exec('create table t (x); begin exclusive; insert into t values (1)');
+           console.log('locked');
+           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+           db.exec('commit'); db.close();`,
+          file,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const [first] = (await once(holder.stdout!, 'data')) as [Buffer];
+      assert.equal(first.toString().trim(), 'locked');
+      const db = openSqlite(file);
+      try {
+        assert.deepEqual(db.prepare('select x from t').all([]), [{ x: 1 }]);
+      } finally {
+        db.close();
+      }
+      await once(holder, 'exit');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
