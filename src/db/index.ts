@@ -13,7 +13,11 @@ export type Queryable = Kysely<Schema> | Transaction<Schema>;
 export interface Database {
   readonly dialect: Dialect;
   readonly db: Kysely<Schema>;
-  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  /**
+   * Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws.
+   * `fn` may run more than once: PostgreSQL aborts one of two deadlocked transactions, and it is
+   * run again (runAgainIfAborted). So `fn` changes nothing but the database.
+   */
   transaction<T>(fn: (trx: Transaction<Schema>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /** For /metrics: read at scrape time, so requests pay nothing for it. */
@@ -227,13 +231,39 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   return wrap('postgres', db, stats, generation, feed);
 }
 
+/**
+ * SQLSTATEs of a transaction PostgreSQL aborted for what others did at the same moment, not for
+ * anything wrong with it: a deadlock (two renames swapping names wait on each other's entry in
+ * the unique index of names, and no lock order can prevent that) and a serialization failure.
+ */
+const ABORTED_BY_OTHERS = new Set(['40P01', '40001']);
+const TRANSACTION_ATTEMPTS = 3;
+
+/**
+ * Runs a transaction again when PostgreSQL aborted it for a conflict with another one: by then
+ * the other has finished, so the next attempt sees its outcome (a name now taken answers 422,
+ * as if the two had come one after the other). Everything a transaction does is in the database
+ * and was rolled back, so running its function again is safe. Past the last attempt the error
+ * stands, and is answered 503 (isDatabaseUnavailable).
+ */
+async function runAgainIfAborted<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= TRANSACTION_ATTEMPTS || typeof code !== 'string' || !ABORTED_BY_OTHERS.has(code)) throw error;
+    }
+  }
+}
+
 function wrap(dialect: Dialect, db: Kysely<Schema>, stats: () => DatabaseStats, generation: Generation, changes: ChangeFeed): Database {
   return {
     dialect,
     db,
     transaction: async (fn) => {
       const before = generation.value;
-      const result = await db.transaction().execute(fn);
+      const result = await runAgainIfAborted(() => db.transaction().execute(fn));
       // A watched write committed just now: what was loaded while it was pending is old.
       if (generation.value !== before) generation.bump();
       return result;
@@ -289,8 +319,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = typeof e.code === 'string' ? e.code : '';
   // SQLSTATE: connection exceptions (08…), admin/crash shutdown, starting up, idle-session
   // ends (57P0x), statement timeout (57014), idle-in-transaction timeout (25P03), and
-  // insufficient resources such as too many connections (53…).
-  if (/^(08...|57P0[1235]|57014|25P03|53...)$/.test(code)) return true;
+  // insufficient resources such as too many connections (53…); and a transaction aborted by a
+  // deadlock or a serialization failure (40P01, 40001) that ran out of attempts.
+  if (/^(08...|57P0[1235]|57014|25P03|53...|40P01|40001)$/.test(code)) return true;
   if (NETWORK_CODES.has(code)) return true;
   // node:sqlite: SQLITE_BUSY (and its extended codes) after busy_timeout.
   if (code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' && (e.errcode & 0xff) === 5) return true;
