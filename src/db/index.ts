@@ -237,6 +237,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
  * the unique index of names, and no lock order can prevent that) and a serialization failure.
  */
 const ABORTED_BY_OTHERS = new Set(['40P01', '40001']);
+const abortedByOthers = (error: unknown) => ABORTED_BY_OTHERS.has((error as { code?: string } | null)?.code ?? '');
 const TRANSACTION_ATTEMPTS = 3;
 
 /**
@@ -251,8 +252,7 @@ async function runAgainIfAborted<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      if (attempt >= TRANSACTION_ATTEMPTS || typeof code !== 'string' || !ABORTED_BY_OTHERS.has(code)) throw error;
+      if (attempt >= TRANSACTION_ATTEMPTS || !abortedByOthers(error)) throw error;
     }
   }
 }
@@ -319,9 +319,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = typeof e.code === 'string' ? e.code : '';
   // SQLSTATE: connection exceptions (08…), admin/crash shutdown, starting up, idle-session
   // ends (57P0x), statement timeout (57014), idle-in-transaction timeout (25P03), and
-  // insufficient resources such as too many connections (53…); and a transaction aborted by a
-  // deadlock or a serialization failure (40P01, 40001) that ran out of attempts.
-  if (/^(08...|57P0[1235]|57014|25P03|53...|40P01|40001)$/.test(code)) return true;
+  // insufficient resources such as too many connections (53…).
+  if (/^(08...|57P0[1235]|57014|25P03|53...)$/.test(code)) return true;
+  // A transaction aborted by a deadlock or a serialization failure that ran out of attempts.
+  if (abortedByOthers(e)) return true;
   if (NETWORK_CODES.has(code)) return true;
   // node:sqlite: SQLITE_BUSY (and its extended codes) after busy_timeout.
   if (code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' && (e.errcode & 0xff) === 5) return true;
