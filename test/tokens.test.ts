@@ -110,6 +110,19 @@ suite('user API tokens', (ctx) => {
     await ctx.database.db.updateTable('auth_tokens').set({ expired_at: '2001-01-01T00:00:00.000Z' }).where('id', '=', expiring.body.data.id).execute();
     assertError(await ctx.get('/api/v2/account/details', expSecret), 401);
   });
+
+  it('refuses a token once its expiry passes, though nothing was written since it was last accepted', async () => {
+    const user = await ctx.user();
+    const expiresAt = Date.now() + 1_500;
+    const created = await ctx.post(`/api/v2/users/${user.id}/authentication-tokens`, user.token, tokenBody({ 'expired-at': new Date(expiresAt).toISOString() }));
+    assertStatus(created, 201);
+    const secret = created.body.data.attributes.token;
+    // Twice: the second is answered from the token cache, which the third must not trust blindly.
+    assertStatus(await ctx.get('/api/v2/account/details', secret), 200);
+    assertStatus(await ctx.get('/api/v2/account/details', secret), 200);
+    await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 50));
+    assertError(await ctx.get('/api/v2/account/details', secret), 401);
+  });
 });
 
 suite('organization token', (ctx) => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { errors } from '../jsonapi/errors.ts';
 import { Caller, type TeamGrantLoader } from './caller.ts';
 import type { AgentPrincipal, Principal } from './principal.ts';
@@ -16,30 +16,61 @@ function bearerSecret(request: FastifyRequest): string | null {
  */
 export type Admission = (request: FastifyRequest, reply: FastifyReply, who: Principal | AgentPrincipal | null) => Promise<void>;
 
-/** Every request in the scope must carry a valid user or organization token; else 401. */
-export function requireBearerToken(
-  app: FastifyInstance,
-  deps: { authenticate: (secret: string) => Promise<Principal | null>; grants: TeamGrantLoader; admit?: Admission },
-): void {
-  app.addHook('onRequest', async (request, reply) => {
+/** Bearer secret → who it stands for (tokens/service.ts). */
+export interface Authenticator<P> {
+  /**
+   * The answer when it is known without waiting (a cached token whose use needs no recording):
+   * most requests, served without a promise. Undefined: ask `later`.
+   */
+  now(secret: string): P | undefined;
+  /** The answer in full, querying and recording the token's use as needed; null: no such usable token. */
+  later(secret: string): Promise<P | null>;
+}
+
+/**
+ * The onRequest hook of an authenticated scope: `accept` records who is calling on the request.
+ * A hook that takes a callback, not a promise: the authentication of nearly every request is
+ * known at once (the token cache), and a promise chain per request cost more than the lookup.
+ */
+function tokenHook<P extends Principal | AgentPrincipal>(
+  authenticator: Authenticator<P>,
+  admit: Admission | undefined,
+  accept: (request: FastifyRequest, who: P) => void,
+): onRequestHookHandler {
+  async function inFull(request: FastifyRequest, reply: FastifyReply, secret: string | null): Promise<void> {
+    const who = secret ? await authenticator.later(secret) : null;
+    if (who) accept(request, who);
+    if (admit) await admit(request, reply, who);
+    if (!who) throw errors.unauthorized();
+  }
+  return (request, reply, done) => {
     const secret = bearerSecret(request);
-    const principal = secret ? await deps.authenticate(secret) : null;
-    if (principal) request.caller = new Caller(principal, deps.grants);
-    if (deps.admit) await deps.admit(request, reply, principal);
-    if (!principal) throw errors.unauthorized();
-  });
+    // Admission (rate limits, failure counts) may need to wait, so it always takes the full path.
+    const known = secret !== null && !admit ? authenticator.now(secret) : undefined;
+    if (known) {
+      accept(request, known);
+      return done();
+    }
+    inFull(request, reply, secret).then(() => done(), done);
+  };
+}
+
+/** Every request in the scope must carry a valid user or organization token; else 401. */
+export function requireBearerToken(app: FastifyInstance, deps: { authenticate: Authenticator<Principal>; grants: TeamGrantLoader; admit?: Admission }): void {
+  app.addHook(
+    'onRequest',
+    tokenHook(deps.authenticate, deps.admit, (request, principal) => {
+      request.caller = new Caller(principal, deps.grants);
+    }),
+  );
 }
 
 /** Every request in the scope must carry a valid agent token (and no other kind); else 401. */
-export function requireAgentToken(
-  app: FastifyInstance,
-  deps: { authenticate: (secret: string) => Promise<AgentPrincipal | null>; admit?: Admission },
-): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const secret = bearerSecret(request);
-    const agent = secret ? await deps.authenticate(secret) : null;
-    if (agent) request.agent = agent;
-    if (deps.admit) await deps.admit(request, reply, agent);
-    if (!agent) throw errors.unauthorized();
-  });
+export function requireAgentToken(app: FastifyInstance, deps: { authenticate: Authenticator<AgentPrincipal>; admit?: Admission }): void {
+  app.addHook(
+    'onRequest',
+    tokenHook(deps.authenticate, deps.admit, (request, agent) => {
+      request.agent = agent;
+    }),
+  );
 }

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import { authorize, can } from '../auth/authorize.ts';
+import type { Authenticator } from '../auth/plugin.ts';
 import type { AgentPrincipal, Principal } from '../auth/principal.ts';
 import { actingUserId } from '../auth/principal.ts';
 import { digestSecret, newTokenSecret } from '../auth/secrets.ts';
@@ -67,6 +68,8 @@ interface Authenticated {
   /** What an agent token is at the agent endpoints (null for other kinds). */
   agent: AgentPrincipal | null;
 }
+
+const expired = (entry: Authenticated, at: number) => entry.expiresAt !== null && entry.expiresAt <= at;
 
 const API_KINDS: readonly TokenKind[] = ['user', 'organization', 'team'];
 const AGENT_KINDS: readonly TokenKind[] = ['agent'];
@@ -167,7 +170,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     const entry = await byDigest.get(digest, async () => authenticated(await store.findForAuthentication(db, digest)));
     if (!entry || !accept.includes(entry.kind)) return null;
     const at = Date.now();
-    if (entry.expiresAt !== null && entry.expiresAt <= at) return null;
+    if (expired(entry, at)) return null;
     if (entry.lastUsedAt <= at - LAST_USED_RESOLUTION_MS) {
       // Set first: concurrent requests with the same token then write it once, not each.
       entry.lastUsedAt = at;
@@ -176,19 +179,33 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     return entry;
   }
 
+  /**
+   * `usableToken`'s answer when the cache alone gives it and nothing needs writing: the common
+   * case, answered without a promise (auth/plugin.ts). Undefined: ask `usableToken`, which also
+   * refuses what must be refused.
+   */
+  function readyToken(secret: string, accept: readonly TokenKind[]): Authenticated | undefined {
+    if (!SECRET_SHAPE.test(secret)) return undefined;
+    const entry = byDigest.peek(digestSecret(secret));
+    const at = Date.now();
+    return entry && accept.includes(entry.kind) && !expired(entry, at) && entry.lastUsedAt > at - LAST_USED_RESOLUTION_MS ? entry : undefined;
+  }
+
   return {
     /**
      * Bearer secret → principal for the /api/v2 surface, or null (→ 401). Only user and
      * organization tokens are accepted there; agent tokens authenticate agents elsewhere.
      */
-    async authenticate(secret: string): Promise<Principal | null> {
-      return (await usableToken(secret, API_KINDS))?.principal ?? null;
-    },
+    authenticate: {
+      now: (secret: string): Principal | undefined => readyToken(secret, API_KINDS)?.principal ?? undefined,
+      later: async (secret: string): Promise<Principal | null> => (await usableToken(secret, API_KINDS))?.principal ?? null,
+    } satisfies Authenticator<Principal>,
 
     /** Bearer secret → the agent pool it stands for, for the agent endpoints; null (→ 401) otherwise. */
-    async authenticateAgent(secret: string): Promise<AgentPrincipal | null> {
-      return (await usableToken(secret, AGENT_KINDS))?.agent ?? null;
-    },
+    authenticateAgent: {
+      now: (secret: string): AgentPrincipal | undefined => readyToken(secret, AGENT_KINDS)?.agent ?? undefined,
+      later: async (secret: string): Promise<AgentPrincipal | null> => (await usableToken(secret, AGENT_KINDS))?.agent ?? null,
+    } satisfies Authenticator<AgentPrincipal>,
 
     /** Lets a domain decide who may read and destroy tokens of its kind. */
     registerAccessRule(kind: TokenKind, rule: TokenAccessRule) {
