@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { redactUrl } from '../src/ops/logging.ts';
-import { suite, type TestContext } from './helpers/harness.ts';
+import { suite, unique, type TestContext } from './helpers/harness.ts';
 import { assertStatus } from './helpers/assert.ts';
 import { agentCall, poolWithToken, registerAgent } from './helpers/agents.ts';
 
@@ -45,6 +45,16 @@ suite('request log', (ctx) => {
     assert.equal(line.organization, org.name);
     assert.equal(line.url, `/api/v2/organizations/${org.name}?token=[REDACTED]`);
     assert.equal(lines(ctx, from).filter((l) => l.msg === 'incoming request').length, 0, 'one line per request, not two');
+  });
+
+  it('names the organization on every request, also once the caller\'s rights there are known from an earlier one', async () => {
+    const org = await ctx.organization();
+    const project = await ctx.post(`/api/v2/organizations/${org.name}/projects`, org.owner.token, { data: { type: 'projects', attributes: { name: unique('p') } } });
+    for (let i = 0; i < 3; i++) {
+      const from = ctx.logs.length;
+      assertStatus(await ctx.get(`/api/v2/projects/${project.body.data.id}`, org.owner.token), 200);
+      assert.equal(completed(ctx, from, '/api/v2/projects/:project_id').organization, org.name, `request ${i + 1}`);
+    }
   });
 
   it('names the organization of an organization token and the pool of an agent', async () => {

@@ -1,6 +1,7 @@
 // The authenticated caller of one request. Services take a Caller and ask it for the caller's
 // standing in an organization; the answer is loaded once per organization per request.
 import type { Principal } from './principal.ts';
+import { PrincipalMemo } from './principal-memo.ts';
 import { emptyAccess, fullAccess, type OrganizationAccess } from '../grants.ts';
 import { normaliseAccess, type Standing } from './organization.ts';
 
@@ -18,10 +19,19 @@ export interface TeamGrant {
 /** Loads the teams a user belongs to in the given organizations (one query), by organization id. */
 export type TeamGrantLoader = (userId: string, organizationIds: readonly string[]) => Promise<Map<string, TeamGrant[]>>;
 
+/** Shared between requests, so nothing may change it. */
+function frozen(standing: Standing): Standing {
+  Object.freeze(standing.access);
+  Object.freeze(standing.teamIds);
+  return Object.freeze(standing);
+}
+
+/** Standings by organization id, kept per principal (principal-memo.ts says for how long). */
+const standingsOf = new PrincipalMemo<Standing>(1_000);
+
 export class Caller {
   readonly principal: Principal;
   readonly #loadGrants: TeamGrantLoader;
-  readonly #cache = new Map<string, Promise<Standing>>();
   readonly #names: string[] = [];
 
   constructor(principal: Principal, loadGrants: TeamGrantLoader) {
@@ -30,24 +40,32 @@ export class Caller {
   }
 
   standing(org: OrganizationRef): Promise<Standing> {
-    // Asked again for the same organization within a request (or once the first ask is under
-    // way): the same promise, without the batching around it.
-    return this.#cache.get(org.id) ?? this.standings([org]).then((s) => s[0]!);
+    // Known already (from this request or an earlier one of the same principal): the same
+    // promise, without the batching around it.
+    const known = standingsOf.get(this.principal, org.id);
+    if (!known) return this.standings([org]).then((s) => s[0]!);
+    this.asked(org);
+    return known;
   }
 
-  /** Standings for several organizations at once: one query for all that are not cached yet. */
+  /** Standings for several organizations at once: one query for all that are not known yet. */
   standings(orgs: readonly OrganizationRef[]): Promise<Standing[]> {
-    const missing = orgs.filter((o) => !this.#cache.has(o.id));
+    const answers = orgs.map((o) => standingsOf.get(this.principal, o.id));
+    const missing = orgs.filter((_, i) => !answers[i]);
     if (missing.length > 0) {
       const grants = this.principal.kind === 'user' && !this.principal.user.isSiteAdmin
         ? this.#loadGrants(this.principal.user.id, missing.map((o) => o.id))
         : Promise.resolve(new Map<string, TeamGrant[]>());
-      for (const org of missing) {
-        this.#cache.set(org.id, grants.then((g) => this.#resolve(org, g.get(org.id) ?? [])));
-        this.#names.push(org.name);
-      }
+      const loaded = new Map(missing.map((org) => [org.id, standingsOf.set(this.principal, org.id, grants.then((g) => frozen(this.#resolve(org, g.get(org.id) ?? []))))]));
+      orgs.forEach((o, i) => (answers[i] ??= loaded.get(o.id)));
     }
-    return Promise.all(orgs.map((o) => this.#cache.get(o.id)!));
+    for (const org of orgs) this.asked(org);
+    return Promise.all(answers as Promise<Standing>[]);
+  }
+
+  /** Notes that this request concerns `org`, for the request log (answers known before ask nothing else). */
+  asked(org: OrganizationRef): void {
+    if (!this.#names.includes(org.name)) this.#names.push(org.name);
   }
 
   /**

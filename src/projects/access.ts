@@ -3,6 +3,7 @@
 // them). The projects service builds on this, and so do the domains that must not depend on it.
 import type { Caller } from '../auth/caller.ts';
 import { authorize, type ActionOn } from '../auth/authorize.ts';
+import { PrincipalMemo } from '../auth/principal-memo.ts';
 import type { Standing } from '../auth/organization.ts';
 import { needsGrants, projectAuthority, type ProjectAuthority, type ProjectGrantLoader } from '../auth/project-scope.ts';
 import type { Database, Queryable } from '../db/index.ts';
@@ -26,8 +27,12 @@ export interface FoundProject {
   grants: readonly ProjectGrant[];
 }
 
+type ProjectRights = Omit<FoundProject, 'project'>;
+
 export function createProjectAccess(deps: { database: Database; organizationLookup: OrganizationLookup; grants: ProjectGrantLoader }) {
   const db = deps.database.db;
+  /** Rights by project id, kept per principal (auth/principal-memo.ts says for how long). */
+  const rightsOf = new PrincipalMemo<ProjectRights>(1_000);
 
   /** The grants the caller's teams hold on each project: one query, none when grants cannot matter. */
   async function heldGrants(q: Queryable, standing: Standing, projectIds: readonly string[]): Promise<Map<string, ProjectGrant[]>> {
@@ -46,12 +51,21 @@ export function createProjectAccess(deps: { database: Database; organizationLook
     return authorized(caller, project, action);
   }
 
+  /** The caller's standing, grants and authority for a project (404 when it is no member of the organization). */
+  async function rights(caller: Caller, project: Project): Promise<ProjectRights> {
+    const { org, standing } = await deps.organizationLookup.findById(caller, project.organizationId);
+    const grants = Object.freeze((await heldGrants(db, standing, [project.id])).get(project.id) ?? []);
+    return Object.freeze({ org, standing, grants, authority: Object.freeze(projectAuthority(standing, project, grants)) });
+  }
+
   /** `find`, for a project row already read (undefined: none): the caller's standing, grants and authority, checked. */
   async function authorized(caller: Caller, project: Project | undefined, action: ProjectAction = 'read-project'): Promise<FoundProject> {
     if (!project) throw errors.notFound();
-    const { org, standing } = await deps.organizationLookup.findById(caller, project.organizationId);
-    const grants = (await heldGrants(db, standing, [project.id])).get(project.id) ?? [];
-    const found = { project, org, standing, grants, authority: projectAuthority(standing, project, grants) };
+    // What decides them (the organization, the caller's teams and their grants, whether the
+    // project is the default one) outlives the principal only through a write that replaces it.
+    const known = rightsOf.get(caller.principal, project.id);
+    const found = { project, ...(await (known ?? rightsOf.set(caller.principal, project.id, rights(caller, project)))) };
+    if (known) caller.asked(found.org);
     authorize(found, action);
     return found;
   }
