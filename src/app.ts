@@ -106,6 +106,13 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     // A path parameter may be as long as the longest name a URL carries, and no longer (414).
     routerOptions: { querystringParser: parseQuery, maxParamLength: URL_NAME_MAX },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Answers are written with JSON.stringify, not with serializers compiled from the response
+  // schemas. Those schemas are open (jsonapi/schemas.ts), so a compiled serializer walks every
+  // object's keys for members it does not name and builds its text piece by piece, which the
+  // socket write then has to flatten: more work and garbage than JSON.stringify, for the same
+  // text (bench/, README). The schemas still describe every answer in the OpenAPI document, and
+  // test/openapi.test.ts checks each endpoint's real answers against them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Plugins and routes inherit the root's `log`; request lines are written by an onResponse
   // hook, only when `info` is on.
   const log = createLogger(logger ?? { level: config.logLevel, redact: REDACTED_LOG_PATHS });
@@ -165,7 +172,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
       await api.register(async (uploads) => stateUploadRoutes(uploads as unknown as Api, services, limits.anonymous));
 
       await api.register(async (authenticated) => {
-        requireBearerToken(authenticated, { authenticate: (s) => services.tokens.authenticate(s), grants: services.teams.grants, admit: limits.admit });
+        requireBearerToken(authenticated, { authenticate: services.tokens.authenticate, grants: services.teams.grants, admit: limits.admit });
         requireJsonApiRequests(authenticated);
         const typed = authenticated as unknown as Api;
         await usersRoutes(typed, services);
@@ -200,7 +207,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   // Where agents talk to Hangar: plain JSON, and only agent tokens authenticate here.
   await app.register(
     async (agentApi) => {
-      requireAgentToken(agentApi, { authenticate: (s) => services.tokens.authenticateAgent(s), admit: limits.admit });
+      requireAgentToken(agentApi, { authenticate: services.tokens.authenticateAgent, admit: limits.admit });
       plainJsonScope(agentApi);
       await agentEndpointRoutes(agentApi as unknown as Api, services);
     },
