@@ -2,3 +2,18 @@
 export function now(): string {
   return new Date().toISOString();
 }
+
+let stampedAt = NaN;
+let stamp = '';
+
+/**
+ * `new Date(ms).toISOString()`, remembered for the last millisecond asked: an endpoint that
+ * stamps thousands of answers a second (the agent heartbeat) formats each millisecond once.
+ */
+export function isoAt(ms: number): string {
+  if (ms !== stampedAt) {
+    stamp = new Date(ms).toISOString();
+    stampedAt = ms;
+  }
+  return stamp;
+}

@@ -53,8 +53,9 @@ export async function agentEndpointRoutes(app: Api, { agents }: { agents: Agents
     },
   );
 
-  app.post('/status', { schema: { summary: 'An agent reports its status (its heartbeat)', tags: protocolTags, body: AgentStatusBody, response: responses({ 200: AgentStatusDocument }) } }, async (request) => {
-    const view = await agents.heartbeat(request.agent, { id: request.body.id, status: request.body.status, ipAddress: request.ip });
-    return agentStatusDocument(view);
+  app.post('/status', { schema: { summary: 'An agent reports its status (its heartbeat)', tags: protocolTags, body: AgentStatusBody, response: responses({ 200: AgentStatusDocument }) } }, (request) => {
+    const view = agents.heartbeat(request.agent, { id: request.body.id, status: request.body.status, ipAddress: request.ip });
+    // Most pings are answered without waiting (see the service), and then without a promise.
+    return view instanceof Promise ? view.then(agentStatusDocument) : agentStatusDocument(view);
   });
 }

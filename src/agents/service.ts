@@ -7,7 +7,7 @@ import { newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { Sort } from '../jsonapi/query.ts';
-import { now } from '../time.ts';
+import { isoAt, now } from '../time.ts';
 import * as store from './store.ts';
 import type { Agent, StoredAgentStatus } from './store.ts';
 
@@ -57,6 +57,17 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
 
   deps.pools.countAgentsWith((poolIds) => store.runningCountsByPool(db, poolIds));
 
+  /** A heartbeat that writes the agent's row. */
+  async function record(principal: AgentPrincipal, input: { id: string; status: StoredAgentStatus; ipAddress: string | null }, at: number): Promise<AgentView> {
+    const agent = await store.recordHeartbeat(db, { id: input.id, status: input.status, ipAddress: input.ipAddress, agentPoolId: principal.agentPoolId, at: new Date(at).toISOString() });
+    if (!agent) {
+      written.delete(input.id);
+      throw errors.notFound();
+    }
+    remember(agent, at);
+    return viewOf(agent, at);
+  }
+
   // agent id → its row as this process last wrote it, and when. Only running statuses: a final
   // report (exited, errored) is always written, and an agent that may be deleted is never answered
   // from here (only exited, errored or silent agents can be deleted, and an entry lives less than
@@ -87,8 +98,12 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
       return viewOf(agent);
     },
 
-    /** `POST /api/agent/status`: an agent of the token's pool reports; any other agent id is 404. */
-    async heartbeat(principal: AgentPrincipal, input: { id: string; status: StoredAgentStatus; ipAddress: string | null }): Promise<AgentView> {
+    /**
+     * `POST /api/agent/status`: an agent of the token's pool reports; any other agent id is 404.
+     * Nearly every ping repeats what was written lately and needs no write: that answer comes at
+     * once, not as a promise (the heartbeat is the most frequent request an installation serves).
+     */
+    heartbeat(principal: AgentPrincipal, input: { id: string; status: StoredAgentStatus; ipAddress: string | null }): AgentView | Promise<AgentView> {
       const at = Date.now();
       const last = written.get(input.id);
       if (
@@ -100,15 +115,9 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
       ) {
         // Nothing to write: the agent is told of this ping; the row keeps the last written one.
         // Its status is the one it reports (running, and heard from just now: not silent).
-        return { agent: { ...last.agent, lastPingAt: new Date(at).toISOString() }, status: input.status };
+        return { agent: { ...last.agent, lastPingAt: isoAt(at) }, status: input.status };
       }
-      const agent = await store.recordHeartbeat(db, { id: input.id, status: input.status, ipAddress: input.ipAddress, agentPoolId: principal.agentPoolId, at: new Date(at).toISOString() });
-      if (!agent) {
-        written.delete(input.id);
-        throw errors.notFound();
-      }
-      remember(agent, at);
-      return viewOf(agent, at);
+      return record(principal, input, at);
     },
 
     async list(caller: Caller, poolId: string, sort: Sort<'created-at'> | undefined, page: Page) {
