@@ -1,10 +1,10 @@
 // The API description (GET /api/v2/openapi.json, /docs) and the response schemas behind it.
 //
-// Response schemas serialize every answer, and other work keeps adding attributes, so two things
+// Response schemas describe every answer, and other work keeps adding attributes, so two things
 // are checked on real responses of every endpoint (one request per access-matrix row, as a
 // caller who succeeds, in a world holding one of every resource):
 //  - serialization is lossless: the body is exactly JSON.stringify of what the route returned
-//    (fast-json-stringify would otherwise coerce a null into "" or 0, or drop a member);
+//    (a serializer compiled from the schemas would coerce a null into "" or 0, or drop a member);
 //  - every member of the answer is declared in the route's schema: a missing attribute or
 //    relationship fails here, by name (the open schemas still send it meanwhile).
 import assert from 'node:assert/strict';

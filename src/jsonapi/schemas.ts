@@ -1,13 +1,12 @@
 // Response schemas: the JSON:API pieces every domain's documents are built from (resource
-// envelope, relationships, links, meta.pagination, the error document). Fastify serializes each
-// response through its route's schema, and @fastify/swagger publishes the same schemas as the
-// OpenAPI document.
+// envelope, relationships, links, meta.pagination, the error document). @fastify/swagger
+// publishes them as the OpenAPI document; answers themselves are written with JSON.stringify
+// (app.ts says why), and test/openapi.test.ts checks every endpoint's real answers against them.
 //
-// Every object here is open (`additionalProperties: true`): fast-json-stringify drops members a
-// closed schema does not name, and domains keep adding attributes. An attribute a serializer
-// sends and a schema forgets is therefore still answered; test/openapi.test.ts is what fails,
-// naming it. Nullable values use type arrays rather than anyOf, which the serializer would have
-// to resolve by validating each value.
+// Every object here is open (`additionalProperties: true`), and domains keep adding attributes:
+// an attribute a serializer sends and a schema forgets is still answered, and the test is what
+// fails, naming it. Nullable values use type arrays rather than anyOf, which reads more plainly
+// in the OpenAPI document.
 import { Type, type TProperties, type TSchema } from 'typebox';
 
 /**
