@@ -69,7 +69,8 @@ interface Authenticated {
   agent: AgentPrincipal | null;
 }
 
-const expired = (entry: Authenticated, at: number) => entry.expiresAt !== null && entry.expiresAt <= at;
+/** Of a kind the surface accepts, and not expired at `at`. */
+const usable = (entry: Authenticated, accept: readonly TokenKind[], at: number) => accept.includes(entry.kind) && (entry.expiresAt === null || entry.expiresAt > at);
 
 const API_KINDS: readonly TokenKind[] = ['user', 'organization', 'team'];
 const AGENT_KINDS: readonly TokenKind[] = ['agent'];
@@ -168,9 +169,8 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     if (!SECRET_SHAPE.test(secret)) return null;
     const digest = digestSecret(secret);
     const entry = await byDigest.get(digest, async () => authenticated(await store.findForAuthentication(db, digest)));
-    if (!entry || !accept.includes(entry.kind)) return null;
     const at = Date.now();
-    if (expired(entry, at)) return null;
+    if (!entry || !usable(entry, accept, at)) return null;
     if (entry.lastUsedAt <= at - LAST_USED_RESOLUTION_MS) {
       // Set first: concurrent requests with the same token then write it once, not each.
       entry.lastUsedAt = at;
@@ -188,7 +188,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     if (!SECRET_SHAPE.test(secret)) return undefined;
     const entry = byDigest.peek(digestSecret(secret));
     const at = Date.now();
-    return entry && accept.includes(entry.kind) && !expired(entry, at) && entry.lastUsedAt > at - LAST_USED_RESOLUTION_MS ? entry : undefined;
+    return entry && usable(entry, accept, at) && entry.lastUsedAt > at - LAST_USED_RESOLUTION_MS ? entry : undefined;
   }
 
   return {
