@@ -130,6 +130,26 @@ suite('agent endpoints', (ctx) => {
     assert.equal((await ctx.get(`/api/v2/agents/${agent}`, org.owner.token)).body.data.attributes.status, 'idle');
   });
 
+  it('answers a ping that needs no write with the same document as a written one, but for its time', async () => {
+    const { token } = await poolWithToken(ctx);
+    // A name that JSON must escape: the answer is made from text kept between pings.
+    const name = 'quote " backslash \\ tab \t é 💡';
+    const registered = await agentCall(ctx, 'register', token.secret, { name });
+    assertStatus(registered, 201);
+    const agent = registered.body.id as string;
+    const written = await agentCall(ctx, 'status', token.secret, { id: agent, status: 'busy' });
+    const repeated = await agentCall(ctx, 'status', token.secret, { id: agent, status: 'busy' });
+    for (const res of [registered, written, repeated]) assert.equal(res.raw, JSON.stringify(res.body), 'plain JSON text');
+    const untimed = ({ 'last-ping-at': at, ...rest }: Record<string, unknown>) => (assert.match(String(at), TIMESTAMP), rest);
+    assert.deepEqual(untimed(repeated.body), { id: agent, 'agent-pool-id': registered.body['agent-pool-id'], name, status: 'busy' });
+    assert.deepEqual(untimed(repeated.body), untimed(written.body));
+    // Back to idle (written), then idle again (not written): the status follows the report.
+    assertStatus(await agentCall(ctx, 'status', token.secret, { id: agent, status: 'idle' }), 200);
+    const idle = await agentCall(ctx, 'status', token.secret, { id: agent, status: 'idle' });
+    assert.equal(idle.body.status, 'idle');
+    assert.equal(idle.body.name, name);
+  });
+
   it('sets last-used-at on the first agent authentication and then at most once a minute', async () => {
     const { org, token } = await poolWithToken(ctx);
     const lastUsed = async () =>

@@ -178,9 +178,12 @@ suite('OpenAPI document', (ctx) => {
       const schema = schemaFor(route?.response as Record<string, unknown>, res.status);
       if (!schema) return { res, problems: [`${name} ${res.status}: no response schema for this status`] };
       const payload = (last as { payload: unknown } | undefined)?.payload;
-      // Sent as text (the document itself) or as bytes (a state file).
-      if (payload === undefined || typeof payload === 'string' || Buffer.isBuffer(payload)) return { res, problems };
-      const sent = JSON.parse(JSON.stringify(payload));
+      // The agent endpoints send their documents as ready text, which the hook does not see
+      // (Fastify serializes only objects): their answers are checked as sent. Other text and
+      // bytes (the OpenAPI document, state files) are not the documents checked here.
+      const jsonText = payload === undefined && name.split(' ')[1]!.startsWith('/api/agent/') && res.raw !== '';
+      if (!jsonText && (payload === undefined || typeof payload === 'string' || Buffer.isBuffer(payload))) return { res, problems };
+      const sent = jsonText ? JSON.parse(res.raw) : JSON.parse(JSON.stringify(payload));
       try {
         assert.deepEqual(JSON.parse(res.raw), sent);
       } catch {

@@ -4,12 +4,28 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { sortOf } from '../jsonapi/query.ts';
 import { AgentDocument, AgentListDocument, AgentParams, AgentStatusBody, AgentStatusDocument, RegisterAgentBody } from './schemas.ts';
-import { agentResource, agentStatusDocument } from './serialize.ts';
-import type { AgentsService } from './service.ts';
+import { agentResource, agentStatusJson } from './serialize.ts';
+import type { AgentsService, AgentView } from './service.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 const tags = ['Agents'];
 const protocolTags = ['Agent protocol'];
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/** The replies below, as far as they are used: Fastify's route types expect a document, not its text. */
+interface TextReply<R> {
+  code(status: number): R;
+  type(contentType: string): R;
+  send(payload?: unknown): R;
+}
+
+/**
+ * Answers with a status document made as text (serialize.ts says why), under the content type
+ * Fastify gives the documents it serializes.
+ */
+function sendStatus<R extends TextReply<R>>(reply: R, status: number, view: AgentView): void {
+  reply.code(status).type(JSON_UTF8).send(agentStatusJson(view));
+}
 
 /** The JSON:API surface under /api/v2: people looking at agents. */
 export async function agentsRoutes(app: Api, { agents }: { agents: AgentsService }): Promise<void> {
@@ -49,13 +65,14 @@ export async function agentEndpointRoutes(app: Api, { agents }: { agents: Agents
     },
     async (request, reply) => {
       const view = await agents.register(request.agent, { name: request.body.name ?? null, ipAddress: request.ip });
-      return reply.code(201).send(agentStatusDocument(view));
+      sendStatus(reply, 201, view);
     },
   );
 
-  app.post('/status', { schema: { summary: 'An agent reports its status (its heartbeat)', tags: protocolTags, body: AgentStatusBody, response: responses({ 200: AgentStatusDocument }) } }, (request) => {
+  app.post('/status', { schema: { summary: 'An agent reports its status (its heartbeat)', tags: protocolTags, body: AgentStatusBody, response: responses({ 200: AgentStatusDocument }) } }, (request, reply) => {
     const view = agents.heartbeat(request.agent, { id: request.body.id, status: request.body.status, ipAddress: request.ip });
     // Most pings are answered without waiting (see the service), and then without a promise.
-    return view instanceof Promise ? view.then(agentStatusDocument) : agentStatusDocument(view);
+    if (view instanceof Promise) return view.then((v) => sendStatus(reply, 200, v));
+    sendStatus(reply, 200, view);
   });
 }

@@ -19,9 +19,12 @@ export const AGENT_SILENCE_MS = 2 * 60_000;
 export type AgentStatus = StoredAgentStatus | 'unknown';
 
 export interface AgentView {
+  /** The agent's row as last written. */
   agent: Agent;
   /** The status as reported to clients, computed when read. */
   status: AgentStatus;
+  /** Its last ping: the row's, or a later one that needed no write (see `heartbeat`). */
+  lastPingAt: string;
 }
 
 /**
@@ -33,7 +36,7 @@ export function effectiveStatus(agent: Agent, at: number): AgentStatus {
   return agent.status;
 }
 
-const viewOf = (agent: Agent, at = Date.now()): AgentView => ({ agent, status: effectiveStatus(agent, at) });
+const viewOf = (agent: Agent, at = Date.now()): AgentView => ({ agent, status: effectiveStatus(agent, at), lastPingAt: agent.lastPingAt });
 
 /**
  * A running agent repeating the status it last reported (from the same address) has its row
@@ -113,9 +116,10 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
         last.agent.status === input.status &&
         last.agent.ipAddress === input.ipAddress
       ) {
-        // Nothing to write: the agent is told of this ping; the row keeps the last written one.
+        // Nothing to write: the agent is told of this ping; the row keeps the last written one
+        // (and stays the same object, which lets the serializer reuse its text).
         // Its status is the one it reports (running, and heard from just now: not silent).
-        return { agent: { ...last.agent, lastPingAt: isoAt(at) }, status: input.status };
+        return { agent: last.agent, status: input.status, lastPingAt: isoAt(at) };
       }
       return record(principal, input, at);
     },

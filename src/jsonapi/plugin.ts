@@ -17,6 +17,11 @@ function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** Whether a Content-Type header names `mediaType`; the header as clients send it is checked first, without parsing. */
+function isMediaType(header: string | undefined, mediaType: string): boolean {
+  return header === mediaType || mediaTypeOf(header) === mediaType;
+}
+
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
@@ -42,7 +47,7 @@ export function requireJsonApiRequests(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const m = request.method;
     const needsType = m === 'POST' || m === 'PATCH' || m === 'PUT' || (m === 'DELETE' && hasBody(request));
-    done(needsType && mediaTypeOf(request.headers['content-type']) !== MEDIA_TYPE ? errors.unsupportedMediaType() : undefined);
+    done(needsType && !isMediaType(request.headers['content-type'], MEDIA_TYPE) ? errors.unsupportedMediaType() : undefined);
   });
 }
 
@@ -53,7 +58,7 @@ export function requireJsonApiRequests(app: FastifyInstance): void {
  */
 export function plainJsonScope(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    done(hasBody(request) && mediaTypeOf(request.headers['content-type']) !== PLAIN_JSON ? errors.unsupportedMediaType(PLAIN_JSON) : undefined);
+    done(hasBody(request) && !isMediaType(request.headers['content-type'], PLAIN_JSON) ? errors.unsupportedMediaType(PLAIN_JSON) : undefined);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply, PLAIN_JSON));
   app.setNotFoundHandler((_request, reply) => sendErrors(reply, errors.notFound(), PLAIN_JSON));
@@ -77,8 +82,9 @@ export function registerJsonApi(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   const parseChecked: typeof parseJson = (request, text, done) => {
     const body = text as string;
-    // Before parsing, so nothing recursive ever meets an absurdly deep document.
-    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) return done(errors.badRequest(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`));
+    // Before parsing, so nothing recursive ever meets an absurdly deep document. A text no
+    // longer than the limit cannot nest deeper than it (most bodies: nothing to scan).
+    if (body.length > MAX_JSON_DEPTH && nestsDeeperThan(body, MAX_JSON_DEPTH)) return done(errors.badRequest(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`));
     parseJson(request, body, (error, parsed) => {
       if (error) return done(error);
       // The walk for the pointer happens only when the text shows a NUL escape.
