@@ -2,7 +2,8 @@
 // removed team membership or a lowered project grant must take effect on the next request on the
 // instance that made the change, and promptly on every other instance sharing the PostgreSQL
 // database (LISTEN/NOTIFY). Two real server processes on one database; each change is made
-// through one of them after both have cached the old answer.
+// through one of them after both have cached the old answer. A SQLite server sees what the
+// `hangar` commands write to its file by polling SQLite's count of other connections' commits.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +13,34 @@ import { hangar, startServer, type Server } from './helpers/process.ts';
 import { scratchPostgres } from './helpers/postgres.ts';
 
 const POSTGRES_URL = process.env.HANGAR_TEST_POSTGRES_URL;
+
+const call = async (server: Server, method: string, url: string, token: string, body?: unknown) => {
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as any) : null };
+};
+const ok = async (p: ReturnType<typeof call>, status: number) => {
+  const r = await p;
+  assert.equal(r.status, status, JSON.stringify(r.body));
+  return r.body;
+};
+/** Polls until `probe` answers `status`; the change must arrive from another process. */
+const eventually = async (probe: () => ReturnType<typeof call>, status: number) => {
+  const started = Date.now();
+  let last = 0;
+  // Generous bound for a shared machine; a notification normally lands within milliseconds, a
+  // SQLite poll within a quarter of a second.
+  while (Date.now() - started < 5_000) {
+    last = (await probe()).status;
+    if (last === status) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`still ${last}, not ${status}, after 5 s`);
+};
 
 describe('caches across two server processes on one PostgreSQL database', { skip: !POSTGRES_URL && 'needs HANGAR_TEST_POSTGRES_URL' }, () => {
   let env: Record<string, string>;
@@ -24,32 +53,6 @@ describe('caches across two server processes on one PostgreSQL database', { skip
   let teamId = '';
   let projectId = '';
 
-  const call = async (server: Server, method: string, url: string, token: string, body?: unknown) => {
-    const res = await fetch(`${server.url}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as any) : null };
-  };
-  const ok = async (p: ReturnType<typeof call>, status: number) => {
-    const r = await p;
-    assert.equal(r.status, status, JSON.stringify(r.body));
-    return r.body;
-  };
-  /** Polls `server` until `probe` answers `status`; the change must arrive through NOTIFY. */
-  const eventually = async (probe: () => ReturnType<typeof call>, status: number) => {
-    const started = Date.now();
-    let last = 0;
-    // Generous bound for a shared machine; a notification normally lands within milliseconds.
-    while (Date.now() - started < 5_000) {
-      last = (await probe()).status;
-      if (last === status) return Date.now() - started;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.fail(`still ${last}, not ${status}, after 5 s`);
-  };
   const members = (username: string) => ({ data: [{ type: 'users', id: username }] });
   const showProject = (server: Server, token = bob.token) => call(server, 'GET', `/api/v2/projects/${projectId}`, token);
 
@@ -140,5 +143,29 @@ describe('caches across two server processes on one PostgreSQL database', { skip
     await ok(call(b, 'DELETE', `/api/v2/authentication-tokens/${id}`, secret), 204);
     await eventually(() => call(a, 'GET', '/api/v2/account/details', secret), 401);
     assert.equal((await call(b, 'GET', '/api/v2/account/details', secret)).status, 401);
+  });
+});
+
+describe('a SQLite server and the hangar commands on its file', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-cache-sqlite-'));
+  const env = { HANGAR_DATA_DIR: dataDir };
+  let server: Server;
+  after(async () => {
+    await server?.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('sees a user made site admin by `hangar bootstrap --username` without a restart', async () => {
+    assert.equal(hangar(['migrate'], env).status, 0);
+    server = await startServer(env);
+    const admin = hangar(['bootstrap'], env).stdout.trim();
+    await ok(call(server, 'POST', '/api/v2/organizations', admin, { data: { type: 'organizations', attributes: { name: 'private', email: 'ops@example.test' } } }), 201);
+    assert.equal(hangar(['user', 'create', 'carol', '--email', 'carol@example.test'], env).status, 0);
+    const carol = hangar(['token', 'create', 'carol'], env).stdout.trim();
+    // Cached as she is now: not a member, not a site admin.
+    await ok(call(server, 'GET', '/api/v2/account/details', carol), 200);
+    assert.equal((await call(server, 'GET', '/api/v2/organizations/private', carol)).status, 404);
+    assert.equal(hangar(['bootstrap', '--username', 'carol'], env).status, 0);
+    await eventually(() => call(server, 'GET', '/api/v2/organizations/private', carol), 200);
   });
 });

@@ -9,7 +9,9 @@
 // - Other processes' writes (PostgreSQL) arrive by LISTEN/NOTIFY: statement-level triggers on the
 //   same tables (migration 0012) notify `hangar_auth` on commit. While the listening connection
 //   is not established, nothing may be cached at all (`current()` is null), so a lost connection
-//   can delay nothing, only cost queries. SQLite is served by one process.
+//   can delay nothing, only cost queries.
+// - SQLite is served by one process, but the `hangar` commands write to the same file: the server
+//   polls SQLite's count of other connections' commits (pollingFeed).
 //
 // Whole caches are dropped on any such write: writes to these tables are rare next to reads, and
 // dropping everything cannot miss a dependency (a cascade, a new rule reading another column).
@@ -100,9 +102,36 @@ export function watchWrites(generation: Generation, answered: () => void): Kysel
   };
 }
 
-/** SQLite: one process, so this process's writes are all there are. */
-export function localFeed(generation: Generation): ChangeFeed {
-  return { current: () => generation.value, bump: () => generation.bump(), answered: () => {}, close: async () => {} };
+/** How often a SQLite server looks for commits made by other processes. */
+export const SQLITE_POLL_MS = 250;
+
+/**
+ * SQLite: this process's writes, and other processes' (the `hangar` commands: a new site admin,
+ * a new token) within SQLITE_POLL_MS. SQLite counts the commits other connections make to the
+ * file (`dataVersion`, PRAGMA data_version): any change to it, or a failure to read it, marks
+ * everything stale. Commits are not told apart by table, since other processes write rarely.
+ */
+export function pollingFeed(generation: Generation, dataVersion: () => number, intervalMs = SQLITE_POLL_MS): ChangeFeed {
+  let seen: number | null = null;
+  const look = () => {
+    try {
+      const version = dataVersion();
+      if (seen !== null && version !== seen) generation.bump();
+      seen = version;
+    } catch {
+      seen = null;
+      generation.bump();
+    }
+  };
+  look();
+  const timer = setInterval(look, intervalMs);
+  timer.unref();
+  return {
+    current: () => generation.value,
+    bump: () => generation.bump(),
+    answered: () => {},
+    close: async () => clearInterval(timer),
+  };
 }
 
 /**
