@@ -33,7 +33,7 @@ const eventually = async (probe: () => ReturnType<typeof call>, status: number) 
   const started = Date.now();
   let last = 0;
   // Generous bound for a shared machine; a notification normally lands within milliseconds, a
-  // SQLite poll within a quarter of a second.
+  // SQLite poll within a second.
   while (Date.now() - started < 5_000) {
     last = (await probe()).status;
     if (last === status) return Date.now() - started;

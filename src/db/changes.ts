@@ -102,8 +102,12 @@ export function watchWrites(generation: Generation, answered: () => void): Kysel
   };
 }
 
-/** How often a SQLite server looks for commits made by other processes. */
-export const SQLITE_POLL_MS = 250;
+/**
+ * How often a SQLite server looks for commits made by other processes: the bound the issue sets
+ * for other instances on PostgreSQL. Each look is cheap, but waking an idle process is not free
+ * (about half a millisecond of CPU here), so no more often.
+ */
+export const SQLITE_POLL_MS = 1000;
 
 /**
  * SQLite: this process's writes, and other processes' (the `hangar` commands: a new site admin,
