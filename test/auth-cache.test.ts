@@ -3,7 +3,7 @@
 // instance that made the change, and promptly on every other instance sharing the PostgreSQL
 // database (LISTEN/NOTIFY). Two real server processes on one database; each change is made
 // through one of them after both have cached the old answer. A SQLite server sees what the
-// `hangar` commands write to its file by polling SQLite's count of other connections' commits.
+// `hangar` commands write to its file through SQLite's count of other connections' commits.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,8 +32,8 @@ const ok = async (p: ReturnType<typeof call>, status: number) => {
 const eventually = async (probe: () => ReturnType<typeof call>, status: number) => {
   const started = Date.now();
   let last = 0;
-  // Generous bound for a shared machine; a notification normally lands within milliseconds, a
-  // SQLite poll within a second.
+  // Generous bound for a shared machine; a notification normally lands within milliseconds, and
+  // a SQLite server looks at most a second after its last look.
   while (Date.now() - started < 5_000) {
     last = (await probe()).status;
     if (last === status) return Date.now() - started;

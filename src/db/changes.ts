@@ -11,7 +11,7 @@
 //   is not established, nothing may be cached at all (`current()` is null), so a lost connection
 //   can delay nothing, only cost queries.
 // - SQLite is served by one process, but the `hangar` commands write to the same file: the server
-//   polls SQLite's count of other connections' commits (pollingFeed).
+//   reads SQLite's count of other connections' commits at most once a second (sqliteFeed).
 //
 // Whole caches are dropped on any such write: writes to these tables are rare next to reads, and
 // dropping everything cannot miss a dependency (a cascade, a new rule reading another column).
@@ -102,22 +102,24 @@ export function watchWrites(generation: Generation, answered: () => void): Kysel
   };
 }
 
-/**
- * How often a SQLite server looks for commits made by other processes: the bound the issue sets
- * for other instances on PostgreSQL. Each look is cheap, but waking an idle process is not free
- * (about half a millisecond of CPU here), so no more often.
- */
-export const SQLITE_POLL_MS = 1000;
+/** How long a SQLite server trusts its caches before it looks for other processes' commits. */
+export const SQLITE_LOOK_MS = 1000;
 
 /**
  * SQLite: this process's writes, and other processes' (the `hangar` commands: a new site admin,
- * a new token) within SQLITE_POLL_MS. SQLite counts the commits other connections make to the
- * file (`dataVersion`, PRAGMA data_version): any change to it, or a failure to read it, marks
- * everything stale. Commits are not told apart by table, since other processes write rarely.
+ * a new token). SQLite counts the commits other connections make to the file (`dataVersion`,
+ * PRAGMA data_version, a few microseconds); a cache that asks for the generation more than
+ * SQLITE_LOOK_MS after the last look makes it look again, and any change, or a failure to read
+ * the count, marks everything stale. Looking on demand rather than on a timer costs an idle
+ * server nothing (waking one costs about a millisecond of CPU here), and the first request after
+ * a pause sees what changed meanwhile. Commits are not told apart by table: other processes
+ * write rarely.
  */
-export function pollingFeed(generation: Generation, dataVersion: () => number, intervalMs = SQLITE_POLL_MS): ChangeFeed {
+export function sqliteFeed(generation: Generation, dataVersion: () => number): ChangeFeed {
   let seen: number | null = null;
+  let lookedAt = -Infinity;
   const look = () => {
+    lookedAt = Date.now();
     try {
       const version = dataVersion();
       if (seen !== null && version !== seen) generation.bump();
@@ -127,14 +129,14 @@ export function pollingFeed(generation: Generation, dataVersion: () => number, i
       generation.bump();
     }
   };
-  look();
-  const timer = setInterval(look, intervalMs);
-  timer.unref();
   return {
-    current: () => generation.value,
+    current: () => {
+      if (Date.now() - lookedAt >= SQLITE_LOOK_MS) look();
+      return generation.value;
+    },
     bump: () => generation.bump(),
     answered: () => {},
-    close: async () => clearInterval(timer),
+    close: async () => {},
   };
 }
 

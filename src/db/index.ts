@@ -1,7 +1,7 @@
 // One query layer (Kysely) over two engines. The dialect is chosen by the URL alone.
 import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
-import { Generation, listeningFeed, pollingFeed, watchWrites, type ChangeFeed } from './changes.ts';
+import { Generation, listeningFeed, sqliteFeed, watchWrites, type ChangeFeed } from './changes.ts';
 import { readDirectly } from './direct-reads.ts';
 import { openSqlite } from './sqlite.ts';
 import type { Schema } from './schema.ts';
@@ -190,7 +190,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     const sqlite = openSqlite(file);
-    const feed = pollingFeed(generation, () => (sqlite.prepare('PRAGMA data_version').all([])[0] as { data_version: number }).data_version);
+    const feed = sqliteFeed(generation, () => (sqlite.prepare('PRAGMA data_version').all([])[0] as { data_version: number }).data_version);
     const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }), log, plugins: [watchWrites(generation, feed.answered)] });
     readDirectly(db, (query) => {
       // Another request's transaction holds the connection: wait for it, as Kysely would. Out of
