@@ -1,6 +1,7 @@
 import type { Api } from '../api.ts';
 import { AgentPoolParams, ListByCreationQuery } from '../agent-pools/schemas.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
+import { PLAIN_JSON } from '../jsonapi/plugin.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { sortOf } from '../jsonapi/query.ts';
 import { AgentDocument, AgentListDocument, AgentParams, AgentStatusBody, AgentStatusDocument, RegisterAgentBody } from './schemas.ts';
@@ -10,7 +11,7 @@ import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 const tags = ['Agents'];
 const protocolTags = ['Agent protocol'];
-const JSON_UTF8 = 'application/json; charset=utf-8';
+const JSON_UTF8 = `${PLAIN_JSON}; charset=utf-8`;
 
 /** The replies below, as far as they are used: Fastify's route types expect a document, not its text. */
 interface TextReply<R> {

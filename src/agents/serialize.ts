@@ -20,8 +20,8 @@ export function agentResource({ agent, status, lastPingAt }: AgentView) {
   };
 }
 
-/** The plain-JSON answer of the agent endpoints: what the agent needs to carry on. */
-export function agentStatusDocument({ agent, status, lastPingAt }: AgentView) {
+/** The plain-JSON answer of the agent endpoints: what the agent needs to carry on (sent as `agentStatusJson`). */
+function agentStatusDocument({ agent, status, lastPingAt }: AgentView) {
   return {
     id: agent.id,
     'agent-pool-id': agent.agentPoolId,
