@@ -33,6 +33,27 @@ describe('SQLite rows', () => {
     assert.deepEqual(db.prepare("select 'first' as v, 'second' as v").all([]), [{ v: 'second' }]);
   });
 
+  it('make every column name a key, whatever it spells, and nothing else', () => {
+    const names = ['a b', 'x"y', 'back\\slash', '}; throw new Error("ran"); ({', '__proto__', 'constructor', '0', ''];
+    const quoted = names.map((name, i) => `${i} as "${name.replaceAll('"', '""')}"`).join(', ');
+    const [row] = db.prepare(`select ${quoted}`).all([]);
+    assert.deepEqual(Object.keys(row!).sort(), [...names].sort());
+    names.forEach((name, i) => assert.equal(Object.getOwnPropertyDescriptor(row, name)?.value, i, name));
+    assert.equal(Object.getPrototypeOf(row), Object.prototype);
+  });
+
+  it('keep the statements in use when the cache is full, and let the least recently used go', () => {
+    const hot = db.prepare('select id from t where id = ?');
+    const cold = db.prepare('select n from t where id = ?');
+    // More distinct statements than the cache holds, the hot one asked for all along.
+    for (let i = 0; i < 300; i++) {
+      db.prepare(`select ${i} as n`);
+      assert.equal(db.prepare('select id from t where id = ?'), hot);
+    }
+    assert.notEqual(db.prepare('select n from t where id = ?'), cold);
+    assert.deepEqual(hot.all(['a']), [{ id: 'a' }]);
+  });
+
   it('follow a table whose columns changed under a cached statement', () => {
     const query = 'select * from t where id = ?';
     assert.deepEqual(db.prepare(query).all(['a']), [{ id: 'a', n: 1, flag: 1, note: null }]);

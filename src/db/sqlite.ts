@@ -19,9 +19,13 @@ class Statement implements SqliteStatement {
   readonly #stmt: StatementSync;
   /** The result's column names; asking node:sqlite for them costs more than a short query. */
   #names: string[];
+  #row: RowBuilder;
+  /** When the statement was last asked for (the cache's clock): the least recent is evicted. */
+  used = 0;
   constructor(stmt: StatementSync) {
     this.#stmt = stmt;
     this.#names = columnNames(stmt);
+    this.#row = rowBuilder(this.#names);
     this.reader = this.#names.length > 0;
     // Rows come as arrays and become objects here. node:sqlite's own row objects cost more to
     // build, and they went where only a full collection frees them: a list of 100 rows grew the
@@ -42,18 +46,39 @@ class Statement implements SqliteStatement {
   #object(values: SQLOutputValue[]): Row {
     // SQLite re-prepares a statement whose tables changed; a `select *` may then return other
     // columns (a migration run by another process).
-    if (values.length !== this.#names.length) this.#names = columnNames(this.#stmt);
-    const names = this.#names;
-    const row: Row = {};
-    // As node:sqlite's objects did: a name that occurs twice takes its last column's value.
-    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i]!;
-    return row;
+    if (values.length !== this.#names.length) {
+      this.#names = columnNames(this.#stmt);
+      this.#row = rowBuilder(this.#names);
+    }
+    return this.#row(values);
   }
+}
+
+type RowBuilder = (values: SQLOutputValue[]) => Row;
+
+/**
+ * Makes a statement's row objects with one object literal naming every column, compiled once per
+ * statement (and again if SQLite re-prepares it with other columns). Rows of one statement then
+ * share one shape and are built without a keyed store per column, and the code reading them stays
+ * monomorphic: a loop of `row[name] = value` cost more than a show's whole query step. Each name
+ * is written as a JSON string literal, so a column name can only ever be a key. As in
+ * node:sqlite's own row objects, a name that occurs twice takes its last column's value.
+ */
+function rowBuilder(names: readonly string[]): RowBuilder {
+  // A literal's `"__proto__": x` would set the prototype; a computed key makes a property.
+  const key = (name: string) => (name === '__proto__' ? '["__proto__"]' : JSON.stringify(name));
+  return new Function('v', `return { ${names.map((name, i) => `${key(name)}: v[${i}]`).join(', ')} };`) as RowBuilder;
 }
 
 const columnNames = (stmt: StatementSync) => stmt.columns().map((c) => c.name);
 
 const STATEMENT_CACHE_SIZE = 256;
+
+function leastRecentlyUsed(cache: ReadonlyMap<string, Statement>): string {
+  let oldest: [string, Statement] | undefined;
+  for (const entry of cache) if (!oldest || entry[1].used < oldest[1].used) oldest = entry;
+  return oldest![0];
+}
 
 export interface Sqlite extends SqliteDatabase {
   exec(sql: string): void;
@@ -88,6 +113,7 @@ export function openSqlite(file: string): Sqlite {
   // of prepared statements serves nearly every request. SQLite re-prepares a cached statement
   // by itself if the schema changes under it.
   const cache = new Map<string, Statement>();
+  let clock = 0;
   return {
     close: () => {
       cache.clear();
@@ -95,13 +121,14 @@ export function openSqlite(file: string): Sqlite {
     },
     prepare: (sql: string) => {
       let statement = cache.get(sql);
-      if (statement) {
-        cache.delete(sql); // re-insert: most recently used last
-      } else {
+      if (!statement) {
+        // The least recently used goes: found by a scan only when the cache is full (cheap beside
+        // the prepare a miss costs anyway), rather than by reordering the map on every hit.
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(leastRecentlyUsed(cache));
         statement = new Statement(db.prepare(sql));
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
       }
-      cache.set(sql, statement);
+      statement.used = ++clock;
       return statement;
     },
     exec: (sql: string) => db.exec(sql),
