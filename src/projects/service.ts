@@ -77,6 +77,20 @@ export function createProjectsService(deps: {
   const db = database.db;
 
   /**
+   * A show's `permissions`, kept per authority object. The authority a show gets is the one its
+   * caller's rights entry holds (projects/access.ts), kept per principal and project until a
+   * write replaces the principal; the permissions follow from it, the standing beside it and
+   * whether the project is the default one, which never changes. So one object serves every show
+   * of that project by that principal, and the rules are not walked per request.
+   */
+  const permissionsByAuthority = new WeakMap<ProjectAuthority, ProjectPermissions>();
+  function shownPermissions(standing: Standing, authority: ProjectAuthority, project: Project): ProjectPermissions {
+    let permissions = permissionsByAuthority.get(authority);
+    if (!permissions) permissionsByAuthority.set(authority, (permissions = Object.freeze(projectPermissions({ standing, authority }, project))));
+    return permissions;
+  }
+
+  /**
    * Views of a page of projects: three queries (authorities, workspace and team counts), two
    * when the caller's authority is already known (a single project found through the lookup).
    */
@@ -137,7 +151,7 @@ export function createProjectsService(deps: {
       const found = hasPrefix(id, 'prj') ? await store.findProjectWithCounts(db, id) : undefined;
       const { project, org, standing, authority } = await projectAccess.authorized(caller, found?.project);
       const { workspaceCount, teamCount } = found!;
-      const permissions = projectPermissions({ standing, authority }, project);
+      const permissions = shownPermissions(standing, authority, project);
       const execution = executionOf(org);
       const effectiveTags = include?.tags ? ((await deps.tags.projectBindings(db, [project.id])).get(project.id) ?? []) : undefined;
       return { project, organizationName: standing.organizationName, permissions, workspaceCount, teamCount, execution, ...(effectiveTags ? { effectiveTags } : {}) };
