@@ -158,7 +158,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
 
   await app.register(
     async (api) => {
-      jsonApiResponses(api, { 'TFP-API-Version': API_VERSION, 'TFP-AppName': 'Hangar' });
+      jsonApiResponses(api, { 'tfp-api-version': API_VERSION, 'tfp-appname': 'Hangar' });
 
       // go-tfe calls ping once when a client is created, before it has used its token, and
       // paces itself by the X-RateLimit-Limit it reads here.
