@@ -111,6 +111,19 @@ suite('user API tokens', (ctx) => {
     assertError(await ctx.get('/api/v2/account/details', expSecret), 401);
   });
 
+  it('looks a presented secret up once: text that cannot be a token costs no query, an unknown token one', async () => {
+    const notAToken = await ctx.countQueries(() => ctx.get('/api/v2/account/details', 'not-a-token'));
+    assertError(notAToken.result, 401);
+    assert.equal(notAToken.queries, 0);
+    const unknown = `${'a'.repeat(14)}.atlasv1.${'b'.repeat(67)}`;
+    assert.match(unknown, SECRET);
+    const lookedUp = await ctx.countQueries(() => ctx.get('/api/v2/account/details', unknown));
+    assertError(lookedUp.result, 401);
+    assert.equal(lookedUp.queries, 1);
+    // Not remembered as known: the next request asks again.
+    assert.equal((await ctx.countQueries(() => ctx.get('/api/v2/account/details', unknown))).queries, 1);
+  });
+
   it('refuses a token once its expiry passes, though nothing was written since it was last accepted', async () => {
     const user = await ctx.user();
     const expiresAt = Date.now() + 1_500;

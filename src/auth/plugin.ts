@@ -18,13 +18,15 @@ export type Admission = (request: FastifyRequest, reply: FastifyReply, who: Prin
 
 /** Bearer secret → who it stands for (tokens/service.ts). */
 export interface Authenticator<P> {
+  /** The secret's digest, the only form of it that goes further; null: the text cannot be a token. */
+  digest(secret: string): string | null;
   /**
    * The answer when it is known without waiting (a cached token whose use needs no recording):
    * most requests, served without a promise. Undefined: ask `later`.
    */
-  now(secret: string): P | undefined;
+  now(digest: string): P | undefined;
   /** The answer in full, querying and recording the token's use as needed; null: no such usable token. */
-  later(secret: string): Promise<P | null>;
+  later(digest: string): Promise<P | null>;
 }
 
 /**
@@ -37,21 +39,23 @@ function tokenHook<P extends Principal | AgentPrincipal>(
   admit: Admission | undefined,
   accept: (request: FastifyRequest, who: P) => void,
 ): onRequestHookHandler {
-  async function inFull(request: FastifyRequest, reply: FastifyReply, secret: string | null): Promise<void> {
-    const who = secret ? await authenticator.later(secret) : null;
+  async function inFull(request: FastifyRequest, reply: FastifyReply, digest: string | null): Promise<void> {
+    const who = digest !== null ? await authenticator.later(digest) : null;
     if (who) accept(request, who);
     if (admit) await admit(request, reply, who);
     if (!who) throw errors.unauthorized();
   }
   return (request, reply, done) => {
     const secret = bearerSecret(request);
+    // Digested once: a token the cache does not answer for is looked up by the same digest.
+    const digest = secret === null ? null : authenticator.digest(secret);
     // Admission (rate limits, failure counts) may need to wait, so it always takes the full path.
-    const known = secret !== null && !admit ? authenticator.now(secret) : undefined;
+    const known = digest !== null && !admit ? authenticator.now(digest) : undefined;
     if (known) {
       accept(request, known);
       return done();
     }
-    inFull(request, reply, secret).then(() => done(), done);
+    inFull(request, reply, digest).then(() => done(), done);
   };
 }
 

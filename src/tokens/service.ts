@@ -26,6 +26,12 @@ export type { Token };
 export const LAST_USED_RESOLUTION_MS = 60_000;
 const SECRET_SHAPE = /^[0-9A-Za-z]{14}\.atlasv1\.[0-9A-Za-z]{67}$/;
 
+/**
+ * What a presented secret is looked up by: its digest, computed once per request, at the edge
+ * (auth/plugin.ts); null for text that cannot be a token, which costs not even a query.
+ */
+const tokenDigest = (secret: string): string | null => (SECRET_SHAPE.test(secret) ? digestSecret(secret) : null);
+
 /** A freshly created token and its secret, which exists only in this one response. */
 export interface IssuedToken {
   token: Token;
@@ -160,14 +166,11 @@ export function createTokensService(deps: { database: Database; users: UsersServ
   }
 
   /**
-   * The token behind a secret, if it is of an accepted kind and has not expired; records its
+   * The token behind a digest, if it is of an accepted kind and has not expired; records its
    * use. A token refused here (an agent token under /api/v2, say) was not used, so its
    * `last-used-at` stays as it was.
    */
-  async function usableToken(secret: string, accept: readonly TokenKind[]): Promise<Authenticated | null> {
-    // Not even a query for text that cannot be a token.
-    if (!SECRET_SHAPE.test(secret)) return null;
-    const digest = digestSecret(secret);
+  async function usableToken(digest: string, accept: readonly TokenKind[]): Promise<Authenticated | null> {
     const entry = await byDigest.get(digest, async () => authenticated(await store.findForAuthentication(db, digest)));
     const at = Date.now();
     if (!entry || !usable(entry, accept, at)) return null;
@@ -184,9 +187,8 @@ export function createTokensService(deps: { database: Database; users: UsersServ
    * case, answered without a promise (auth/plugin.ts). Undefined: ask `usableToken`, which also
    * refuses what must be refused.
    */
-  function readyToken(secret: string, accept: readonly TokenKind[]): Authenticated | undefined {
-    if (!SECRET_SHAPE.test(secret)) return undefined;
-    const entry = byDigest.peek(digestSecret(secret));
+  function readyToken(digest: string, accept: readonly TokenKind[]): Authenticated | undefined {
+    const entry = byDigest.peek(digest);
     const at = Date.now();
     return entry && usable(entry, accept, at) && entry.lastUsedAt > at - LAST_USED_RESOLUTION_MS ? entry : undefined;
   }
@@ -197,14 +199,16 @@ export function createTokensService(deps: { database: Database; users: UsersServ
      * organization tokens are accepted there; agent tokens authenticate agents elsewhere.
      */
     authenticate: {
-      now: (secret: string): Principal | undefined => readyToken(secret, API_KINDS)?.principal ?? undefined,
-      later: async (secret: string): Promise<Principal | null> => (await usableToken(secret, API_KINDS))?.principal ?? null,
+      digest: tokenDigest,
+      now: (digest: string): Principal | undefined => readyToken(digest, API_KINDS)?.principal ?? undefined,
+      later: async (digest: string): Promise<Principal | null> => (await usableToken(digest, API_KINDS))?.principal ?? null,
     } satisfies Authenticator<Principal>,
 
     /** Bearer secret → the agent pool it stands for, for the agent endpoints; null (→ 401) otherwise. */
     authenticateAgent: {
-      now: (secret: string): AgentPrincipal | undefined => readyToken(secret, AGENT_KINDS)?.agent ?? undefined,
-      later: async (secret: string): Promise<AgentPrincipal | null> => (await usableToken(secret, AGENT_KINDS))?.agent ?? null,
+      digest: tokenDigest,
+      now: (digest: string): AgentPrincipal | undefined => readyToken(digest, AGENT_KINDS)?.agent ?? undefined,
+      later: async (digest: string): Promise<AgentPrincipal | null> => (await usableToken(digest, AGENT_KINDS))?.agent ?? null,
     } satisfies Authenticator<AgentPrincipal>,
 
     /** Lets a domain decide who may read and destroy tokens of its kind. */
