@@ -70,7 +70,8 @@ for (const dialect of dialects()) {
       const existing = [...names.map((n, i) => project('org-1', n, i)), project('org-2', 'Alpha', 0)];
       await db.insertInto('projects').values(existing as any).execute();
 
-      assert.deepEqual(await migrateToLatest(scratch.database), [GRAMS]);
+      // 0014 first; any later migration after it.
+      assert.equal((await migrateToLatest(scratch.database))[0], GRAMS);
       const rows = async () =>
         (await db.selectFrom('project_name_grams').select(['organization_id', 'gram', 'projects']).where('projects', '>', 0).execute())
           .map((r) => `${r.organization_id} ${r.gram} ${Number(r.projects)}`)

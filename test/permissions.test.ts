@@ -175,6 +175,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'manage-organization-token': 404,
   'read-teams': 403,
   'create-team': 403,
+  'list-team-tokens': 404,
   'grant-organization-access': 403,
   'give-access': 403,
   'create-project': 403,

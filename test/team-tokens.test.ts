@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { digestSecret } from '../src/auth/secrets.ts';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
@@ -123,5 +123,140 @@ suite('team tokens', (ctx) => {
     const owners = teams.body.data[0].id;
     const secret = (await ctx.post(`/api/v2/teams/${owners}/authentication-token`, org.owner.token, body())).body.data.attributes.token;
     assertStatus(await ctx.patch(`/api/v2/organizations/${org.name}`, secret, { data: { type: 'organizations', attributes: { email: 'x@y.z' } } }), 200);
+  });
+
+  describe('several tokens per team (POST /teams/:team_id/authentication-tokens)', () => {
+    const described = (teamId: string, token: string, attributes: Record<string, unknown>) =>
+      ctx.post(`/api/v2/teams/${teamId}/authentication-tokens`, token, { data: { type: 'authentication-tokens', attributes } });
+
+    it('creates tokens beside each other and beside the legacy one, each working, each description once per team', async () => {
+      const org = await ctx.organization();
+      const teamId = await team(org, { 'manage-projects': true });
+      const legacy = await ctx.post(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token, body());
+      const ci = await described(teamId, org.owner.token, { description: 'ci' });
+      assertStatus(ci, 201);
+      assert.equal(ci.body.data.attributes.description, 'ci');
+      assert.match(ci.body.data.attributes.token, SECRET);
+      assert.deepEqual(ci.body.data.relationships.team.data, { id: teamId, type: 'teams' });
+      // An empty description is a description (go-tfe sends one); it too is taken once.
+      const empty = await described(teamId, org.owner.token, { description: '', 'expired-at': '2099-01-01T00:00:00Z' });
+      assertStatus(empty, 201);
+      assert.equal(empty.body.data.attributes.description, '');
+      assert.equal(empty.body.data.attributes['expired-at'], '2099-01-01T00:00:00.000Z');
+      // The legacy token, replaced, replaces only itself.
+      const legacy2 = await ctx.post(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token, body());
+      for (const secret of [ci.body.data.attributes.token, empty.body.data.attributes.token, legacy2.body.data.attributes.token]) {
+        assertStatus(await ctx.get(`/api/v2/organizations/${org.name}`, secret), 200);
+      }
+      assertError(await ctx.get(`/api/v2/organizations/${org.name}`, legacy.body.data.attributes.token), 401);
+      assert.equal((await ctx.get(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token)).body.data.id, legacy2.body.data.id);
+
+      // A taken description: 422 in the words go-tfe recognizes, and nothing written.
+      const before = await ctx.database.db.selectFrom('auth_tokens').select('id').where('team_id', '=', teamId).execute();
+      const taken = assertError(await described(teamId, org.owner.token, { description: 'ci' }), 422, '/data/attributes/description');
+      assert.equal(taken.title, 'invalid attributes');
+      assert.equal(taken.detail, 'Validation failed: Description has already been taken');
+      assert.equal((await ctx.database.db.selectFrom('auth_tokens').select('id').where('team_id', '=', teamId).execute()).length, before.length);
+      // Another team may use it.
+      assertStatus(await described(await team(org), org.owner.token, { description: 'ci' }), 201);
+
+      // Deleting the legacy token leaves the others; each goes by its id.
+      assertStatus(await ctx.delete(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token), 204);
+      assertError(await ctx.get(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token), 404);
+      assertStatus(await ctx.get(`/api/v2/organizations/${org.name}`, ci.body.data.attributes.token), 200);
+      assertStatus(await ctx.delete(`/api/v2/authentication-tokens/${ci.body.data.id}`, org.owner.token), 204);
+      assertError(await ctx.get(`/api/v2/organizations/${org.name}`, ci.body.data.attributes.token), 401);
+      assert.ok(!ctx.logs.includes(ci.body.data.attributes.token));
+    });
+
+    it('validates the body; refuses members, other organizations and teams holding more than the caller', async () => {
+      const org = await ctx.organization();
+      const teamId = await team(org);
+      assertError(await described(teamId, org.owner.token, {}), 422, '/data/attributes/description');
+      assertError(await described(teamId, org.owner.token, { description: null }), 422, '/data/attributes/description');
+      assertError(await described(teamId, org.owner.token, { description: 'x'.repeat(256) }), 422, '/data/attributes/description');
+      assertError(await described(teamId, org.owner.token, { description: 'd', 'expired-at': '2001-01-01T00:00:00Z' }), 422, '/data/attributes/expired-at');
+      assertError(await ctx.request('POST', `/api/v2/teams/${teamId}/authentication-tokens`, { token: org.owner.token, rawBody: '{}', contentType: 'application/json' }), 415);
+      assertError(await described(teamId, null as unknown as string, { description: 'd' }), 401);
+      assertError(await described('team-doesnotexist00000', org.owner.token, { description: 'd' }), 404);
+      const plain = await ctx.member(org);
+      assertError(await described(teamId, plain.token, { description: 'd' }), 403);
+      const other = await ctx.organization();
+      assertError(await described(teamId, other.owner.token, { description: 'd' }), 404);
+      const managers = await ctx.member(org, { 'manage-teams': true });
+      assertError(await described(await team(org, { 'manage-projects': true }), managers.token, { description: 'd' }), 403);
+      assertStatus(await described(teamId, managers.token, { description: 'd' }), 201);
+    });
+
+    it('lists the organization\'s team tokens: by expiry, by team name, sorted, paginated, never a secret', async () => {
+      const org = await ctx.organization();
+      const [alpha, beta] = [await team(org), await team(org)];
+      const names = new Map<string, string>();
+      for (const id of [alpha, beta]) names.set(id, (await ctx.get(`/api/v2/teams/${id}`, org.owner.token)).body.data.attributes.name);
+      const made = async (teamId: string, attributes: Record<string, unknown>) => (await described(teamId, org.owner.token, attributes)).body.data.id as string;
+      const soon = await made(alpha, { description: 'soon', 'expired-at': '2090-01-01T00:00:00Z' });
+      const later = await made(beta, { description: 'later', 'expired-at': '2095-01-01T00:00:00Z' });
+      const never = await made(beta, { description: 'never' });
+      const legacy = (await ctx.post(`/api/v2/teams/${alpha}/authentication-token`, org.owner.token, body({ 'expired-at': '2092-01-01T00:00:00Z' }))).body.data.id;
+      // Another organization's team token is not listed.
+      const other = await ctx.organization();
+      await ctx.post(`/api/v2/teams/${await team(other)}/authentication-token`, other.owner.token, body());
+
+      const list = async (query = '') => {
+        const res = await ctx.get(`/api/v2/organizations/${org.name}/team-tokens${query}`, org.owner.token);
+        assertStatus(res, 200);
+        return res;
+      };
+      const ids = async (query = '') => (await list(query)).body.data.map((t: { id: string }) => t.id);
+      const all = await list();
+      assert.deepEqual(all.body.data.map((t: { id: string }) => t.id), [soon, legacy, later, never]);
+      assert.ok(all.body.data.every((t: { attributes: { token: unknown } }) => t.attributes.token === null));
+      assert.equal(all.body.meta.pagination['total-count'], 4);
+      assert.deepEqual(await ids('?sort=-expired-at'), [never, later, legacy, soon]);
+      assert.deepEqual(await ids(`?q=${encodeURIComponent(names.get(alpha)!.toUpperCase())}`), [soon, legacy]);
+      const byName = [alpha, beta].sort((a, b) => names.get(a)!.toLowerCase().localeCompare(names.get(b)!.toLowerCase()));
+      assert.deepEqual((await list('?sort=team-name')).body.data.map((t: { relationships: { team: { data: { id: string } } } }) => t.relationships.team.data.id), [byName[0], byName[0], byName[1], byName[1]]);
+      // Used tokens after the never-used ones, ascending.
+      const secret = (await described(alpha, org.owner.token, { description: 'used' })).body.data;
+      assertStatus(await ctx.get(`/api/v2/organizations/${org.name}`, secret.attributes.token), 200);
+      assert.equal((await ids('?sort=last-used-at')).at(-1), secret.id);
+      assert.equal((await ids('?sort=-last-used-at'))[0], secret.id);
+      const page = await list('?page%5Bsize%5D=2&page%5Bnumber%5D=2');
+      assert.deepEqual(page.body.data.map((t: { id: string }) => t.id), [later, never]);
+      assert.equal(page.body.meta.pagination['total-count'], 5);
+      assertError(await ctx.get(`/api/v2/organizations/${org.name}/team-tokens?sort=description`, org.owner.token), 400);
+    });
+
+    it('keeps one legacy token per team and each description once per team in the schema itself', async () => {
+      const org = await ctx.organization();
+      const teamId = await team(org);
+      const legacy = (await ctx.post(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token, body())).body.data.id;
+      assertStatus(await described(teamId, org.owner.token, { description: 'one' }), 201);
+      const row = await ctx.database.db.selectFrom('auth_tokens').selectAll().where('id', '=', legacy).executeTakeFirstOrThrow();
+      const copy = (id: string, description: string | null) => ({ ...row, id, digest: `${row.digest.slice(0, -4)}${id.slice(-4)}`, description });
+      // What a race between two creates would write: refused by the indexes, not by code.
+      await assert.rejects(ctx.database.db.insertInto('auth_tokens').values(copy('at-racelegacy0000', null)).execute());
+      await assert.rejects(ctx.database.db.insertInto('auth_tokens').values(copy('at-racedescribed0', 'one')).execute());
+      await ctx.database.db.insertInto('auth_tokens').values(copy('at-racedifferent0', 'two')).execute();
+      assert.equal((await ctx.database.db.selectFrom('auth_tokens').select('id').where('team_id', '=', teamId).execute()).length, 3);
+    });
+
+    it('lists only for those who manage teams, and only the teams they see', async () => {
+      const org = await ctx.organization();
+      const url = `/api/v2/organizations/${org.name}/team-tokens`;
+      const visible = await team(org);
+      const secretTeam = await team(org, {}, 'secret');
+      await described(visible, org.owner.token, { description: 'v' });
+      await described(secretTeam, org.owner.token, { description: 's' });
+      assert.equal((await ctx.get(url, org.owner.token)).body.data.length, 2);
+      const managers = await ctx.member(org, { 'manage-teams': true });
+      const seen = await ctx.get(url, managers.token);
+      assertStatus(seen, 200);
+      assert.deepEqual(seen.body.data.map((t: { relationships: { team: { data: { id: string } } } }) => t.relationships.team.data.id), [visible]);
+      assertError(await ctx.get(url, (await ctx.member(org)).token), 404);
+      assertError(await ctx.get(url, (await ctx.organization()).owner.token), 404);
+      assertError(await ctx.get(url, null), 401);
+      assertError(await ctx.get(`/api/v2/organizations/no-such-org-000/team-tokens`, org.owner.token), 404);
+    });
   });
 });

@@ -93,6 +93,9 @@ export const ACTIONS = {
   'manage-organization-token': row('organization', HIDE, ({ standing }) => holds(standing, 'manage-organization-token')),
   'read-teams': row('organization', forbid(), ({ standing }) => holds(standing, 'read-teams')),
   'create-team': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-teams')),
+  // Whoever may issue, show and revoke a team's token (`manage-team-token`) may list them all;
+  // to anyone else the list does not exist (TFE answers 404), as with the organization token.
+  'list-team-tokens': row('organization', HIDE, ({ standing }) => holds(standing, 'manage-teams')),
   'grant-organization-access': row(
     'organization',
     forbid('Changing organization access needs the manage-organization-access permission'),

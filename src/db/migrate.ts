@@ -16,6 +16,7 @@ import * as state from './migrations/0011_state.ts';
 import * as performance from './migrations/0012_performance.ts';
 import * as runs from './migrations/0013_runs.ts';
 import * as nameGrams from './migrations/0014_name_grams.ts';
+import * as teamTokens from './migrations/0015_team_tokens.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0012_performance': performance,
   '0013_runs': runs,
   '0014_name_grams': nameGrams,
+  '0015_team_tokens': teamTokens,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -1,17 +1,21 @@
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage, wantsPage } from '../jsonapi/pagination.ts';
+import { sortOf } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { UserParams } from '../users/schemas.ts';
 import {
   CreatedTokenDocument,
   CreateOrganizationTokenBody,
+  CreateDescribedTeamTokenBody,
   CreateTeamTokenBody,
   CreateUserTokenBody,
+  ListTeamTokensQuery,
   ListUserTokensQuery,
   OrganizationTokenQuery,
   TokenDocument,
   TokenListDocument,
+  TokenPageDocument,
   TeamTokenParams,
   TokenParams,
 } from './schemas.ts';
@@ -59,6 +63,40 @@ export async function tokensRoutes(app: Api, { tokens }: { tokens: TokensService
     const { token, secret } = await tokens.createTeamToken(request.caller, request.params.team_id, { expiredAt: a['expired-at'] });
     return reply.code(201).send({ data: tokenResource(token, secret) });
   });
+
+  // A team's other tokens (TFE's multiple team tokens), each with a description unique within the
+  // team; shown and revoked through /authentication-tokens/:id like every other token.
+  app.post(
+    '/teams/:team_id/authentication-tokens',
+    { schema: { summary: 'Create a team token with a description, beside its others', tags, params: TeamTokenParams, body: CreateDescribedTeamTokenBody, response: responses({ 201: CreatedTokenDocument }) } },
+    async (request, reply) => {
+      const a = request.body.data.attributes;
+      const { token, secret } = await tokens.createDescribedTeamToken(request.caller, request.params.team_id, { description: a.description, expiredAt: a['expired-at'] });
+      return reply.code(201).send({ data: tokenResource(token, secret) });
+    },
+  );
+
+  // By expiry, soonest first, unless `sort` says otherwise (as in TFE).
+  app.get(
+    '/organizations/:organization_name/team-tokens',
+    {
+      schema: {
+        summary: "List the organization's team tokens (never their secrets)",
+        description: '`q` filters by team name; `sort` is one of `team-name`, `created-by`, `expired-at` (the default) and `last-used-at`, `-` first for descending.',
+        tags,
+        params: OrganizationParams,
+        querystring: ListTeamTokensQuery,
+        response: responses({ 200: TokenPageDocument }),
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const page = parsePage(query);
+      const sort = sortOf(query.sort) ?? { field: 'expired-at' as const, descending: false };
+      const { items, total } = await tokens.listTeamTokens(request.caller, request.params.organization_name, { search: query.q || undefined, sort }, page);
+      return { data: items.map((t) => tokenResource(t)), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
   app.get('/teams/:team_id/authentication-token', { schema: { summary: "Show a team's token (never its secret)", tags, params: TeamTokenParams, response: responses({ 200: TokenDocument }) } }, async (request) => {
     return { data: tokenResource(await tokens.showTeamToken(request.caller, request.params.team_id)) };

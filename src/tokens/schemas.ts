@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { SortParam } from '../jsonapi/query.ts';
 import { Document, ListDocument, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 
 export const TokenParams = Type.Object({ token_id: Type.String() });
@@ -43,6 +44,26 @@ export const CreateTeamTokenBody = Type.Object({
   }),
 });
 
+/**
+ * One of a team's tokens beside the others: `description` is required (it may be empty) and
+ * unique within the team; a token without one is the legacy token of `/authentication-token`.
+ */
+export const CreateDescribedTeamTokenBody = Type.Object({
+  data: Type.Object({
+    type: Type.Union([Type.Literal('authentication-tokens'), Type.Literal('authentication-token'), NoType]),
+    attributes: Type.Object({
+      description: Type.String({ maxLength: 255 }),
+      'expired-at': Type.Optional(NullableString({ maxLength: 64 })),
+    }),
+  }),
+});
+
+export const ListTeamTokensQuery = Type.Object({
+  ...PageParams,
+  q: Type.Optional(Type.String({ maxLength: 255, description: "part of the team's name, any case" })),
+  sort: SortParam(['team-name', 'created-by', 'expired-at', 'last-used-at']),
+});
+
 /** Which of an organization's two tokens: absent, the organization token; `audit-trails`, the audit-trail token. */
 export const OrganizationTokenQuery = Type.Object({
   token: Type.Optional(Type.Enum(['audit-trails'], { description: 'audit-trails (or absent, for the organization token)' })),
@@ -65,3 +86,4 @@ export const TokenResource = Resource('Token', 'authentication-tokens', {
 export const TokenDocument = Document(TokenResource, 'The token');
 export const CreatedTokenDocument = Document(TokenResource, 'The new token, with its secret in `token` (shown this once)');
 export const TokenListDocument = ListDocument(TokenResource, 'The tokens (every one, unless a page is asked for)', { paginated: 'when-asked' });
+export const TokenPageDocument = ListDocument(TokenResource, 'A page of the tokens', { paginated: 'always' });

@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/plugin.ts';
 import type { AgentPrincipal, Principal } from '../auth/principal.ts';
 import { actingUserId } from '../auth/principal.ts';
 import { digestSecret, newTokenSecret } from '../auth/secrets.ts';
+import { teamFilter } from '../auth/teams.ts';
 import { GenerationCache } from '../db/changes.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
@@ -18,7 +19,7 @@ import type { UsersService } from '../users/service.ts';
 import type { TeamsService } from '../teams/service.ts';
 import { withAccess, emptyAccess } from '../grants.ts';
 import * as store from './store.ts';
-import type { Token } from './store.ts';
+import type { TeamTokenSortField, Token } from './store.ts';
 
 export type { Token };
 
@@ -287,6 +288,41 @@ export function createTokensService(deps: { database: Database; users: UsersServ
           foreignKey: () => errors.notFound(),
         },
       );
+    },
+
+    /**
+     * One of a team's tokens beside the others (TFE's multiple team tokens): it replaces nothing,
+     * and its description is unique within the team (the schema enforces it, so two simultaneous
+     * creates cannot both have it). The legacy token is the one without a description.
+     */
+    async createDescribedTeamToken(caller: Caller, teamId: string, input: { description: string; expiredAt?: string | null }): Promise<IssuedToken> {
+      const team = await deps.teams.findForToken(caller, teamId, true);
+      const expiredAt = checkExpiry(input.expiredAt);
+      return guarded(
+        issue({
+          kind: 'team',
+          description: input.description,
+          userId: null,
+          organizationId: team.organizationId,
+          agentPoolId: null,
+          teamId: team.id,
+          createdByUserId: actingUserId(caller.principal),
+          expiredAt,
+        }),
+        {
+          unique: () => errors.validationFailed('description', 'Description has already been taken'),
+          foreignKey: () => errors.notFound(),
+        },
+      );
+    },
+
+    /**
+     * The organization's team tokens, of the teams the caller sees, for those who manage teams
+     * (who may issue, show and revoke each of them).
+     */
+    async listTeamTokens(caller: Caller, organizationName: string, filter: { search?: string; sort: { field: TeamTokenSortField; descending: boolean } }, page: Window) {
+      const { org, standing } = await organizationLookup.find(caller, organizationName, 'list-team-tokens');
+      return store.listTeamTokens(db, { organizationId: org.id, search: filter.search, visible: teamFilter(standing) }, filter.sort, page);
     },
 
     async showTeamToken(caller: Caller, teamId: string): Promise<Token> {

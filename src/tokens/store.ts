@@ -1,8 +1,10 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { columns } from '../db/columns.ts';
+import type { RowFilter } from '../db/filter.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { AuthTokensTable, TokenKind } from '../db/schema.ts';
-import { commaJoined } from '../db/sql.ts';
+import { commaJoined, containsInsensitive } from '../db/sql.ts';
 
 export interface Token {
   id: string;
@@ -117,15 +119,49 @@ export async function deleteToken(q: Queryable, id: string): Promise<void> {
   await q.deleteFrom('auth_tokens').where('id', '=', id).execute();
 }
 
-/** A team's token (at most one). */
+/** A team's legacy token: the one without a description (at most one, migration 0015). */
 export async function findTeamToken(q: Queryable, teamId: string): Promise<Token | undefined> {
-  const r = await q.selectFrom('auth_tokens').selectAll().where('team_id', '=', teamId).where('kind', '=', 'team').executeTakeFirst();
+  const r = await q.selectFrom('auth_tokens').selectAll().where('team_id', '=', teamId).where('kind', '=', 'team').where('description', 'is', null).executeTakeFirst();
   return r && TOKENS.read(r);
 }
 
+/** Deletes a team's legacy token; its tokens with a description stay. */
 export async function deleteTeamToken(q: Queryable, teamId: string): Promise<number> {
-  const r = await q.deleteFrom('auth_tokens').where('team_id', '=', teamId).where('kind', '=', 'team').executeTakeFirst();
+  const r = await q.deleteFrom('auth_tokens').where('team_id', '=', teamId).where('kind', '=', 'team').where('description', 'is', null).executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+export type TeamTokenSortField = 'team-name' | 'created-by' | 'expired-at' | 'last-used-at';
+
+export interface TeamTokenFilter {
+  organizationId: string;
+  /** Case-insensitive substring of the team's name (TFE's `q`). */
+  search?: string;
+  /** The teams whose tokens the caller may see. */
+  visible: RowFilter<'teams'>;
+}
+
+/**
+ * An organization's team tokens, legacy and described, through their teams (the `auth_tokens_org`
+ * index, then each team by its key). A token that never expires sorts as the latest expiry, one
+ * never used as the earliest use, one made by no user (a team token made it) after every username.
+ */
+export async function listTeamTokens(q: Queryable, f: TeamTokenFilter, sort: { field: TeamTokenSortField; descending: boolean }, page: Window) {
+  let base = q
+    .selectFrom('auth_tokens')
+    .innerJoin('teams', 'teams.id', 'auth_tokens.team_id')
+    .where('auth_tokens.organization_id', '=', f.organizationId)
+    .where('auth_tokens.kind', '=', 'team');
+  if (f.search) base = base.where(containsInsensitive('teams.name', f.search));
+  if (f.visible) base = base.where(f.visible);
+  const direction = sort.descending ? 'desc' : 'asc';
+  const rows = base.leftJoin('users as creator', 'creator.id', 'auth_tokens.created_by_user_id').selectAll('auth_tokens');
+  const ordered =
+    sort.field === 'team-name' ? rows.orderBy(sql`lower(teams.name)`, direction)
+    : sort.field === 'created-by' ? rows.orderBy(sql`creator.username is null`, direction).orderBy('creator.username', direction)
+    : sort.field === 'expired-at' ? rows.orderBy(sql`auth_tokens.expired_at is null`, direction).orderBy('auth_tokens.expired_at', direction)
+    : rows.orderBy(sql`auth_tokens.last_used_at is not null`, direction).orderBy('auth_tokens.last_used_at', direction);
+  return listWithTotal(base, ordered.orderBy('auth_tokens.created_at', direction).orderBy('auth_tokens.id', direction), page, TOKENS.read);
 }
 
 export async function deleteOrganizationToken(q: Queryable, organizationId: string, kind: TokenKind): Promise<number> {

@@ -237,6 +237,11 @@ export const MATRIX: Section[] = [
       // in TFE), and issuing one follows the rule for adding a member (see above).
       row('POST /api/v2/teams/:team_id/authentication-token', "create or replace a team's token",
         [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 201, 403, 201, 403], 'a visible team'),
+      row('POST /api/v2/teams/:team_id/authentication-tokens', "create a team token with a description, beside the team's others",
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 201, 403, 201, 403], 'a visible team'),
+      // Those who manage team tokens list them; to anyone else the list does not exist (as in TFE).
+      row('GET /api/v2/organizations/:organization_name/team-tokens', "list the organization's team tokens",
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 200, 404, 200, 404]),
       row('GET /api/v2/teams/:team_id/authentication-token', "show a team's token",
         [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200, 403], 'a visible team'),
       row('DELETE /api/v2/teams/:team_id/authentication-token', "delete a team's token",

@@ -207,6 +207,11 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/v2/teams/:team_id/authentication-token [a visible team]': {
     make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('') }),
   },
+  // A fresh team each time, so the same description is free again.
+  'POST /api/v2/teams/:team_id/authentication-tokens [a visible team]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('authentication-tokens', { description: 'matrix' }) }),
+  },
+  'GET /api/v2/organizations/:organization_name/team-tokens': { make: async (w) => ({ params: await org(w) }) },
   'GET /api/v2/teams/:team_id/authentication-token [a visible team]': { make: async (w) => ({ params: { team_id: (await w.freshTeamToken()).teamId } }) },
   'DELETE /api/v2/teams/:team_id/authentication-token [a visible team]': { make: async (w) => ({ params: { team_id: (await w.freshTeamToken()).teamId } }) },
   'GET /api/v2/authentication-tokens/:token_id [a team token]': { make: async (w) => ({ params: { token_id: (await w.freshTeamToken()).id } }) },
