@@ -1,7 +1,8 @@
 // go-tfe conformance: for each database, start a real Hangar server on a free port with a fresh
 // data directory (and, for PostgreSQL, a fresh database it creates and drops), bootstrap a
-// site-admin token, and run the compiled go-tfe v1.90.0 integration tests of the contract
-// against it, with rate limits on (go-tfe reads the headers and paces itself).
+// site-admin token, and run the compiled go-tfe v1.90.0 integration tests of the contract, and
+// those beyond it listed in scripts/conformance-beyond.txt, against it, with rate limits on
+// (go-tfe reads the headers and paces itself).
 //
 //   npm run conformance                         # SQLite, then PostgreSQL
 //   npm run conformance -- --db sqlite          # one database (repeatable)
@@ -14,7 +15,7 @@
 // Exit status: 0 only if every run passed every test of the list.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -47,7 +48,19 @@ for (const d of dialects) {
     process.exit(2);
   }
 }
-const selection = values.run !== undefined ? [values.run] : ['--list', path.resolve(values.list ?? path.join(DIR, 'expected-pass.txt'))];
+/**
+ * What to run: a regex (`--run`), a list (`--list`), or by default the contract and, after it,
+ * `conformance-beyond.txt`: the go-tfe tests outside the contract that Hangar passes too.
+ */
+function listFile(): string {
+  if (values.list !== undefined) return path.resolve(values.list);
+  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-conformance-list-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const both = path.join(dir, 'list.txt');
+  writeFileSync(both, `${readFileSync(path.join(DIR, 'expected-pass.txt'), 'utf8')}\n${readFileSync(path.join(ROOT, 'scripts/conformance-beyond.txt'), 'utf8')}`);
+  return both;
+}
+const selection = values.run !== undefined ? [values.run] : ['--list', listFile()];
 
 /** A server's environment: only what this script sets, so a caller's HANGAR_* cannot leak in. */
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
