@@ -225,6 +225,18 @@ suite('team tokens', (ctx) => {
       assert.deepEqual(page.body.data.map((t: { id: string }) => t.id), [later, never]);
       assert.equal(page.body.meta.pagination['total-count'], 5);
       assertError(await ctx.get(`/api/v2/organizations/${org.name}/team-tokens?sort=description`, org.owner.token), 400);
+
+      // By creator's username, each creator's tokens together; one a team token made (no user) after them all.
+      const manager = await ctx.member(org, { 'manage-teams': true });
+      const byManager = (await described(beta, manager.token, { description: 'by-manager' })).body.data.id;
+      const teamSecret = (await ctx.post(`/api/v2/teams/${manager.teamId}/authentication-token`, org.owner.token, body())).body.data.attributes.token;
+      const byTeam = await described(beta, teamSecret, { description: 'by-team' });
+      assert.equal(byTeam.body.data.relationships['created-by'].data, null);
+      const byCreator = await ids('?sort=created-by');
+      assert.equal(byCreator.at(-1), byTeam.body.data.id);
+      assert.equal((await ids('?sort=-created-by'))[0], byTeam.body.data.id);
+      const byUsers = byCreator.slice(0, -1);
+      assert.ok(byUsers[0] === byManager || byUsers.at(-1) === byManager, `the manager's token is not at either end of ${byUsers}`);
     });
 
     it('keeps one legacy token per team and each description once per team in the schema itself', async () => {
