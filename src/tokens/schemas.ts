@@ -13,6 +13,8 @@ const NullableString = (options: { maxLength: number }) =>
 
 // go-tfe's token create options carry no JSON:API type, so it sends `"type": ""`.
 const NoType = Type.Literal('');
+/** Organization and team token bodies: TFE's documentation names the singular type too. */
+const AnyTokenType = Type.Union([Type.Literal('authentication-token'), Type.Literal('authentication-tokens'), NoType]);
 
 export const CreateUserTokenBody = Type.Object({
   data: Type.Object({
@@ -29,7 +31,7 @@ export const CreateUserTokenBody = Type.Object({
 /** TFE's organization token type is singular: `authentication-token`. */
 export const CreateOrganizationTokenBody = Type.Object({
   data: Type.Object({
-    type: Type.Union([Type.Literal('authentication-token'), Type.Literal('authentication-tokens'), NoType]),
+    type: AnyTokenType,
     attributes: Type.Optional(Type.Object({ 'expired-at': Type.Optional(NullableString({ maxLength: 64 })) })),
   }),
 });
@@ -39,7 +41,7 @@ export const TeamTokenParams = Type.Object({ team_id: Type.String() });
 /** go-tfe sends `"type": ""`; TFE's documentation names `authentication-token`. */
 export const CreateTeamTokenBody = Type.Object({
   data: Type.Object({
-    type: Type.Union([Type.Literal('authentication-token'), Type.Literal('authentication-tokens'), NoType]),
+    type: AnyTokenType,
     attributes: Type.Optional(Type.Object({ 'expired-at': Type.Optional(NullableString({ maxLength: 64 })) })),
   }),
 });
@@ -50,7 +52,7 @@ export const CreateTeamTokenBody = Type.Object({
  */
 export const CreateDescribedTeamTokenBody = Type.Object({
   data: Type.Object({
-    type: Type.Union([Type.Literal('authentication-tokens'), Type.Literal('authentication-token'), NoType]),
+    type: AnyTokenType,
     attributes: Type.Object({
       description: Type.String({ maxLength: 255 }),
       'expired-at': Type.Optional(NullableString({ maxLength: 64 })),

@@ -159,6 +159,25 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     return { token: full, secret };
   }
 
+  /**
+   * A new token of a team the caller may issue one for (teams/service.ts: `findForToken`): the
+   * legacy one when `description` is null. It acts as the team, attributed to the user issuing it
+   * (to no user when a team token does).
+   */
+  async function teamToken(caller: Caller, teamId: string, description: string | null, expiredAt: string | null | undefined) {
+    const team = await deps.teams.findForToken(caller, teamId, true);
+    return {
+      kind: 'team' as const,
+      description,
+      userId: null,
+      organizationId: team.organizationId,
+      agentPoolId: null,
+      teamId: team.id,
+      createdByUserId: actingUserId(caller.principal),
+      expiredAt: checkExpiry(expiredAt),
+    };
+  }
+
   async function accessible(caller: Caller, id: string): Promise<Token> {
     const token = await store.findTokenById(db, id);
     const rule = token && rules.get(token.kind);
@@ -272,15 +291,11 @@ export function createTokensService(deps: { database: Database; users: UsersServ
      * secret stops working at once. It is attributed to no user when a team token creates it.
      */
     async createTeamToken(caller: Caller, teamId: string, input: { expiredAt?: string | null }): Promise<IssuedToken> {
-      const team = await deps.teams.findForToken(caller, teamId, true);
-      const expiredAt = checkExpiry(input.expiredAt);
+      const token = await teamToken(caller, teamId, null, input.expiredAt);
       return guarded(
         deps.database.transaction(async (trx) => {
-          await store.deleteTeamToken(trx, team.id);
-          return issue(
-            { kind: 'team', description: null, userId: null, organizationId: team.organizationId, agentPoolId: null, teamId: team.id, createdByUserId: actingUserId(caller.principal), expiredAt },
-            trx,
-          );
+          await store.deleteTeamToken(trx, token.teamId);
+          return issue(token, trx);
         }),
         {
           unique: () => errors.conflict('Another token for this team was created at the same time; try again'),
@@ -296,24 +311,11 @@ export function createTokensService(deps: { database: Database; users: UsersServ
      * creates cannot both have it). The legacy token is the one without a description.
      */
     async createDescribedTeamToken(caller: Caller, teamId: string, input: { description: string; expiredAt?: string | null }): Promise<IssuedToken> {
-      const team = await deps.teams.findForToken(caller, teamId, true);
-      const expiredAt = checkExpiry(input.expiredAt);
-      return guarded(
-        issue({
-          kind: 'team',
-          description: input.description,
-          userId: null,
-          organizationId: team.organizationId,
-          agentPoolId: null,
-          teamId: team.id,
-          createdByUserId: actingUserId(caller.principal),
-          expiredAt,
-        }),
-        {
-          unique: () => errors.validationFailed('description', 'Description has already been taken'),
-          foreignKey: () => errors.notFound(),
-        },
-      );
+      return guarded(issue(await teamToken(caller, teamId, input.description, input.expiredAt)), {
+        unique: () => errors.validationFailed('description', 'Description has already been taken'),
+        // The team was deleted a moment ago.
+        foreignKey: () => errors.notFound(),
+      });
     },
 
     /**
