@@ -60,9 +60,10 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
-  // Organizations and workspaces name agent pools for execution; the pools domain tells them apart.
+  // Organizations and workspaces name agent pools for execution; the pools domain tells them
+  // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
-  workspaces.useAgentPoolCheck(agentPools.idsInOrganization);
+  workspaces.useAgentPoolCheck(agentPools.usability);
   return { users, organizations, teams, tags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 

@@ -296,4 +296,57 @@ suite('execution modes', (ctx) => {
     assert.equal(after.attributes['execution-mode'], 'remote');
     assert.equal(after.attributes['setting-overwrites']['execution-mode'], false);
   });
+
+  it('runs a workspace on a pool that is not organization-scoped only when the pool allows it (422 otherwise, nothing changed)', async () => {
+    const { org, pool: orgDefault } = await agentOrg(ctx);
+    const t = org.owner.token;
+    const made = await ctx.post(`/api/v2/organizations/${org.name}/agent-pools`, t, {
+      data: { type: 'agent-pools', attributes: { name: unique('pool'), 'organization-scoped': false } },
+    });
+    assertStatus(made, 201);
+    const scoped = made.body.data.id as string;
+    const refusal = 'Agent pool workspace does not have access to use this agent pool';
+    const poolOf = async (id: string) => (await ctx.get(`/api/v2/workspaces/${id}`, t)).body.data.relationships['agent-pool'].data?.id ?? null;
+
+    // A workspace being created is on no pool's list.
+    const name = unique('ws');
+    const created = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, t, wsBody({ name, 'execution-mode': 'agent', 'agent-pool-id': scoped }));
+    assert.equal(assertError(created, 422, '/data/attributes/agent-pool-id').detail, refusal);
+    assertStatus(await ctx.get(`/api/v2/organizations/${org.name}/workspaces/${name}`, t), 404);
+
+    const ws = (await createWs(ctx, org, { 'execution-mode': 'remote' })).body.data.id as string;
+    const toScoped = wsBody({ 'execution-mode': 'agent', 'agent-pool-id': scoped });
+    assert.equal(assertError(await ctx.patch(`/api/v2/workspaces/${ws}`, t, toScoped), 422, '/data/attributes/agent-pool-id').detail, refusal);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${ws}`, t)).body.data.attributes['execution-mode'], 'remote');
+
+    // Allowed, it may; the other workspaces still may not.
+    const allow = (ids: string[]) =>
+      ctx.patch(`/api/v2/agent-pools/${scoped}`, t, { data: { type: 'agent-pools', relationships: { 'allowed-workspaces': { data: ids.map((id) => ({ type: 'workspaces', id })) } } } });
+    assertStatus(await allow([ws]), 200);
+    assertStatus(await ctx.patch(`/api/v2/workspaces/${ws}`, t, toScoped), 200);
+    assert.equal(await poolOf(ws), scoped);
+    const other = (await createWs(ctx, org, { 'execution-mode': 'remote' })).body.data.id as string;
+    assertError(await ctx.patch(`/api/v2/workspaces/${other}`, t, toScoped), 422, '/data/attributes/agent-pool-id');
+
+    // Taken on from the organization's default rather than named: refused where the body took it.
+    const follower = (await createWs(ctx, org, {})).body.data.id as string;
+    const orgUrl = `/api/v2/organizations/${org.name}`;
+    assertStatus(await ctx.patch(orgUrl, t, orgBody({ 'default-execution-mode': 'agent' }, poolRel(scoped))), 200);
+    const own = wsBody({ 'setting-overwrites': { 'execution-mode': true, 'agent-pool': true } });
+    assert.equal(assertError(await ctx.patch(`/api/v2/workspaces/${follower}`, t, own), 422, '/data/attributes/setting-overwrites').detail, refusal);
+    assertStatus(await ctx.patch(orgUrl, t, orgBody({ 'default-execution-mode': 'agent' }, poolRel(orgDefault.id))), 200);
+    assertStatus(await ctx.patch(`/api/v2/workspaces/${follower}`, t, own), 200);
+    assert.equal(await poolOf(follower), orgDefault.id);
+
+    // No longer allowed: the workspace keeps running where it is and may change other settings,
+    // but may not name the pool again.
+    assertStatus(await allow([]), 200);
+    assertStatus(await ctx.patch(`/api/v2/workspaces/${ws}`, t, wsBody({ description: 'still here' })), 200);
+    assert.equal(await poolOf(ws), scoped);
+    assertError(await ctx.patch(`/api/v2/workspaces/${ws}`, t, toScoped), 422, '/data/attributes/agent-pool-id');
+    // An organization-scoped pool serves every workspace, new ones too.
+    const fresh = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, t, wsBody({ name: unique('ws'), 'execution-mode': 'agent', 'agent-pool-id': orgDefault.id }));
+    assertStatus(fresh, 201);
+    assert.equal(fresh.body.data.relationships['agent-pool'].data.id, orgDefault.id);
+  });
 });

@@ -11,7 +11,7 @@ import type { OrganizationAction, OrganizationLookup } from '../organizations/lo
 import { now } from '../time.ts';
 import type { IssuedToken, Token, TokensService } from '../tokens/service.ts';
 import { checkAttributes, Name } from '../values.ts';
-import type { WorkspacesService } from '../workspaces/service.ts';
+import type { PoolUsability, WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
 import type { AgentPool, PoolSortField } from './store.ts';
 
@@ -99,6 +99,12 @@ export function createAgentPoolsService(deps: {
     /** How `agent-count` is counted: registered by the agents domain. */
     /** For domains that name pools (organization and workspace execution): which ids are this organization's pools. */
     idsInOrganization: (q: Queryable, organizationId: string, ids: readonly string[]) => store.poolIdsInOrganization(q, organizationId, ids),
+
+    /** For the workspaces domain: whether a workspace (null: one being created) may run on the organization's pool. */
+    async usability(q: Queryable, organizationId: string, poolId: string, workspaceId: string | null): Promise<PoolUsability> {
+      const found = await store.poolUsability(q, organizationId, poolId, workspaceId);
+      return !found ? 'missing' : found.usable ? 'usable' : 'refused';
+    },
 
     countAgentsWith(counter: AgentCounter): void {
       agentCounts = counter;

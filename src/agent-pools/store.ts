@@ -42,6 +42,22 @@ export async function poolIdsInOrganization(q: Queryable, organizationId: string
 }
 
 /**
+ * Whether the organization has the pool and whether a workspace may run on it: the pool is
+ * organization-scoped or lists the workspace among its allowed ones (a workspace not created
+ * yet, `null`, is on no list). Undefined: no such pool in the organization. One query.
+ */
+export async function poolUsability(q: Queryable, organizationId: string, poolId: string, workspaceId: string | null): Promise<{ usable: boolean } | undefined> {
+  const r = await q
+    .selectFrom('agent_pools')
+    .select((eb) => usableBy(eb, workspaceId ?? undefined).as('usable'))
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', poolId)
+    .executeTakeFirst();
+  // SQLite answers a truth value as 0 or 1.
+  return r && { usable: Boolean(r.usable) };
+}
+
+/**
  * Inside a transaction: true if the pool still exists, and (on PostgreSQL) holds its row so
  * that a concurrent delete waits until the transaction is over.
  */

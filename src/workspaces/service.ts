@@ -36,8 +36,13 @@ import { DEFAULT_SETTINGS, SETTINGS, type OwnExecution, type Workspace, type Wor
 
 export type { Workspace, WorkspaceSettings };
 
-/** Which of `ids` are agent pools of the organization (one query); the agent pools domain provides it. */
-export type AgentPoolCheck = (q: Queryable, organizationId: string, ids: readonly string[]) => Promise<Set<string>>;
+/**
+ * Whether a workspace may run on a pool: `missing`, the organization has no such pool;
+ * `refused`, the pool serves only the workspaces it allows and this is not one of them.
+ */
+export type PoolUsability = 'missing' | 'refused' | 'usable';
+/** The agent pools domain's answer for a workspace (null: one being created) and a pool of the organization. */
+export type AgentPoolUse = (q: Queryable, organizationId: string, poolId: string, workspaceId: string | null) => Promise<PoolUsability>;
 
 export interface WorkspaceInput {
   name?: string;
@@ -150,6 +155,11 @@ function ownExecution(input: WorkspaceInput, current: OwnExecution, org: Executi
   return { executionMode: next, agentPoolId: pool };
 }
 
+/** Where `input` chose the workspace's pool: by naming it, or by a mode or setting-overwrites that took it on. */
+function executionPointer(input: WorkspaceInput): string {
+  return input.agentPoolId !== undefined ? POOL : input.executionMode !== undefined ? MODE : input.operations !== undefined ? OPERATIONS : OVERWRITES;
+}
+
 /** The settings `input` sends, and only those: an undefined one is absent, not a value. */
 function sentSettings(input: WorkspaceInput): Partial<WorkspaceSettings> {
   const sent: Partial<Record<keyof WorkspaceSettings, unknown>> = {};
@@ -199,6 +209,7 @@ const validate = (input: WorkspaceInput) =>
 
 const poolNotFound = () => errors.invalidAttribute(POOL, 'Agent pool not found');
 
+
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
 export function createWorkspacesService(deps: {
@@ -211,12 +222,23 @@ export function createWorkspacesService(deps: {
   const { database, projectAccess } = deps;
   const db = database.db;
   // The agent pools domain registers how to tell its pools (it depends on us, not we on it).
-  let agentPoolsIn: AgentPoolCheck = async () => new Set();
+  let poolUse: AgentPoolUse = async () => 'missing';
 
-  /** The workspace's own execution after `input`, with a pool it names checked to be the organization's. */
-  async function checkedExecution(input: WorkspaceInput, current: OwnExecution, org: Organization): Promise<OwnExecution> {
+  /**
+   * The workspace's own execution after `input` (`workspaceId` null: a workspace being created).
+   * A pool it names, or takes on, must be the organization's and serve the workspace: a pool
+   * that is not organization-scoped serves only the workspaces it allows, so a new workspace
+   * can never start on one (TFE refuses the same).
+   */
+  async function checkedExecution(input: WorkspaceInput, current: OwnExecution, org: Organization, workspaceId: string | null): Promise<OwnExecution> {
     const next = ownExecution(input, current, org);
-    if (input.agentPoolId && !(await agentPoolsIn(db, org.id, [input.agentPoolId])).has(input.agentPoolId)) throw poolNotFound();
+    const pool = next.agentPoolId;
+    if (pool !== null && (input.agentPoolId !== undefined || pool !== current.agentPoolId)) {
+      const use = await poolUse(db, org.id, pool, workspaceId);
+      if (use === 'missing') throw poolNotFound();
+      // TFE's words (its model's attribute name, then the message).
+      if (use === 'refused') throw errors.invalidAttribute(executionPointer(input), 'Agent pool workspace does not have access to use this agent pool');
+    }
     return next;
   }
 
@@ -368,9 +390,9 @@ export function createWorkspacesService(deps: {
       return found?.project && can(found, 'read-workspace') ? found.workspace.id : undefined;
     },
 
-    /** How to tell which ids are the organization's agent pools (registered by the agent pools domain). */
-    useAgentPoolCheck(check: AgentPoolCheck): void {
-      agentPoolsIn = check;
+    /** How to tell whether a workspace may run on a pool (registered by the agent pools domain). */
+    useAgentPoolCheck(check: AgentPoolUse): void {
+      poolUse = check;
     },
 
     /** The organization of a page of workspaces, as `include=organization` shows it (one query). */
@@ -394,7 +416,7 @@ export function createWorkspacesService(deps: {
       const chosen = { ...DEFAULT_SETTINGS, ...sentSettings(input) };
       checkTriggers(chosen);
       // Without a mode of its own, a new workspace follows its organization's default.
-      const execution = await checkedExecution(input, { executionMode: null, agentPoolId: null }, org);
+      const execution = await checkedExecution(input, { executionMode: null, agentPoolId: null }, org, null);
       const at = now();
       const workspace: Workspace = {
         ...chosen,
@@ -457,7 +479,7 @@ export function createWorkspacesService(deps: {
       // with prefixes, and the service accepts it): one sent alone clears the other.
       if (sent.triggerPatterns?.length && sent.triggerPrefixes === undefined) sent.triggerPrefixes = [];
       if (sent.triggerPrefixes?.length && sent.triggerPatterns === undefined) sent.triggerPatterns = [];
-      const execution = await checkedExecution(input, w, current.org);
+      const execution = await checkedExecution(input, w, current.org, w.id);
       const patch = {
         ...sent,
         ...execution,
