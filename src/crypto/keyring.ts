@@ -24,6 +24,15 @@ export function keyIdOf(key: Buffer): string {
   return createHash('sha256').update('hangar-encryption-key:').update(key).digest('hex').slice(0, 16);
 }
 
+/**
+ * The keyring a service was given. Only `serve` and `rotate-key` load keys; the other CLI
+ * commands build the same services and never reach a path that seals, opens or signs.
+ */
+export function loadedKeyring(keyring: Keyring | null): Keyring {
+  if (!keyring) throw new Error('encryption keys are not loaded in this process');
+  return keyring;
+}
+
 export class Keyring {
   /** Key id → key; the first entry encrypts. Private, so no serializer can reach it. */
   readonly #keys: Map<string, Buffer>;
@@ -69,7 +78,7 @@ export class Keyring {
 
   /**
    * A MAC of `message` under a key derived from the primary key (never the key itself), for
-   * URLs that carry their own permission (state uploads). Every instance sharing the keys agrees.
+   * URLs that carry their own permission (upload-credentials.ts). Every instance sharing the keys agrees.
    */
   sign(purpose: string, message: string): string {
     const key = Buffer.from(hkdfSync('sha256', this.#keys.get(this.#primaryId)!, Buffer.alloc(0), `hangar-mac:${purpose}`, 32));

@@ -1,5 +1,5 @@
 import type { Caller } from '../auth/caller.ts';
-import { DecryptionError, type Keyring } from '../crypto/keyring.ts';
+import { DecryptionError, loadedKeyring, type Keyring } from '../crypto/keyring.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
 import { errors } from '../jsonapi/errors.ts';
@@ -47,11 +47,7 @@ export function createPolicySetParametersService(deps: { database: Database; pol
   const { database } = deps;
   const db = database.db;
 
-  function keyring(): Keyring {
-    // Only `serve` and `rotate-key` load keys; other CLI commands never reach this.
-    if (!deps.keyring) throw new Error('encryption keys are not loaded in this process');
-    return deps.keyring;
-  }
+  const keyring = () => loadedKeyring(deps.keyring);
 
   /** The parameter id is the associated data: a ciphertext moved to another row will not open. */
   function toStored(id: string, value: string, sensitive: boolean): StoredValue {
