@@ -18,6 +18,14 @@ describe('redactUrl', () => {
     assert.equal(redactUrl('/x?api_key=hunter2&Access-Token=x&password=p&q=ok'), '/x?api_key=[REDACTED]&Access-Token=[REDACTED]&password=[REDACTED]&q=ok');
     assert.equal(redactUrl('/x?%74oken=hunter2'), '/x?%74oken=[REDACTED]');
   });
+
+  it('redacts the credential of both kinds of upload URL', () => {
+    const credential = `1767225600000.${'s'.repeat(43)}`;
+    assert.equal(redactUrl(`/_archivist/v1/object/cv-0123456789abcdef.${credential}`), '/_archivist/v1/object/[REDACTED]');
+    assert.equal(redactUrl(`/_archivist/v1/object/cv-0123456789abcdef.${credential}?x=1`), '/_archivist/v1/object/[REDACTED]?x=1');
+    assert.equal(redactUrl(`/api/v2/state-versions/sv-1/upload/state?credential=${credential}`), '/api/v2/state-versions/sv-1/upload/state?credential=[REDACTED]');
+    assert.equal(redactUrl(`/api/v2/state-versions/sv-1/upload/state?a=1&%63redential=${credential}`), '/api/v2/state-versions/sv-1/upload/state?a=1&%63redential=[REDACTED]');
+  });
 });
 
 /** The parsed log lines written since `from`. */

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createServices } from '../src/services.ts';
 import { Keyring, keyIdOf } from '../src/crypto/keyring.ts';
-import { KEY_FILE, parseEncryptionKeys, readOrCreateKeyFile } from '../src/crypto/keys.ts';
+import { KEY_FILE, openKeyring, parseEncryptionKeys, readOrCreateKeyFile } from '../src/crypto/keys.ts';
+import { issueUploadCredential } from '../src/crypto/upload-credentials.ts';
 
 suite('state versions', (ctx) => {
   const create = (wsId: string, token: string | null, body: unknown) => ctx.post(`/api/v2/workspaces/${wsId}/state-versions`, token, body);
@@ -113,24 +114,43 @@ suite('state versions', (ctx) => {
     assert.equal(sv.attributes['hosted-state-download-url'], null);
     const stateUrl: string = sv.attributes['hosted-state-upload-url'];
     const jsonUrl: string = sv.attributes['hosted-json-state-upload-url'];
-    assert.match(stateUrl, /^http:\/\/.+\/upload\/state\?expires=\d+&signature=/);
+    assert.match(stateUrl, new RegExp(`^http://.+/state-versions/${sv.id}/upload/state\\?credential=\\d+\\.[A-Za-z0-9_-]{43}$`));
     // Not current while pending, and the upload URLs are never shown again.
     assertError(await ctx.get(`/api/v2/workspaces/${w.id}/current-state-version`, t), 404);
     assert.equal((await ctx.get(`/api/v2/state-versions/${sv.id}`, t)).body.data.attributes['hosted-state-upload-url'], null);
 
-    // A forged or re-aimed signature, and bytes that do not match the md5, change nothing.
+    // A forged, re-aimed or expired credential is a 404, as an unknown object is to TFE's
+    // archivist, and bytes that do not match the md5 change nothing.
+    const [expires, signature] = new URL(stateUrl).searchParams.get('credential')!.split('.') as [string, string];
+    const withCredential = (url: string, credential: string) => url.replace(/credential=.*$/, `credential=${credential}`);
+    const keyring = await openKeyring(ctx.config, ctx.database);
     // The first character of the signature changed (to A, or to B when it already was an A).
-    const forged = stateUrl.replace(/signature=(.)/, (_, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`);
-    assert.notEqual(forged, stateUrl);
-    assert.equal((await put(ctx, forged, state)).status, 403);
-    assert.equal((await put(ctx, stateUrl.replace('/upload/state?', '/upload/json-state?'), state)).status, 403);
-    assert.equal((await put(ctx, stateUrl.replace(/expires=\d+/, `expires=${Date.now() + 3_600_000}`), state)).status, 403);
+    const refused = [
+      withCredential(stateUrl, `${expires}.${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`),
+      stateUrl.replace('/upload/state?', '/upload/json-state?'),
+      withCredential(stateUrl, `${Number(expires) + 3_600_000}.${signature}`),
+      withCredential(stateUrl, ''),
+      stateUrl.replace(/\?.*$/, ''),
+      // Signed by Hangar for this file, but 10 minutes and a second ago; and for a configuration upload.
+      withCredential(stateUrl, issueUploadCredential(keyring, 'state-upload', `${sv.id}:state`, 10 * 60_000, Date.now() - 10 * 60_000 - 1_000)),
+      withCredential(stateUrl, issueUploadCredential(keyring, 'configuration-upload', `${sv.id}:state`, 60_000)),
+    ];
+    for (const url of refused) {
+      const res = await put(ctx, url, state);
+      assert.equal(res.status, 404, url);
+      assert.deepEqual(res.body.errors, [{ status: '404', title: 'not found' }]);
+    }
     assert.equal((await put(ctx, stateUrl, Buffer.from('{"version":4}'))).status, 422);
 
     assert.equal((await put(ctx, jsonUrl, json)).status, 204);
     assert.equal((await put(ctx, stateUrl, state)).status, 204);
+    const from = ctx.logs.length;
     assert.equal((await put(ctx, stateUrl, state)).status, 409);
     assert.equal((await put(ctx, jsonUrl, json)).status, 409);
+    // The request log shows where, never the credential.
+    const logged = ctx.logs.slice(from).split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
+    assert.deepEqual(logged.map((l) => l.url), [`/api/v2/state-versions/${sv.id}/upload/state?credential=[REDACTED]`, `/api/v2/state-versions/${sv.id}/upload/json-state?credential=[REDACTED]`]);
+    assert.ok(!ctx.logs.includes(signature));
     const done = await ctx.get(`/api/v2/state-versions/${sv.id}`, t);
     assert.equal(done.body.data.attributes.status, 'finalized');
     assert.equal((await ctx.get(`/api/v2/workspaces/${w.id}/current-state-version`, t)).body.data.id, sv.id);

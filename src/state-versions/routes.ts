@@ -109,7 +109,7 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
 
 /**
  * The upload URLs. Terraform PUTs to them without a token (go-tfe's foreign PUT), so they live
- * outside the authenticated scope; the signature in the query is the permission. Bodies are raw
+ * outside the authenticated scope; the signed credential in the query is the permission. Bodies are raw
  * bytes of any content type, up to the state cap.
  */
 export async function stateUploadRoutes(app: Api, { stateVersions }: { stateVersions: StateVersionsService }, onRequest: onRequestHookHandler): Promise<void> {
@@ -118,20 +118,20 @@ export async function stateUploadRoutes(app: Api, { stateVersions }: { stateVers
     '/state-versions/:state_version_id/upload/:kind',
     {
       schema: { summary: 'Upload the bytes of a pending state version (no token: the signed URL is the permission)', tags, params: UploadParams, querystring: UploadQuery, response: responses({ 204: NoContent }) },
-      // The signature is checked before the body is read: without it, nobody gets Hangar to buffer megabytes.
+      // The credential is checked before the body is read: without one, nobody gets Hangar to buffer megabytes.
       onRequest: [
         onRequest,
         async (request) => {
           const { state_version_id, kind } = request.params as Static<typeof UploadParams>;
-          const { expires, signature } = request.query as Partial<Static<typeof UploadQuery>>;
-          stateVersions.checkUploadUrl(state_version_id, kind, expires ?? '', signature ?? '');
+          const { credential } = request.query as Partial<Static<typeof UploadQuery>>;
+          stateVersions.checkUploadUrl(state_version_id, kind, credential ?? '');
         },
       ],
       bodyLimit: MAX_STATE_BYTES,
     },
     async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      await stateVersions.upload(request.params.state_version_id, request.params.kind, request.query.expires, request.query.signature, body);
+      await stateVersions.upload(request.params.state_version_id, request.params.kind, request.query.credential, body);
       return reply.code(204).send();
     },
   );

@@ -6,7 +6,7 @@ import { Required } from '../jsonapi/query.ts';
 export const StateVersionParams = Type.Object({ state_version_id: Type.String() });
 export const OutputParams = Type.Object({ state_version_output_id: Type.String() });
 export const UploadParams = Type.Object({ state_version_id: Type.String(), kind: Type.Union([Type.Literal('state'), Type.Literal('json-state')]) });
-export const UploadQuery = Type.Object({ expires: Required, signature: Required });
+export const UploadQuery = Type.Object({ credential: Required });
 
 /** go-tfe's include values for state versions; only `outputs` adds anything. */
 export const STATE_VERSION_INCLUDES = ['outputs', 'created_by', 'run', 'run.created_by', 'run.configuration_version'] as const;

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { authorize, can } from '../auth/authorize.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { DecryptionError } from '../crypto/keyring.ts';
+import { DecryptionError, loadedKeyring } from '../crypto/keyring.ts';
+import { checkUploadCredential, issueUploadCredential, uploadUsedUp } from '../crypto/upload-credentials.ts';
 import { databaseBlobStore, type BlobStore } from '../db/blobs.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
@@ -30,7 +31,6 @@ export const UPLOAD_URL_TTL_MS = 10 * 60 * 1000;
 export const BLOB_KINDS = ['state', 'json-state'] as const;
 export type BlobKind = (typeof BLOB_KINDS)[number];
 const ROTATION_BATCH_SIZE = 100;
-const UPLOAD_PURPOSE = 'state-upload';
 
 export interface CreateStateVersionInput {
   serial: number;
@@ -45,8 +45,8 @@ export interface CreateStateVersionInput {
 export interface StateVersionView {
   version: StateVersion;
   outputIds: string[];
-  /** Only in the answer to the create of a pending version: where its bytes go. */
-  uploadTokens?: Record<BlobKind, string>;
+  /** Only in the answer to the create of a pending version: the credential of each upload URL. */
+  uploadCredentials?: Record<BlobKind, string>;
 }
 
 export interface OutputView {
@@ -159,10 +159,7 @@ export function createStateVersionsService(deps: {
   const db = database.db;
   const blobs = deps.blobs ?? databaseBlobStore;
 
-  function keyring(): Keyring {
-    if (!deps.keyring) throw new Error('encryption keys are not loaded in this process');
-    return deps.keyring;
-  }
+  const keyring = () => loadedKeyring(deps.keyring);
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
   const blobAd = (versionId: string, kind: string) => `state-version:${versionId}:${kind}`;
   const outputAd = (outputId: string) => `state-version-output:${outputId}`;
@@ -238,23 +235,17 @@ export function createStateVersionsService(deps: {
     };
   }
 
-  const uploadMessage = (id: string, kind: BlobKind, expires: number) => `${id}:${kind}:${expires}`;
-  function uploadTokens(id: string): Record<BlobKind, string> {
-    const expires = Date.now() + UPLOAD_URL_TTL_MS;
-    const token = (kind: BlobKind) => `expires=${expires}&signature=${keyring().sign(UPLOAD_PURPOSE, uploadMessage(id, kind, expires))}`;
-    return { state: token('state'), 'json-state': token('json-state') };
+  // One credential per file: the state's URL cannot be aimed at the JSON state, or the reverse.
+  const uploadSubject = (id: string, kind: BlobKind) => `${id}:${kind}`;
+  function uploadCredentials(id: string): Record<BlobKind, string> {
+    const credential = (kind: BlobKind) => issueUploadCredential(keyring(), 'state-upload', uploadSubject(id, kind), UPLOAD_URL_TTL_MS);
+    return { state: credential('state'), 'json-state': credential('json-state') };
   }
 
-  /** 403 unless the URL's signature is Hangar's, for this version and kind, and unexpired. Costs no query. */
-  function checkUploadUrl(id: string, kind: BlobKind, expires: string, signature: string): void {
-    const expiresAt = Number(expires);
-    const valid =
-      hasPrefix(id, 'sv') && Number.isSafeInteger(expiresAt) && expiresAt > Date.now() && keyring().verify(UPLOAD_PURPOSE, uploadMessage(id, kind, expiresAt), signature);
-    if (!valid) throw errors.forbidden('The upload URL is invalid or has expired');
+  /** 404 unless the URL's credential is Hangar's, for this version and kind, and unexpired. Costs no query. */
+  function checkUploadUrl(id: string, kind: BlobKind, credential: string): void {
+    checkUploadCredential(keyring(), 'state-upload', uploadSubject(id, kind), credential);
   }
-
-  /** A conflict on the blob's key: this URL was used already. */
-  const usedUp = () => errors.conflict('This upload URL has been used already');
 
   return {
     async create(caller: Caller, workspaceId: string, input: CreateStateVersionInput): Promise<StateVersionView> {
@@ -305,17 +296,18 @@ export function createStateVersionsService(deps: {
       await guarded(write, { unique: () => errors.conflict('Another state version was written at the same moment; read the current state and retry'), foreignKey: () => errors.notFound() });
       const stored = (await store.findVersion(db, version.id))!;
       const [view] = await views([stored]);
-      return stored.status === 'pending' ? { ...view!, uploadTokens: uploadTokens(stored.id) } : view!;
+      return stored.status === 'pending' ? { ...view!, uploadCredentials: uploadCredentials(stored.id) } : view!;
     },
 
-    /**
-     * The PUT to an upload URL. No caller: the signature is the permission, good for one kind of
-     * one version, until it expires, once. Everything lands in one transaction or not at all.
-     */
+    /** For the route, to refuse a bad URL before its body is read. */
     checkUploadUrl,
 
-    async upload(id: string, kind: BlobKind, expires: string, signature: string, bytes: Buffer): Promise<void> {
-      checkUploadUrl(id, kind, expires, signature);
+    /**
+     * The PUT to an upload URL. No caller: the signed credential is the permission, good for one
+     * kind of one version, until it expires, once. Everything lands in one transaction or not at all.
+     */
+    async upload(id: string, kind: BlobKind, credential: string, bytes: Buffer): Promise<void> {
+      checkUploadUrl(id, kind, credential);
       if (bytes.length > MAX_STATE_BYTES) throw errors.payloadTooLarge(MAX_STATE_BYTES);
       const version = await store.findVersion(db, id);
       if (!version) throw errors.notFound();
@@ -325,22 +317,22 @@ export function createStateVersionsService(deps: {
             await blobs.put(trx, { owner: id, kind }, keyring().encryptBytes(bytes, blobAd(id, kind)), bytes.length);
             await store.markJsonStateUploaded(trx, id);
           }),
-          { unique: usedUp, foreignKey: () => errors.notFound() },
+          { unique: uploadUsedUp, foreignKey: () => errors.notFound() },
         );
         return;
       }
-      if (version.status !== 'pending') throw usedUp();
+      if (version.status !== 'pending') throw uploadUsedUp();
       if (md5Of(bytes) !== version.md5) throw errors.invalidAttribute('/', 'The uploaded state does not match the md5 given when the state version was created');
       const parsed = parseState(bytes, '/');
       await guarded(
         database.transaction(async (trx) => {
           await workspaceLocks.current(trx, version.workspaceId, true);
           const fresh = await store.findVersion(trx, id, true);
-          if (!fresh || fresh.status !== 'pending') throw usedUp();
+          if (!fresh || fresh.status !== 'pending') throw uploadUsedUp();
           await checkSequence(trx, version.workspaceId, version.serial, version.lineage ?? parsed.lineage, version.md5, false);
-          if ((await store.finalize(trx, id, await storeState(trx, version, bytes, parsed))) !== 1) throw usedUp();
+          if ((await store.finalize(trx, id, await storeState(trx, version, bytes, parsed))) !== 1) throw uploadUsedUp();
         }),
-        { unique: usedUp, foreignKey: () => errors.notFound() },
+        { unique: uploadUsedUp, foreignKey: () => errors.notFound() },
       );
     },
 
