@@ -1,30 +1,12 @@
 // Migration 0014 on a database that already holds projects: the gram counters it creates count
 // every existing project, as the triggers would have.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
 import { dialects, scratchDatabase } from './helpers/harness.ts';
+import { migrateBefore } from './helpers/migrations.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import type { Database } from '../src/db/index.ts';
 
-const MIGRATIONS = path.resolve(import.meta.dirname, '../src/db/migrations');
 const GRAMS = '0014_name_grams';
-
-/** Runs every migration before 0014, as a database made before it would have. */
-async function migrateBefore(database: Database): Promise<void> {
-  const migrations: Record<string, Migration> = {};
-  for (const file of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.ts')).sort()) {
-    const name = file.replace(/\.ts$/, '');
-    if (name < GRAMS) migrations[name] = await import(path.join(MIGRATIONS, file));
-  }
-  const schema = database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]!.s : undefined;
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
-}
 
 /** The distinct lower-cased substrings of one or two characters of each name, counted per organization. */
 function expectedGrams(rows: Array<{ organization_id: string; name: string }>): string[] {
@@ -51,7 +33,7 @@ for (const dialect of dialects()) {
 
     it('counts the projects that exist when it runs, and the triggers take over from there', async () => {
       const db = scratch.database.db;
-      await migrateBefore(scratch.database);
+      await migrateBefore(scratch.database, GRAMS);
       const at = new Date().toISOString();
       await db.insertInto('users').values({ id: 'user-1', username: 'u1', email: 'u1@example.test', created_at: at } as any).execute();
       for (const org of ['org-1', 'org-2']) {
