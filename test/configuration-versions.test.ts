@@ -3,6 +3,8 @@ import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createProject, createWorkspace, grant } from './helpers/projects.ts';
+import { openKeyring } from '../src/crypto/keys.ts';
+import { issueUploadCredential } from '../src/crypto/upload-credentials.ts';
 
 const cvBody = (attributes: Record<string, unknown> = {}) => ({ data: { type: 'configuration-versions', attributes } });
 // A gzip header and a few bytes: Hangar stores what it is given without unpacking it.
@@ -23,15 +25,15 @@ suite('configuration versions', (ctx) => {
     assert.equal(cv.attributes['auto-queue-runs'], false);
     assert.equal(cv.attributes.speculative, false);
     const url: string = cv.attributes['upload-url'];
-    assert.match(url, /^http:\/\/[^/]+\/_archivist\/v1\/object\/[0-9A-Za-z]{43}$/);
-    const secret = url.split('/').pop()!;
+    assert.match(url, new RegExp(`^http://[^/]+/_archivist/v1/object/${cv.id}\\.\\d+\\.[A-Za-z0-9_-]{43}$`));
+    const signature = url.split('.').pop()!;
 
-    // The URL is never shown again, and is stored only as a digest.
+    // The URL is never shown again, and nothing of its credential is stored.
     const shown = await ctx.get(`/api/v2/configuration-versions/${cv.id}`, org.owner.token);
     assertStatus(shown, 200);
     assert.equal(shown.body.data.attributes['upload-url'], null);
-    const rows = await ctx.database.db.selectFrom('configuration_versions').select(['upload_digest']).execute();
-    assert.ok(!JSON.stringify(rows).includes(secret));
+    const rows = await ctx.database.db.selectFrom('configuration_versions').selectAll().execute();
+    assert.ok(!JSON.stringify(rows).includes(signature));
 
     const up = await put(url, TARBALL);
     assert.equal(up.statusCode, 200, up.body);
@@ -42,9 +44,11 @@ suite('configuration versions', (ctx) => {
     assert.deepEqual(Buffer.from(stored.archive!), TARBALL);
     assert.equal(stored.archive_size, TARBALL.length);
 
-    // Single use.
-    assert.equal((await put(url, TARBALL)).statusCode, 404);
-    assert.ok(!ctx.logs.includes(secret), 'the upload secret is never logged');
+    // Single use: the genuine URL of a version that has its bytes is a conflict.
+    const again = await put(url, TARBALL);
+    assert.equal(again.statusCode, 409);
+    assert.ok(!again.body.includes(signature));
+    assert.ok(!ctx.logs.includes(signature), 'the upload credential is never logged');
 
     const list = await ctx.get(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token);
     assertStatus(list, 200);
@@ -52,22 +56,60 @@ suite('configuration versions', (ctx) => {
     assert.equal(list.body.meta.pagination['total-count'], 1);
   });
 
-  it('refuses unknown and expired upload URLs, empty and oversized bodies', async () => {
+  it('refuses forged, re-aimed and expired upload URLs alike (404) before reading the body, and empty and oversized bodies', async () => {
     const org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);
-    assert.equal((await put('http://x/_archivist/v1/object/nope', TARBALL)).statusCode, 404);
-    assert.equal((await put(`http://x/_archivist/v1/object/${'a'.repeat(43)}`, TARBALL)).statusCode, 404);
     const make = async () => (await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, cvBody())).body.data;
     const a = await make();
-    assert.equal((await put(a.attributes['upload-url'], Buffer.alloc(0))).statusCode, 400);
-    assert.equal((await put(a.attributes['upload-url'], Buffer.alloc(10 * 1024 * 1024 + 1))).statusCode, 413);
-    // Expired: the URL no longer works, and the version stays pending.
-    await ctx.database.db.updateTable('configuration_versions').set({ upload_expires_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', a.id).execute();
-    assert.equal((await put(a.attributes['upload-url'], TARBALL)).statusCode, 404);
-    assert.equal((await ctx.get(`/api/v2/configuration-versions/${a.id}`, org.owner.token)).body.data.attributes.status, 'pending');
-    // Whatever the content type.
     const b = await make();
+    const urlA: string = a.attributes['upload-url'];
+    const credentialA = urlA.slice(urlA.indexOf(`${a.id}.`) + a.id.length + 1);
+    const [expires, signature] = credentialA.split('.') as [string, string];
+    const keyring = await openKeyring(ctx.config, ctx.database);
+    const object = (rest: string) => `http://x/_archivist/v1/object/${rest}`;
+    const refused = [
+      'nope',
+      'a'.repeat(43),
+      credentialA,
+      `${a.id}.${expires}.${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`,
+      `${a.id}.${Number(expires) + 3_600_000}.${signature}`,
+      // A's credential on B, and a credential for A that a state upload would take.
+      `${b.id}.${credentialA}`,
+      `${a.id}.${issueUploadCredential(keyring, 'state-upload', a.id, 60_000)}`,
+      // Expired: signed by Hangar for A, but 15 minutes and a second ago.
+      `${a.id}.${issueUploadCredential(keyring, 'configuration-upload', a.id, 15 * 60_000, Date.now() - 15 * 60_000 - 1_000)}`,
+    ];
+    for (const rest of refused) {
+      const res = await put(object(rest), TARBALL);
+      assert.equal(res.statusCode, 404, rest);
+      assert.deepEqual(JSON.parse(res.body).errors, [{ status: '404', title: 'not found' }]);
+    }
+    // Checked before the body is read: a forged URL with an oversized body is still a 404.
+    assert.equal((await put(object(`${b.id}.${credentialA}`), Buffer.alloc(10 * 1024 * 1024 + 1))).statusCode, 404);
+    assert.equal((await ctx.get(`/api/v2/configuration-versions/${a.id}`, org.owner.token)).body.data.attributes.status, 'pending');
+    assert.equal((await ctx.get(`/api/v2/configuration-versions/${b.id}`, org.owner.token)).body.data.attributes.status, 'pending');
+
+    assert.equal((await put(urlA, Buffer.alloc(0))).statusCode, 400);
+    assert.equal((await put(urlA, Buffer.alloc(10 * 1024 * 1024 + 1))).statusCode, 413);
+    // Whatever the content type.
     assert.equal((await put(b.attributes['upload-url'], TARBALL, {})).statusCode, 200);
+    // A genuine URL whose version went with its workspace names nothing.
+    assertStatus(await ctx.delete(`/api/v2/workspaces/${ws.id}`, org.owner.token), 204);
+    assert.equal((await put(urlA, TARBALL)).statusCode, 404);
+  });
+
+  it('keeps the credential out of the request log line, whose URL ends in [REDACTED]', async () => {
+    const org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const cv = (await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, cvBody())).body.data;
+    const url: string = cv.attributes['upload-url'];
+    const from = ctx.logs.length;
+    assert.equal((await put(url, TARBALL)).statusCode, 200);
+    assert.equal((await put(url, TARBALL)).statusCode, 409);
+    const logged = ctx.logs.slice(from).split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
+    assert.deepEqual(logged.map((l) => [l.url, l.status]), [['/_archivist/v1/object/[REDACTED]', 200], ['/_archivist/v1/object/[REDACTED]', 409]]);
+    assert.ok(!ctx.logs.includes(url.split('/').pop()!));
+    assert.ok(!ctx.logs.includes(url.split('.').pop()!));
   });
 
   it('takes plan permission to create; readers see; others do not; bodies are checked', async () => {

@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
@@ -25,12 +26,12 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
     { schema: { summary: 'Create a configuration version and its upload URL', tags, params: WorkspaceParams, body: CreateConfigurationVersionBody, response: responses({ 201: ConfigurationVersionDocument }) } },
     async (request, reply) => {
       const a = request.body.data.attributes ?? {};
-      const { cv, uploadSecret } = await configurationVersions.create(request.caller, request.params.workspace_id, {
+      const { cv, uploadObject } = await configurationVersions.create(request.caller, request.params.workspace_id, {
         autoQueueRuns: a['auto-queue-runs'],
         speculative: a.speculative,
         provisional: a.provisional,
       });
-      const url = new URL(`${UPLOAD_PREFIX}/${uploadSecret}`, absoluteUrl(request, app.config.baseUrl)).toString();
+      const url = new URL(`${UPLOAD_PREFIX}/${uploadObject}`, absoluteUrl(request, app.config.baseUrl)).toString();
       return reply.code(201).send({ data: configurationVersionResource(cv, url) });
     },
   );
@@ -57,12 +58,16 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
 export async function uploadRoutes(app: Api, { configurationVersions }: { configurationVersions: ConfigurationVersionsService }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_request, body, done) => done(null, body));
-  app.put(`${UPLOAD_PREFIX}/:secret`, {
+  app.put(`${UPLOAD_PREFIX}/:object`, {
       bodyLimit: MAX_ARCHIVE_BYTES,
       schema: { summary: "Upload a configuration version's tarball (the URL is the credential; no token)", tags, consumes: ['application/octet-stream'], params: UploadParams, response: responses({ 200: NoContent }) },
+      // The credential is checked before the body is read: without one, nobody gets Hangar to buffer megabytes.
+      onRequest: async (request) => {
+        configurationVersions.checkUploadUrl((request.params as Partial<Static<typeof UploadParams>>).object ?? '');
+      },
     }, async (request, reply) => {
     const body = request.body;
-    await configurationVersions.upload(request.params.secret, body instanceof Uint8Array ? body : new Uint8Array());
+    await configurationVersions.upload(request.params.object, body instanceof Uint8Array ? body : new Uint8Array());
     return reply.code(200).send();
   });
 }

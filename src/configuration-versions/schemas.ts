@@ -3,7 +3,8 @@ import { PageParams } from '../jsonapi/pagination.ts';
 import { AlwaysNull, Document, ListDocument, Open, Resource, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
 
 export const ConfigurationVersionParams = Type.Object({ configuration_version_id: Type.String() });
-export const UploadParams = Type.Object({ secret: Type.String({ maxLength: 64 }) });
+/** The last segment of an upload URL, `<version id>.<credential>` (about 80 characters). */
+export const UploadParams = Type.Object({ object: Type.String({ maxLength: 128 }) });
 export const ListConfigurationVersionsQuery = Type.Object({ ...PageParams });
 
 /** go-tfe sends its create options with attributes only; the body may be `{"data":{"type":...}}`. */

@@ -1,12 +1,14 @@
 // Configuration versions: the Terraform configuration a run would use. A client creates one, then
 // PUTs the tarball to the upload URL it is given; the URL carries its own credential (TFE's
-// archivist URLs work without the API token too), so it is a secret: random, stored only as a
-// digest, valid once and for UPLOAD_TTL_MS. Hangar stores the bytes and executes nothing.
+// archivist URLs work without the API token too), signed like a state upload URL's
+// (crypto/upload-credentials.ts), valid for UPLOAD_TTL_MS and used once: only a pending version
+// takes the bytes. Hangar stores the bytes and executes nothing.
 import type { Caller } from '../auth/caller.ts';
 import { authorize } from '../auth/authorize.ts';
-import { digestSecret } from '../auth/secrets.ts';
+import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
+import { checkUploadCredential, issueUploadCredential, uploadUsedUp } from '../crypto/upload-credentials.ts';
 import type { Database, Queryable } from '../db/index.ts';
-import { hasPrefix, newId, randomBase62 } from '../ids.ts';
+import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
@@ -20,8 +22,6 @@ export type { ConfigurationVersion };
 export const UPLOAD_TTL_MS = 15 * 60_000;
 /** The largest tarball accepted (stored in the database). */
 export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
-/** The upload URL's secret: 256 bits or so, base62. */
-const UPLOAD_SECRET = /^[0-9A-Za-z]{43}$/;
 
 export interface ConfigurationVersionInput {
   autoQueueRuns?: boolean;
@@ -29,8 +29,24 @@ export interface ConfigurationVersionInput {
   provisional?: boolean;
 }
 
-export function createConfigurationVersionsService(deps: { database: Database; workspaces: WorkspacesService }) {
+export function createConfigurationVersionsService(deps: { database: Database; workspaces: WorkspacesService; keyring: Keyring | null }) {
   const db = deps.database.db;
+
+  const keyring = () => loadedKeyring(deps.keyring);
+
+  /**
+   * The upload URL's last segment, `<version id>.<credential>`: the URL must name its version,
+   * and the archivist path has one segment for it (the request log redacts all of it).
+   */
+  const uploadObject = (id: string) => `${id}.${issueUploadCredential(keyring(), 'configuration-upload', id, UPLOAD_TTL_MS)}`;
+
+  /** The version an upload URL's last segment names, if its credential checks out; 404 otherwise. Costs no query. */
+  function checkUploadUrl(object: string): string {
+    const dot = object.indexOf('.');
+    const id = object.slice(0, Math.max(dot, 0));
+    checkUploadCredential(keyring(), 'configuration-upload', id, object.slice(dot + 1));
+    return id;
+  }
 
   /** A configuration version whose workspace the caller may read; 404 otherwise. */
   async function find(caller: Caller, id: string) {
@@ -47,11 +63,10 @@ export function createConfigurationVersionsService(deps: { database: Database; w
     /** The workspace's newest uploaded version (a run created without one uses it, as in TFE). */
     latestUploaded: (q: Queryable, workspaceId: string) => store.latestUploaded(q, workspaceId),
 
-    /** Creates a pending version; the secret of its upload URL exists only in this answer. */
-    async create(caller: Caller, workspaceId: string, input: ConfigurationVersionInput): Promise<{ cv: ConfigurationVersion; uploadSecret: string }> {
+    /** Creates a pending version; its upload URL's last segment exists only in this answer. */
+    async create(caller: Caller, workspaceId: string, input: ConfigurationVersionInput): Promise<{ cv: ConfigurationVersion; uploadObject: string }> {
       const found = await deps.workspaces.find(caller, { id: workspaceId });
       authorize(found, 'queue-run');
-      const uploadSecret = randomBase62(43);
       const at = now();
       const cv: ConfigurationVersion = {
         id: newId('cv'),
@@ -61,13 +76,12 @@ export function createConfigurationVersionsService(deps: { database: Database; w
         autoQueueRuns: input.autoQueueRuns ?? true,
         speculative: input.speculative ?? false,
         provisional: input.provisional ?? false,
-        uploadExpiresAt: new Date(Date.parse(at) + UPLOAD_TTL_MS).toISOString(),
         archiveSize: null,
         createdAt: at,
         uploadedAt: null,
       };
-      await store.insertConfigurationVersion(db, cv, digestSecret(uploadSecret));
-      return { cv, uploadSecret };
+      await store.insertConfigurationVersion(db, cv);
+      return { cv, uploadObject: uploadObject(cv.id) };
     },
 
     show: async (caller: Caller, id: string) => (await find(caller, id)).cv,
@@ -77,14 +91,19 @@ export function createConfigurationVersionsService(deps: { database: Database; w
       return store.listConfigurationVersions(db, found.workspace.id, page);
     },
 
+    /** For the route, to refuse a bad URL before its body is read. */
+    checkUploadUrl,
+
     /**
-     * The PUT to an upload URL: no caller, the URL is the credential. An unknown, used or
-     * expired URL is a 404, all alike.
+     * The PUT to an upload URL: no caller, the signed credential is the permission, for one
+     * version, until it expires, once (a version that is no longer pending takes nothing).
      */
-    async upload(secret: string, archive: Uint8Array): Promise<void> {
-      if (!UPLOAD_SECRET.test(secret)) throw errors.notFound();
+    async upload(object: string, archive: Uint8Array): Promise<void> {
+      const id = checkUploadUrl(object);
       if (archive.byteLength === 0) throw errors.badRequest('The upload is empty');
-      if (!(await store.storeUpload(db, digestSecret(secret), archive, now()))) throw errors.notFound();
+      if (await store.storeUpload(db, id, archive, now())) return;
+      // Nothing stored: the version is gone with its workspace, or has its bytes already.
+      throw (await store.findConfigurationVersion(db, id)) ? uploadUsedUp() : errors.notFound();
     },
   };
 }

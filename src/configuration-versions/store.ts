@@ -14,7 +14,6 @@ export interface ConfigurationVersion {
   autoQueueRuns: boolean;
   speculative: boolean;
   provisional: boolean;
-  uploadExpiresAt: string | null;
   archiveSize: number | null;
   createdAt: string;
   uploadedAt: string | null;
@@ -28,13 +27,12 @@ const CONFIGURATION_VERSIONS = columns<ConfigurationVersionsTable, Configuration
   autoQueueRuns: bool('auto_queue_runs'),
   speculative: bool('speculative'),
   provisional: bool('provisional'),
-  uploadExpiresAt: 'upload_expires_at',
   archiveSize: 'archive_size',
   createdAt: 'created_at',
   uploadedAt: 'uploaded_at',
 });
 
-/** Every column but the archive and the upload digest. */
+/** Every column but the archive. */
 const LISTED = [
   'id',
   'workspace_id',
@@ -43,16 +41,15 @@ const LISTED = [
   'auto_queue_runs',
   'speculative',
   'provisional',
-  'upload_expires_at',
   'archive_size',
   'created_at',
   'uploaded_at',
 ] as const;
 
-export async function insertConfigurationVersion(q: Queryable, cv: ConfigurationVersion, uploadDigest: string): Promise<void> {
+export async function insertConfigurationVersion(q: Queryable, cv: ConfigurationVersion): Promise<void> {
   await q
     .insertInto('configuration_versions')
-    .values({ ...CONFIGURATION_VERSIONS.write(cv), upload_digest: uploadDigest, archive: null })
+    .values({ ...CONFIGURATION_VERSIONS.write(cv), archive: null })
     .execute();
 }
 
@@ -62,17 +59,15 @@ export async function findConfigurationVersion(q: Queryable, id: string): Promis
 }
 
 /**
- * Stores the archive behind an upload URL, once: only a pending version whose secret matches and
- * has not expired takes it, and the secret is forgotten in the same statement. Returns whether
- * one did.
+ * Stores the archive of a pending version, once: the status test and the write are one
+ * statement, so of two uploads racing only one stores. Returns whether one did.
  */
-export async function storeUpload(q: Queryable, digest: string, archive: Uint8Array, at: string): Promise<boolean> {
+export async function storeUpload(q: Queryable, id: string, archive: Uint8Array, at: string): Promise<boolean> {
   const r = await q
     .updateTable('configuration_versions')
-    .set({ status: 'uploaded', archive, archive_size: archive.byteLength, uploaded_at: at, upload_digest: null, upload_expires_at: null })
-    .where('upload_digest', '=', digest)
+    .set({ status: 'uploaded', archive, archive_size: archive.byteLength, uploaded_at: at })
+    .where('id', '=', id)
     .where('status', '=', 'pending')
-    .where('upload_expires_at', '>', at)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }

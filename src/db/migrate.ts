@@ -17,6 +17,7 @@ import * as performance from './migrations/0012_performance.ts';
 import * as runs from './migrations/0013_runs.ts';
 import * as nameGrams from './migrations/0014_name_grams.ts';
 import * as teamTokens from './migrations/0015_team_tokens.ts';
+import * as signedConfigurationUploads from './migrations/0016_signed_configuration_uploads.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0013_runs': runs,
   '0014_name_grams': nameGrams,
   '0015_team_tokens': teamTokens,
+  '0016_signed_configuration_uploads': signedConfigurationUploads,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -346,9 +346,6 @@ export interface ConfigurationVersionsTable {
   auto_queue_runs: DbBool;
   speculative: DbBool;
   provisional: DbBool;
-  /** SHA-256 of the upload URL's secret, until the upload or its expiry; never the secret. */
-  upload_digest: string | null;
-  upload_expires_at: string | null;
   /** The uploaded tarball; set exactly when the status is `uploaded`. */
   archive: Uint8Array | null;
   archive_size: number | null;

@@ -2,7 +2,7 @@
 import { PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 
 type WithExecutor = { getExecutor(): { adapter: unknown } };
-const isPostgres = (q: WithExecutor) => q.getExecutor().adapter instanceof PostgresAdapter;
+export const isPostgres = (q: WithExecutor) => q.getExecutor().adapter instanceof PostgresAdapter;
 
 /** `%` and `_` in user input match themselves, not any character. */
 function escapeLike(text: string): string {

@@ -99,8 +99,8 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
   },
   {
     method: 'PUT',
-    path: '/_archivist/v1/object/:secret',
-    why: "a configuration version's upload URL: the URL itself is the credential (single use, short-lived), no caller involved (configuration-versions.test.ts)",
+    path: '/_archivist/v1/object/:object',
+    why: "a configuration version's upload URL: the signed URL itself is the credential (single use, short-lived), no caller involved (configuration-versions.test.ts)",
   },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
   // The browsable API reference (@fastify/swagger-ui): a page, its assets and the document it reads.
