@@ -40,6 +40,17 @@ describe('upload credentials', () => {
     assert.ok(accepted(credential, { keyring: new Keyring([Buffer.from(key)]) }));
   });
 
+  it('issued before a new key was put first, check out while the old key is still configured', () => {
+    const fresh = randomBytes(32);
+    assert.ok(accepted(credential, { keyring: new Keyring([fresh, key]) }));
+    assert.ok(!accepted(credential, { keyring: new Keyring([fresh]) }));
+    // New credentials are signed with the new first key, which the old keyring alone refuses.
+    const rotated = issueUploadCredential(new Keyring([fresh, key]), 'configuration-upload', 'cv-1', TTL, AT);
+    assert.notEqual(rotated, credential);
+    assert.ok(accepted(rotated, { keyring: new Keyring([fresh]) }));
+    assert.ok(!accepted(rotated));
+  });
+
   it('expire: from the expiry on they are refused', () => {
     assert.ok(!accepted(credential, { at: AT + TTL }));
     assert.ok(!accepted(credential, { at: AT + TTL + 1 }));

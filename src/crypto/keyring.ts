@@ -76,20 +76,39 @@ export class Keyring {
     return this.decryptBytes(ciphertext, associatedData).toString('utf8');
   }
 
+  /** `${key id}:${purpose}` → the MAC key derived for that purpose from that key (derived once). */
+  readonly #macKeys = new Map<string, Buffer>();
+
+  #mac(keyId: string, purpose: string, message: string): Buffer {
+    const id = `${keyId}:${purpose}`;
+    let key = this.#macKeys.get(id);
+    if (!key) this.#macKeys.set(id, (key = Buffer.from(hkdfSync('sha256', this.#keys.get(keyId)!, Buffer.alloc(0), `hangar-mac:${purpose}`, 32))));
+    return createHmac('sha256', key).update(message, 'utf8').digest();
+  }
+
   /**
    * A MAC of `message` under a key derived from the primary key (never the key itself), for
    * URLs that carry their own permission (upload-credentials.ts). Every instance sharing the keys agrees.
    */
   sign(purpose: string, message: string): string {
-    const key = Buffer.from(hkdfSync('sha256', this.#keys.get(this.#primaryId)!, Buffer.alloc(0), `hangar-mac:${purpose}`, 32));
-    return createHmac('sha256', key).update(message, 'utf8').digest('base64url');
+    return this.#mac(this.#primaryId, purpose, message).toString('base64url');
   }
 
-  /** Whether `signature` is `sign(purpose, message)`, compared in constant time. */
+  /**
+   * Whether `signature` is `sign(purpose, message)` under any configured key, compared in constant
+   * time: a URL signed just before a new primary key was configured keeps working until it expires,
+   * as long as the old key is still configured beside it (as rotation requires).
+   */
   verify(purpose: string, message: string, signature: string): boolean {
-    const expected = Buffer.from(this.sign(purpose, message));
-    const given = Buffer.from(signature);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    const given = Buffer.from(signature, 'base64url');
+    // Only the canonical spelling: another text that decodes to the same bytes is refused.
+    if (given.toString('base64url') !== signature) return false;
+    let valid = false;
+    for (const keyId of this.#keys.keys()) {
+      const expected = this.#mac(keyId, purpose, message);
+      if (given.length === expected.length && timingSafeEqual(given, expected)) valid = true;
+    }
+    return valid;
   }
 
   decryptBytes(ciphertext: string, associatedData: string): Buffer {
