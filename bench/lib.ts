@@ -67,9 +67,23 @@ function startScript(): { flags: string[]; env: Record<string, string> } {
   return { flags: words.filter((word) => word.startsWith('--')), env: Object.fromEntries(assignments) };
 }
 
+/** How a server is launched: the command its Node runs under (valgrind, say), if any. */
+export interface Launch {
+  /** A command and its arguments, given Node's command line to run (`valgrind --tool=callgrind …`). */
+  wrapper?: string[];
+}
+
 /** Starts a Node script and resolves once it prints the address it listens on. */
-export async function startProcess(script: string, args: string[], env: Record<string, string>, pattern: RegExp, nodeFlags: string[] = []): Promise<Proc> {
-  const child = spawn(process.execPath, [...nodeFlags, path.join(ROOT, script), ...args], {
+export async function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  pattern: RegExp,
+  nodeFlags: string[] = [],
+  { wrapper = [] }: Launch = {},
+): Promise<Proc> {
+  const command = [...wrapper, process.execPath, ...nodeFlags, path.join(ROOT, script), ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -80,7 +94,8 @@ export async function startProcess(script: string, args: string[], env: Record<s
   void exited.then(() => process.off('exit', orphaned));
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 30_000);
+    // A server under valgrind starts many times slower.
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), wrapper.length ? 180_000 : 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.length > 100_000) output = output.slice(-50_000);
@@ -114,7 +129,7 @@ export async function startProcess(script: string, args: string[], env: Record<s
  */
 const COMPILE_CACHE = { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(tmpdir(), 'hangar-bench-compile-cache') };
 
-export function startHangar(env: Record<string, string>): Promise<Proc> {
+export function startHangar(env: Record<string, string>, launch: Launch = {}): Promise<Proc> {
   // Logging every request would measure pino, not Hangar.
   // Rate limits off: one token drives thousands of requests a second here.
   const start = startScript();
@@ -124,12 +139,13 @@ export function startHangar(env: Record<string, string>): Promise<Proc> {
     { HANGAR_PORT: '0', HANGAR_LOG_LEVEL: 'warn', HANGAR_RATE_LIMIT: '0', ...COMPILE_CACHE, ...start.env, ...env },
     /hangar: serving (http:\/\/127\.0\.0\.1:\d+)/,
     start.flags,
+    launch,
   );
 }
 
 /** The bare Fastify server every figure is divided by; `bodiesFile` is what its routes answer. */
-export function startBaseline(bodiesFile: string): Promise<Proc> {
-  return startProcess('bench/baseline.ts', [], { BASELINE_BODIES: bodiesFile }, /listening (http:\/\/127\.0\.0\.1:\d+)/);
+export function startBaseline(bodiesFile: string, launch: Launch = {}): Promise<Proc> {
+  return startProcess('bench/baseline.ts', [], { BASELINE_BODIES: bodiesFile }, /listening (http:\/\/127\.0\.0\.1:\d+)/, [], launch);
 }
 
 /** Runs the `hangar` command; resolves to its stdout. Several may run at once. */

@@ -32,7 +32,7 @@ export async function baselineRoutes(world: World, hangarUrl: string) {
 }
 
 // The bare POST routes validate the same shapes as Hangar's routes for the same requests.
-const HEARTBEAT_SCHEMA = {
+export const HEARTBEAT_SCHEMA = {
   type: 'object',
   required: ['id', 'status'],
   properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, status: { enum: ['idle', 'busy', 'exited', 'errored'] } },
