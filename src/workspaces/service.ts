@@ -209,7 +209,6 @@ const validate = (input: WorkspaceInput) =>
 
 const poolNotFound = () => errors.invalidAttribute(POOL, 'Agent pool not found');
 
-
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
 export function createWorkspacesService(deps: {
@@ -221,7 +220,7 @@ export function createWorkspacesService(deps: {
 }) {
   const { database, projectAccess } = deps;
   const db = database.db;
-  // The agent pools domain registers how to tell its pools (it depends on us, not we on it).
+  // The agent pools domain registers which of its pools may serve a workspace (it depends on us, not we on it).
   let poolUse: AgentPoolUse = async () => 'missing';
 
   /**
