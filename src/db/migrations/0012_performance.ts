@@ -14,7 +14,8 @@
 // Both: project names indexed by trigrams for `q=` of three characters or more: an FTS5 table with
 // the trigram tokenizer (SQLite, kept by triggers) and a pg_trgm GIN index on lower(name)
 // (PostgreSQL).
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../sql.ts';
 import { NOTIFY_CHANNEL } from '../changes.ts';
 
 const NOTIFYING: ReadonlyArray<readonly [table: string, events: string]> = [
@@ -26,8 +27,6 @@ const NOTIFYING: ReadonlyArray<readonly [table: string, events: string]> = [
   ['team_projects', 'insert or update or delete or truncate'],
   ['agent_pools', 'insert or update or delete or truncate'],
 ];
-
-const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db);

@@ -12,9 +12,8 @@
 // No CHECK (projects >= 0): PostgreSQL checks a proposed row before it looks for a conflict, and
 // a rename's gains and losses go through one upsert of signed deltas in gram order, so that two
 // concurrent writers lock the counter rows they share in the same order and cannot deadlock.
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-
-const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../sql.ts';
 
 /**
  * SQLite: the distinct (id, organization_id, gram) of the project row `r` (`new`, `old`, or an
