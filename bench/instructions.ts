@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { hangarCli, median, startBaseline, startHangar, type Launch, type LoadRequest, type Proc } from './lib.ts';
 import { HEARTBEAT_SCHEMA } from './scenarios.ts';
-import { client, createUsers, JSONAPI } from './setup.ts';
+import { client, createAgent, createOrganization, createUsers, grantRead, JSONAPI } from './setup.ts';
 
 const execFileAsync = promisify(execFile);
 const ROUNDS = 3;
@@ -90,25 +90,17 @@ async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-instructions-'));
   const env = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}` };
   try {
-    log('users, an organization, a project granted to a team, an agent');
+    log('users, an organization, a project granted to a team, an agent (as `npm run bench` makes them)');
     await hangarCli(['bootstrap'], env);
     const tokens = await createUsers(env);
     const world = await (async () => {
       const server = await startHangar(env);
       try {
         const owner = client(server.url, tokens.owner);
-        await owner.post('/organizations', { data: { type: 'organizations', attributes: { name: 'bench', email: 'bench@bench.test' } } });
-        const team = await owner.post('/organizations/bench/teams', { data: { type: 'teams', attributes: { name: 'readers' } } });
-        await owner.post(`/teams/${team.id}/relationships/users`, { data: [{ type: 'users', id: 'bench-member' }] }, 204);
+        const { readersTeamId } = await createOrganization(owner, 'bench');
         const project = await owner.post('/organizations/bench/projects', { data: { type: 'projects', attributes: { name: 'bench-show' } } });
-        const relationships = { project: { data: { type: 'projects', id: project.id } }, team: { data: { type: 'teams', id: team.id } } };
-        await owner.post('/team-projects', { data: { type: 'team-projects', attributes: { access: 'read' }, relationships } });
-        const pool = await owner.post('/organizations/bench/agent-pools', { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } });
-        const agentToken = await owner.post(`/agent-pools/${pool.id}/authentication-tokens`, { data: { type: 'authentication-tokens', attributes: { description: 'agent' } } });
-        const agentHeaders = { authorization: `Bearer ${agentToken.attributes.token}`, 'content-type': 'application/json' };
-        const registered = await fetch(`${server.url}/api/agent/register`, { method: 'POST', headers: agentHeaders, body: JSON.stringify({ name: 'bench-agent' }) });
-        if (!registered.ok) throw new Error(`agent register failed: ${registered.status}`);
-        const heartbeatBody = JSON.stringify({ id: ((await registered.json()) as { id: string }).id, status: 'idle' });
+        await grantRead(owner, readersTeamId, [project.id]);
+        const { agentHeaders, heartbeatBody } = await createAgent(server.url, owner);
         const heartbeat = await fetch(`${server.url}/api/agent/status`, { method: 'POST', headers: agentHeaders, body: heartbeatBody });
         // The bare routes answer what Hangar answers.
         const bodies = {

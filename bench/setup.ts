@@ -137,24 +137,28 @@ export async function buildWorld(
     log('parameters made');
     return set.id as string;
   })();
-  const agent = (async () => {
-    const pool = await owner.post('/organizations/bench/agent-pools', { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } });
-    const token = await owner.post(`/agent-pools/${pool.id}/authentication-tokens`, {
-      data: { type: 'authentication-tokens', attributes: { description: 'agent' } },
-    });
-    const agentHeaders = { authorization: `Bearer ${token.attributes.token}`, 'content-type': 'application/json' };
-    const res = await fetch(`${baseUrl}/api/agent/register`, { method: 'POST', headers: agentHeaders, body: JSON.stringify({ name: 'bench-agent' }) });
-    if (!res.ok) throw new Error(`agent register failed: ${res.status} ${await res.text()}`);
-    const heartbeatBody = JSON.stringify({ id: ((await res.json()) as { id: string }).id, status: 'idle' });
-    return { agentPoolId: pool.id as string, agentHeaders, heartbeatBody };
-  })();
+  const agent = createAgent(baseUrl, owner);
   const workspaces = prepareMove(owner).then((m) => (log('workspaces made'), m));
   const [policySetId, agentSide, move] = await Promise.all([parameters, agent, workspaces]);
   await seed();
   return { api, callers, showId: show.id, policySetId, ...agentSide, move };
 }
 
-async function createOrganization(owner: Api, name: string) {
+/** In `bench`: a pool, an agent token of it, and an agent registered with it; the headers and body its heartbeat sends. */
+export async function createAgent(baseUrl: string, owner: Api) {
+  const pool = await owner.post('/organizations/bench/agent-pools', { data: { type: 'agent-pools', attributes: { name: 'bench-pool' } } });
+  const token = await owner.post(`/agent-pools/${pool.id}/authentication-tokens`, {
+    data: { type: 'authentication-tokens', attributes: { description: 'agent' } },
+  });
+  const agentHeaders = { authorization: `Bearer ${token.attributes.token}`, 'content-type': 'application/json' };
+  const res = await fetch(`${baseUrl}/api/agent/register`, { method: 'POST', headers: agentHeaders, body: JSON.stringify({ name: 'bench-agent' }) });
+  if (!res.ok) throw new Error(`agent register failed: ${res.status} ${await res.text()}`);
+  const heartbeatBody = JSON.stringify({ id: ((await res.json()) as { id: string }).id, status: 'idle' });
+  return { agentPoolId: pool.id as string, agentHeaders, heartbeatBody };
+}
+
+/** An organization the owner creates, with team `readers` (the member) and `all-readers` (the reader, `read-projects`). */
+export async function createOrganization(owner: Api, name: string) {
   await owner.post('/organizations', { data: { type: 'organizations', attributes: { name, email: `${name}@bench.test` } } });
   const team = (teamName: string, access: Record<string, boolean>) =>
     owner.post(`/organizations/${name}/teams`, { data: { type: 'teams', attributes: { name: teamName, 'organization-access': access } } });
@@ -168,7 +172,8 @@ async function createOrganization(owner: Api, name: string) {
 }
 
 /** `read` on each project for the team, through the API. */
-async function grantRead(owner: Api, teamId: string, projectIds: readonly string[]) {
+/** `read` on each project for the team, through `POST /team-projects`. */
+export async function grantRead(owner: Api, teamId: string, projectIds: readonly string[]) {
   for (let i = 0; i < projectIds.length; i += 25) {
     await Promise.all(
       projectIds.slice(i, i + 25).map((id) =>
