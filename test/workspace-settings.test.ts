@@ -2,6 +2,7 @@
 // `actions` object, links, `search[wildcard-name]` and `include=organization`.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { sql } from 'kysely';
 import { createPool } from './helpers/agents.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { suite, unique, type TestContext } from './helpers/harness.ts';
@@ -349,4 +350,37 @@ suite('execution modes', (ctx) => {
     assertStatus(fresh, 201);
     assert.equal(fresh.body.data.relationships['agent-pool'].data.id, orgDefault.id);
   });
+
+  it(
+    'checks the pool inside the write: a pool narrowed at the same moment refuses the workspace once it commits',
+    { skip: ctx.dialect === 'sqlite' && 'SQLite runs one writer at a time: the check and the write are one transaction' },
+    async () => {
+      const org = await ctx.organization();
+      const t = org.owner.token;
+      const pool = await createPool(ctx, org);
+      const ws = (await createWs(ctx, org, { 'execution-mode': 'remote' })).body.data.id as string;
+      const blocked = async () => {
+        for (let i = 0; i < 100; i++) {
+          const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.database.db);
+          if (r.rows[0]!.n > 0) return true;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        return false;
+      };
+      let pending!: ReturnType<typeof ctx.patch>;
+      // What a pool update does (agent-pools/service.ts): lock the row, then narrow the pool. The
+      // workspace's move onto it, sent meanwhile, must wait for that and then be refused.
+      await ctx.database.transaction(async (trx) => {
+        await sql`select id from agent_pools where id = ${pool.id} for update`.execute(trx);
+        await sql`update agent_pools set organization_scoped = false where id = ${pool.id}`.execute(trx);
+        pending = ctx.patch(`/api/v2/workspaces/${ws}`, t, wsBody({ 'execution-mode': 'agent', 'agent-pool-id': pool.id }));
+        assert.ok(await blocked(), 'the workspace update waits for the pool update');
+      });
+      const res = await pending;
+      assert.equal(assertError(res, 422, '/data/attributes/agent-pool-id').detail, 'Agent pool workspace does not have access to use this agent pool');
+      const after = (await ctx.get(`/api/v2/workspaces/${ws}`, t)).body.data;
+      assert.equal(after.attributes['execution-mode'], 'remote');
+      assert.equal(after.relationships['agent-pool'].data?.id ?? null, null);
+    },
+  );
 });

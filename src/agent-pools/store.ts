@@ -44,15 +44,18 @@ export async function poolIdsInOrganization(q: Queryable, organizationId: string
 /**
  * Whether the organization has the pool and whether a workspace may run on it: the pool is
  * organization-scoped or lists the workspace among its allowed ones (a workspace not created
- * yet, `null`, is on no list). Undefined: no such pool in the organization. One query.
+ * yet, `null`, is on no list). Undefined: no such pool in the organization. One query; inside a
+ * transaction on PostgreSQL it share-locks the pool's row, which a pool's update locks for
+ * update (`lockPool`) before it changes the scope or the list, so the answer holds until commit.
  */
 export async function poolUsability(q: Queryable, organizationId: string, poolId: string, workspaceId: string | null): Promise<{ usable: boolean } | undefined> {
-  const r = await q
+  let query = q
     .selectFrom('agent_pools')
     .select((eb) => usableBy(eb, workspaceId ?? undefined).as('usable'))
     .where('organization_id', '=', organizationId)
-    .where('id', '=', poolId)
-    .executeTakeFirst();
+    .where('id', '=', poolId);
+  if (supportsRowLocks(q)) query = query.forShare();
+  const r = await query.executeTakeFirst();
   // SQLite answers a truth value as 0 or 1.
   return r && { usable: Boolean(r.usable) };
 }

@@ -41,7 +41,11 @@ export type { Workspace, WorkspaceSettings };
  * `refused`, the pool serves only the workspaces it allows and this is not one of them.
  */
 export type PoolUsability = 'missing' | 'refused' | 'usable';
-/** The agent pools domain's answer for a workspace (null: one being created) and a pool of the organization. */
+/**
+ * The agent pools domain's answer for a workspace (null: one being created) and a pool of the
+ * organization. Asked inside the workspace's write transaction, where (on PostgreSQL) it holds
+ * the pool's row until the write commits, so the pool's scope cannot change under it.
+ */
 export type AgentPoolUse = (q: Queryable, organizationId: string, poolId: string, workspaceId: string | null) => Promise<PoolUsability>;
 
 export interface WorkspaceInput {
@@ -224,21 +228,25 @@ export function createWorkspacesService(deps: {
   let poolUse: AgentPoolUse = async () => 'missing';
 
   /**
-   * The workspace's own execution after `input` (`workspaceId` null: a workspace being created).
-   * A pool it names, or takes on, must be the organization's and serve the workspace: a pool
-   * that is not organization-scoped serves only the workspaces it allows, so a new workspace
-   * can never start on one (TFE refuses the same).
+   * The workspace's own execution after `input` (`workspaceId` null: a workspace being created),
+   * and the check of the pool it names or takes on, which the write runs first inside its
+   * transaction: the pool must be the organization's and serve the workspace. A pool that is
+   * not organization-scoped serves only the workspaces it allows, so a new workspace can never
+   * start on one (TFE refuses the same). Checked there, a pool narrowed at the same moment
+   * either commits first and refuses the workspace, or waits for it.
    */
-  async function checkedExecution(input: WorkspaceInput, current: OwnExecution, org: Organization, workspaceId: string | null): Promise<OwnExecution> {
-    const next = ownExecution(input, current, org);
-    const pool = next.agentPoolId;
-    if (pool !== null && (input.agentPoolId !== undefined || pool !== current.agentPoolId)) {
-      const use = await poolUse(db, org.id, pool, workspaceId);
+  function executionAfter(input: WorkspaceInput, current: OwnExecution, org: Organization, workspaceId: string | null) {
+    const execution = ownExecution(input, current, org);
+    const pool = execution.agentPoolId;
+    const checked = pool !== null && (input.agentPoolId !== undefined || pool !== current.agentPoolId);
+    const checkPool = async (trx: Queryable): Promise<void> => {
+      if (!checked) return;
+      const use = await poolUse(trx, org.id, pool, workspaceId);
       if (use === 'missing') throw poolNotFound();
       // TFE's words (its model's attribute name, then the message).
       if (use === 'refused') throw errors.invalidAttribute(executionPointer(input), 'Agent pool workspace does not have access to use this agent pool');
-    }
-    return next;
+    };
+    return { execution, checkPool };
   }
 
   /**
@@ -415,7 +423,7 @@ export function createWorkspacesService(deps: {
       const chosen = { ...DEFAULT_SETTINGS, ...sentSettings(input) };
       checkTriggers(chosen);
       // Without a mode of its own, a new workspace follows its organization's default.
-      const execution = await checkedExecution(input, { executionMode: null, agentPoolId: null }, org, null);
+      const { execution, checkPool } = executionAfter(input, { executionMode: null, agentPoolId: null }, org, null);
       const at = now();
       const workspace: Workspace = {
         ...chosen,
@@ -433,6 +441,7 @@ export function createWorkspacesService(deps: {
       // A foreign-key failure: the project or the agent pool was deleted a moment ago.
       await guarded(
         database.transaction(async (trx) => {
+          await checkPool(trx);
           await store.insertWorkspace(trx, workspace);
           await deps.tags.apply(trx, 'workspace', workspace, input.tags, true);
         }),
@@ -478,7 +487,7 @@ export function createWorkspacesService(deps: {
       // with prefixes, and the service accepts it): one sent alone clears the other.
       if (sent.triggerPatterns?.length && sent.triggerPrefixes === undefined) sent.triggerPrefixes = [];
       if (sent.triggerPrefixes?.length && sent.triggerPatterns === undefined) sent.triggerPatterns = [];
-      const execution = await checkedExecution(input, w, current.org, w.id);
+      const { execution, checkPool } = executionAfter(input, w, current.org, w.id);
       const patch = {
         ...sent,
         ...execution,
@@ -491,11 +500,13 @@ export function createWorkspacesService(deps: {
       const tagTarget = { id: w.id, organizationId: w.organizationId };
       const write = moving
         ? moveInto(caller, input.projectId!, [w.id], async (trx) => {
+            await checkPool(trx);
             if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
             await deps.tags.apply(trx, 'workspace', tagTarget, input.tags, false);
           })
         : changesAttributes || changesTags
           ? database.transaction(async (trx) => {
+              await checkPool(trx);
               if (changesAttributes) await store.updateWorkspace(trx, w.id, patch);
               await deps.tags.apply(trx, 'workspace', tagTarget, input.tags, false);
             })
