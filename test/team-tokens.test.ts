@@ -237,6 +237,12 @@ suite('team tokens', (ctx) => {
       assert.equal((await ids('?sort=-created-by'))[0], byTeam.body.data.id);
       const byUsers = byCreator.slice(0, -1);
       assert.ok(byUsers[0] === byManager || byUsers.at(-1) === byManager, `the manager's token is not at either end of ${byUsers}`);
+      // Only the sort by creator reads the users table for the page.
+      const pageQuery = async (query: string, marker: string) => (await ctx.statementsOf(() => ids(query))).statements.filter((text) => text.includes(marker));
+      const [byTeamName] = await pageQuery('?sort=team-name', 'lower(teams.name)');
+      assert.ok(byTeamName && !/\busers\b/.test(byTeamName), `the page by team name reads users: ${byTeamName}`);
+      const [byCreatorName] = await pageQuery('?sort=created-by', 'creator');
+      assert.match(byCreatorName ?? '', /\busers\b/);
     });
 
     it('keeps one legacy token per team and each description once per team in the schema itself', async () => {

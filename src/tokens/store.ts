@@ -145,6 +145,9 @@ export interface TeamTokenFilter {
  * An organization's team tokens, legacy and described, through their teams (the `auth_tokens_org`
  * index, then each team by its key). A token that never expires sorts as the latest expiry, one
  * never used as the earliest use, one made by no user (a team token made it) after every username.
+ * The sorts are sorts of those rows, with no index of their own: two of the keys live in other
+ * tables (the team's name, the creator's username) and the other two order their nulls apart,
+ * and the rows are one organization's team tokens, a few per team.
  */
 export async function listTeamTokens(q: Queryable, f: TeamTokenFilter, sort: { field: TeamTokenSortField; descending: boolean }, page: Window) {
   let base = q
@@ -155,10 +158,16 @@ export async function listTeamTokens(q: Queryable, f: TeamTokenFilter, sort: { f
   if (f.search) base = base.where(containsInsensitive('teams.name', f.search));
   if (f.visible) base = base.where(f.visible);
   const direction = sort.descending ? 'desc' : 'asc';
-  const rows = base.leftJoin('users as creator', 'creator.id', 'auth_tokens.created_by_user_id').selectAll('auth_tokens');
+  const rows = base.selectAll('auth_tokens');
+  // Only the sort by creator needs the users table.
   const ordered =
     sort.field === 'team-name' ? rows.orderBy(sql`lower(teams.name)`, direction)
-    : sort.field === 'created-by' ? rows.orderBy(sql`creator.username is null`, direction).orderBy('creator.username', direction)
+    : sort.field === 'created-by' ?
+      base
+        .leftJoin('users as creator', 'creator.id', 'auth_tokens.created_by_user_id')
+        .selectAll('auth_tokens')
+        .orderBy(sql`creator.username is null`, direction)
+        .orderBy(sql.ref('creator.username'), direction)
     : sort.field === 'expired-at' ? rows.orderBy(sql`auth_tokens.expired_at is null`, direction).orderBy('auth_tokens.expired_at', direction)
     : rows.orderBy(sql`auth_tokens.last_used_at is not null`, direction).orderBy('auth_tokens.last_used_at', direction);
   return listWithTotal(base, ordered.orderBy('auth_tokens.created_at', direction).orderBy('auth_tokens.id', direction), page, TOKENS.read);
