@@ -96,13 +96,15 @@ export function createConfigurationVersionsService(deps: { database: Database; w
 
     /**
      * The PUT to an upload URL: no caller, the signed credential is the permission, for one
-     * version, until it expires, once (a version that is no longer pending takes nothing).
+     * version, until it expires. A second PUT replaces the archive, as TFE's archivist takes it
+     * (go-tfe's TestConfigurationVersionsUploadTarGzip uploads twice to one URL and expects both
+     * to succeed); Hangar executes no configuration, so no run can have read the first.
      */
     async upload(object: string, archive: Uint8Array): Promise<void> {
       const id = checkUploadUrl(object);
       if (archive.byteLength === 0) throw errors.badRequest('The upload is empty');
       if (await store.storeUpload(db, id, archive, now())) return;
-      // Nothing stored: the version is gone with its workspace, or has its bytes already.
+      // Nothing stored: the version is gone with its workspace, or in a status that takes no bytes.
       throw (await store.findConfigurationVersion(db, id)) ? uploadUsedUp() : errors.notFound();
     },
   };

@@ -59,15 +59,17 @@ export async function findConfigurationVersion(q: Queryable, id: string): Promis
 }
 
 /**
- * Stores the archive of a pending version, once: the status test and the write are one
- * statement, so of two uploads racing only one stores. Returns whether one did.
+ * Stores the archive of a version that is pending or uploaded: a later upload replaces an
+ * earlier one (the caller has checked that the upload URL is still valid). The status test and
+ * the write are one statement; of two uploads racing, the later write wins. Returns whether the
+ * version took it (not when it is gone, or in a status that takes no bytes).
  */
 export async function storeUpload(q: Queryable, id: string, archive: Uint8Array, at: string): Promise<boolean> {
   const r = await q
     .updateTable('configuration_versions')
     .set({ status: 'uploaded', archive, archive_size: archive.byteLength, uploaded_at: at })
     .where('id', '=', id)
-    .where('status', '=', 'pending')
+    .where('status', 'in', ['pending', 'uploaded'])
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }

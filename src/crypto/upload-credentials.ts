@@ -8,8 +8,10 @@
 // Statuses, the same for both kinds of URL: a credential Hangar did not sign for this purpose and
 // subject, a malformed one and an expired one are all 404, as TFE's archivist answers for an
 // object it does not know (Terraform and go-tfe only PUT and look for success, so nothing finer
-// helps them, and a uniform 404 tells a guesser nothing). A URL that checks out but was used
-// already is 409 (`uploadUsedUp`): only a holder of a genuine URL can get that far.
+// helps them, and a uniform 404 tells a guesser nothing). A URL that checks out but whose
+// version takes no more bytes (a state version already written; a configuration version no
+// longer pending or uploaded) is 409 (`uploadUsedUp`): only a holder of a genuine URL can get
+// that far.
 import { errors } from '../jsonapi/errors.ts';
 import type { Keyring } from './keyring.ts';
 
@@ -35,5 +37,5 @@ export function checkUploadCredential(keyring: Keyring, purpose: UploadPurpose, 
   if (!parts || expires <= at || !keyring.verify(purpose, message(subject, expires), parts[2]!)) throw errors.notFound();
 }
 
-/** A genuine upload URL whose version has its bytes already. */
+/** A genuine upload URL whose version takes no more bytes. */
 export const uploadUsedUp = () => errors.conflict('This upload URL has been used already');
