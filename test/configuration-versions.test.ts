@@ -14,7 +14,7 @@ suite('configuration versions', (ctx) => {
   const put = (url: string, body: Buffer, headers: Record<string, string> = { 'content-type': 'application/octet-stream' }) =>
     ctx.app.inject({ method: 'PUT', url: new URL(url).pathname, headers, payload: body });
 
-  it('creates a pending version whose upload URL works once, without a token, and stores the bytes', async () => {
+  it('creates a pending version whose upload URL works without a token and stores the bytes (a second upload replaces them)', async () => {
     const org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);
     const created = await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, cvBody({ 'auto-queue-runs': false }));
@@ -60,6 +60,31 @@ suite('configuration versions', (ctx) => {
     assertStatus(list, 200);
     assert.deepEqual(list.body.data.map((c: any) => c.id), [cv.id]);
     assert.equal(list.body.meta.pagination['total-count'], 1);
+  });
+
+  it("names a workspace's newest configuration version that is not provisional as its current one", async () => {
+    const org = await ctx.organization();
+    const [ws, other] = [await createWorkspace(ctx, org), await createWorkspace(ctx, org)];
+    const current = async (id: string) => (await ctx.get(`/api/v2/workspaces/${id}`, org.owner.token)).body.data.relationships['current-configuration-version'];
+    const listed = async () => {
+      const page = await ctx.get(`/api/v2/organizations/${org.name}/workspaces`, org.owner.token);
+      return new Map(page.body.data.map((w: any) => [w.id, w.relationships['current-configuration-version'].data?.id ?? null]));
+    };
+    const create = async (attributes: Record<string, unknown> = {}) =>
+      (await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, cvBody(attributes))).body.data.id as string;
+    assert.deepEqual(await current(ws.id), { data: null });
+
+    // Pending counts (go-tfe reads it before any upload); a provisional one does not.
+    const first = await create();
+    assert.deepEqual(await current(ws.id), { data: { id: first, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${first}` } });
+    await create({ provisional: true });
+    assert.equal((await current(ws.id)).data.id, first);
+    // Versions made within one millisecond would order by id: these are made apart.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await create();
+    assert.equal((await current(ws.id)).data.id, second);
+    // A page names each workspace's own, in one query for all of them.
+    assert.deepEqual(await listed(), new Map([[ws.id, second], [other.id, null]]));
   });
 
   it('refuses forged, re-aimed and expired upload URLs alike (404) before reading the body, and empty and oversized bodies', async () => {

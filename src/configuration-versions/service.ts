@@ -31,6 +31,8 @@ export interface ConfigurationVersionInput {
 
 export function createConfigurationVersionsService(deps: { database: Database; workspaces: WorkspacesService; keyring: Keyring | null }) {
   const db = deps.database.db;
+  // Every view of a workspace names its current configuration version (go-tfe reads it).
+  deps.workspaces.useCurrentConfigurationReader((q, ids) => store.currentVersions(q, ids));
 
   const keyring = () => loadedKeyring(deps.keyring);
 

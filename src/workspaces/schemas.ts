@@ -171,6 +171,10 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
     organization: ToOne('organizations'),
     project: ToOne('projects'),
     'agent-pool': ToOneOrNone('agent-pools'),
+    'current-configuration-version': Open(
+      { data: ToOneOrNone('configuration-versions').properties.data, links: Type.Optional(Open({ related: Type.String() })) },
+      { description: 'its newest configuration version that is not provisional; null before it has one' },
+    ),
     'remote-state-consumers': RelatedLink,
     'locked-by': Type.Optional(
       Open(

@@ -2,7 +2,7 @@ import { toOne } from '../jsonapi/relationships.ts';
 import { tagRelationships } from '../tags/serialize.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
-export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock, tags }: WorkspaceView) {
+export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags }: WorkspaceView) {
   const org = encodeURIComponent(organizationName);
   const name = encodeURIComponent(w.name);
   return {
@@ -48,6 +48,7 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       organization: toOne('organizations', organizationName),
       project: toOne('projects', w.projectId),
       'agent-pool': { data: execution.agentPoolId ? { id: execution.agentPoolId, type: 'agent-pools' } : null },
+      'current-configuration-version': current ? { data: { id: current, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${current}` } } : { data: null },
       'remote-state-consumers': { links: { related: `/api/v2/workspaces/${w.id}/relationships/remote-state-consumers` } },
       // Only while locked: go-tfe reads an absent relationship as "nobody" (LockedBy nil).
       ...(lock ? { 'locked-by': toOne(lock.holderType, lock.holderId) } : {}),

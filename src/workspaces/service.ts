@@ -92,6 +92,8 @@ export interface WorkspaceLockView {
 
 /** Loads the locks of the given workspaces (one query), by workspace id. */
 export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, WorkspaceLockView>>;
+/** Workspace id → its current configuration version's id, for those that have one. */
+export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
 
 export interface WorkspaceView {
   workspace: Workspace;
@@ -102,6 +104,8 @@ export interface WorkspaceView {
   /** For `include=organization`. */
   organization: { org: Organization; standing: Standing };
   lock: WorkspaceLockView | null;
+  /** Its newest configuration version that is not provisional, if any. */
+  currentConfigurationVersionId: string | null;
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
 }
@@ -279,11 +283,17 @@ export function createWorkspacesService(deps: {
   // Registered by the workspace-locks domain (which builds on this one), so that every view of a
   // workspace says whether it is locked without this domain knowing how locks are kept.
   let readLocks: WorkspaceLockReader = async () => new Map();
+  // Registered by the configuration-versions domain, likewise.
+  let readCurrentConfigurations: CurrentConfigurationReader = async () => new Map();
 
-  /** The views of found workspaces: one query for all their locks, one for their tags (two with the effective ones). */
+  /**
+   * The views of found workspaces: one query for all their locks, one for their current
+   * configuration versions, one for their tags (two with the effective ones).
+   */
   async function views(found: readonly FoundWorkspace[], q: Queryable = db, effective = false): Promise<WorkspaceView[]> {
     const ids = found.map((f) => f.workspace.id);
     const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
+    const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
     return found.map(({ workspace, standing, org, project, authority }) => ({
@@ -294,6 +304,7 @@ export function createWorkspacesService(deps: {
       execution: effectiveExecution(workspace, org),
       organization: { org, standing },
       lock: locks.get(workspace.id) ?? null,
+      currentConfigurationVersionId: configurations.get(workspace.id) ?? null,
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
     }));
   }
@@ -382,6 +393,9 @@ export function createWorkspacesService(deps: {
     view,
     useLockReader(reader: WorkspaceLockReader): void {
       readLocks = reader;
+    },
+    useCurrentConfigurationReader(reader: CurrentConfigurationReader): void {
+      readCurrentConfigurations = reader;
     },
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
