@@ -12,15 +12,16 @@ import type { Caller } from '../auth/caller.ts';
 import { authorize, type ProjectSubject } from '../auth/authorize.ts';
 import { isUniqueViolation, type Database, type Queryable } from '../db/index.ts';
 import type { Schema } from '../db/schema.ts';
-import { newId } from '../ids.ts';
+import { guarded } from '../db/constraints.ts';
+import { hasPrefix, newId } from '../ids.ts';
 import { errors, type Problem } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { ProjectAccess } from '../projects/access.ts';
 import { now } from '../time.ts';
 import * as store from './store.ts';
-import type { Binding, FlatTag, TagMatch } from './store.ts';
+import type { Binding, FlatTag, OrganizationTag, TagMatch } from './store.ts';
 
-export type { Binding, FlatTag, TagMatch };
+export type { Binding, FlatTag, OrganizationTag, TagMatch };
 
 /** The most bindings one workspace or project may hold (HCP Terraform's limit). */
 export const MAX_BINDINGS = 10;
@@ -106,24 +107,42 @@ function merged(current: readonly Binding[], changes: readonly BindingInput[], a
   return result;
 }
 
+const changedMeanwhile = () => errors.conflict('The workspaces carrying these tags changed meanwhile; try again');
+
+const withoutKeys = (bindings: readonly Binding[], keys: ReadonlySet<string>) => bindings.filter((b) => !keys.has(b.key));
+
 export function createTagsService(deps: { database: Database; projectAccess: ProjectAccess }) {
   const { database } = deps;
   const db = database.db;
 
   /**
-   * Writes the owner's new set in a transaction, computed from its current one. Two writers of
-   * one owner can collide on its unique keys (PostgreSQL); the loser recomputes from the winner's
-   * result, as if it had come second.
+   * Writes each owner's new set, computed from its current one, in one transaction; `then` runs
+   * last in it. Two writers of one owner can collide on its unique keys (PostgreSQL); the loser
+   * recomputes from the winner's result, as if it had come second. The sets, in `ownerIds` order.
    */
-  async function rewrite(owner: store.Owner, ownerId: string, next: (current: Binding[], trx: Transaction<Schema>) => Promise<Binding[]>, organizationId?: string) {
+  async function rewrite(
+    owner: store.Owner,
+    ownerIds: readonly string[],
+    next: (current: Binding[], ownerId: string, trx: Transaction<Schema>) => Promise<Binding[]>,
+    organizationId?: string,
+    then?: (trx: Transaction<Schema>) => Promise<void>,
+  ): Promise<Binding[][]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await database.transaction(async (trx) => {
-          const current = (await store.bindingsOf(trx, owner, [ownerId])).get(ownerId) ?? [];
-          const result = await next(current, trx);
-          await store.writeBindings(trx, owner, ownerId, result);
-          if (organizationId) await store.ensureTags(trx, organizationId, result.map((b) => ({ id: newId('tag'), name: b.key })), now());
-          return result;
+          const current = await store.bindingsOf(trx, owner, ownerIds);
+          const results: Binding[][] = [];
+          for (const id of ownerIds) {
+            const result = await next(current.get(id) ?? [], id, trx);
+            await store.writeBindings(trx, owner, id, result);
+            results.push(result);
+          }
+          if (organizationId) {
+            const keys = [...new Set(results.flat().map((b) => b.key))];
+            await store.ensureTags(trx, organizationId, keys.map((name) => ({ id: newId('tag'), name })), now());
+          }
+          await then?.(trx);
+          return results;
         });
       } catch (e) {
         if (attempt >= 3 || !isUniqueViolation(e)) throw e;
@@ -196,9 +215,9 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
   async function addBindings(owner: store.Owner, ownerId: string, organizationId: string | undefined, bindings: readonly BindingInput[]) {
     const problems = bindingProblems(bindings, (i) => `/data/${i}`);
     if (problems.length) throw errors.invalid(problems);
-    return rewrite(
+    const [result] = await rewrite(
       owner,
-      ownerId,
+      [ownerId],
       async (current) => {
         const result = merged(current, bindings, now());
         if (result.length > MAX_BINDINGS) throw tooMany('/data');
@@ -206,6 +225,7 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
       },
       organizationId,
     );
+    return result!;
   }
 
   return {
@@ -256,7 +276,7 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
       authorize(target, 'manage-workspace-tags');
       const w = target.workspace;
       // The body is the relationship itself: its data is the top-level array.
-      await rewrite('workspace', w.id, (current, trx) => resolve(trx, w.organizationId, current, { refs }, true, { list: '/data', item: (i) => `/data/${i}` }), w.organizationId);
+      await rewrite('workspace', [w.id], (current, _id, trx) => resolve(trx, w.organizationId, current, { refs }, true, { list: '/data', item: (i) => `/data/${i}` }), w.organizationId);
     },
 
     /** `DELETE /workspaces/:id/relationships/tags`: removes the keys named (by name or id); absent ones are ignored. */
@@ -266,7 +286,51 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
       const ids = refs.filter((r) => r.name === undefined && r.id !== undefined).map((r) => r.id!);
       const byId = await store.tagsByIds(db, w.organizationId, ids);
       const names = new Set([...refs.flatMap((r) => (r.name !== undefined ? [r.name] : [])), ...byId.map((t) => t.name)]);
-      await rewrite('workspace', w.id, async (current) => current.filter((b) => !names.has(b.key)));
+      await rewrite('workspace', [w.id], async (current) => withoutKeys(current, names));
+    },
+
+    // The organization's tags (the organization-tags domain authorizes the caller first).
+
+    /** The tag with this id (any organization's; the caller decides who may know of it). */
+    findTag: async (id: string) => (hasPrefix(id, 'tag') ? store.findTagById(db, id) : undefined),
+    /** The organization's tags among `ids` (one query). */
+    tagsOf: (organizationId: string, ids: readonly string[]) => store.tagsByIds(db, organizationId, ids),
+    /** The organization's workspaces that carry any of these tags (one query). */
+    holdersOf: (organizationId: string, tags: readonly FlatTag[]) => store.workspacesHolding(db, organizationId, tags.map((t) => t.name)),
+    listOrganization: (organizationId: string, filter: { search?: string; excludeWorkspaceId?: string }, page: Page) =>
+      store.listOrganizationTags(db, { organizationId, ...filter }, page),
+
+    /**
+     * Adds the tag, key-only, to each workspace (one already binding its key keeps its value),
+     * in one transaction; 422 at `/data/<i>` for a workspace that would pass the limit.
+     */
+    async addToWorkspaces(tag: FlatTag & { organizationId: string }, workspaceIds: readonly string[]): Promise<void> {
+      const at = (id: string) => `/data/${workspaceIds.indexOf(id)}`;
+      await guarded(
+        rewrite(
+          'workspace',
+          workspaceIds,
+          (current, id, trx) => resolve(trx, tag.organizationId, current, { refs: [{ name: tag.name }] }, true, { list: at(id), item: () => at(id) }),
+          tag.organizationId,
+        ),
+        // A workspace deleted since the caller was checked.
+        { foreignKey: () => errors.invalidAttribute('/data', 'Workspace not found') },
+      );
+    },
+
+    /**
+     * Takes the tags off `holders` (the workspaces found to carry them) and forgets their ids, in
+     * one transaction. A workspace that took one of the tags meanwhile was not checked: 409.
+     */
+    async deleteFromOrganization(organizationId: string, tags: readonly FlatTag[], holders: readonly string[]): Promise<void> {
+      const names = new Set(tags.map((t) => t.name));
+      await guarded(
+        rewrite('workspace', holders, async (current) => withoutKeys(current, names), undefined, async (trx) => {
+          if ((await store.workspacesHolding(trx, organizationId, [...names])).length > 0) throw changedMeanwhile();
+          await store.deleteTags(trx, organizationId, tags.map((t) => t.id));
+        }),
+        { foreignKey: changedMeanwhile },
+      );
     },
 
     projectTarget,

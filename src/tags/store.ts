@@ -82,6 +82,71 @@ export async function listWorkspaceTags(q: Queryable, f: { workspaceId: string; 
   return listWithTotal(base, base.select(['t.id as id', 't.name as name']).orderBy('b.position'), page, (r: FlatTag) => r);
 }
 
+/** A tag of an organization as its tag list shows it. */
+export interface OrganizationTag extends FlatTag {
+  createdAt: string;
+  /** How many of the organization's workspaces carry the key (with any value). */
+  instanceCount: number;
+}
+
+/** The tag with this id, and whose organization it is. */
+export async function findTagById(q: Queryable, id: string): Promise<(FlatTag & { organizationId: string }) | undefined> {
+  return q.selectFrom('tags').select(['id', 'name', 'organization_id as organizationId']).where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * A page of the organization's tags by name, each with its count of workspaces (a correlated
+ * count over the page's rows, served by the key index), and their total: two queries.
+ * `excludeWorkspaceId` (a workspace of the organization) leaves out the keys it binds itself.
+ */
+export async function listOrganizationTags(q: Queryable, f: { organizationId: string; search?: string; excludeWorkspaceId?: string }, page: Window) {
+  let base = q.selectFrom('tags as t').where('t.organization_id', '=', f.organizationId);
+  if (f.search) base = base.where(containsInsensitive('t.name', f.search));
+  const excluded = f.excludeWorkspaceId;
+  if (excluded) {
+    base = base.where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('workspace_tag_bindings as own').select('own.key').where('own.workspace_id', '=', excluded).whereRef('own.key', '=', 't.name'))),
+    );
+  }
+  const rows = base
+    .select((eb) => [
+      't.id as id',
+      't.name as name',
+      't.created_at as created_at',
+      eb
+        .selectFrom('workspace_tag_bindings as b')
+        .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+        .select((c) => c.fn.countAll<number | string>().as('n'))
+        .whereRef('b.key', '=', 't.name')
+        .whereRef('w.organization_id', '=', 't.organization_id')
+        .as('instance_count'),
+    ])
+    .orderBy('t.name')
+    .orderBy('t.id');
+  return listWithTotal(base, rows, page, (r): OrganizationTag => ({ id: r.id, name: r.name, createdAt: r.created_at, instanceCount: Number(r.instance_count ?? 0) }));
+}
+
+/** The organization's workspaces whose own bindings hold any of `keys` (one query). */
+export async function workspacesHolding(q: Queryable, organizationId: string, keys: readonly string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await q
+    .selectFrom('workspace_tag_bindings as b')
+    .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+    .select('b.workspace_id')
+    .distinct()
+    .where('w.organization_id', '=', organizationId)
+    .where('b.key', 'in', [...new Set(keys)])
+    .orderBy('b.workspace_id')
+    .execute();
+  return rows.map((r) => r.workspace_id);
+}
+
+/** Forgets the organization's tags among `ids` (their names get new ids if used again). */
+export async function deleteTags(q: Queryable, organizationId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await q.deleteFrom('tags').where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)]).execute();
+}
+
 export interface TagMatch {
   key: string;
   /** Absent: any value (a key-only filter). */

@@ -400,6 +400,16 @@ export function createWorkspacesService(deps: {
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
+    /**
+     * The organization's workspaces among `ids`, each with the caller's authority over it, for a
+     * domain deciding with `can` what the caller may do to each (four queries at most); ids that
+     * are not the organization's workspaces are left out.
+     */
+    async inOrganization(standing: Standing, org: Organization, ids: readonly string[]): Promise<FoundWorkspace[]> {
+      const rows = (await store.findWorkspacesByIds(db, ids)).filter((w) => w.organizationId === org.id);
+      return rows.length ? (await withAuthority(standing, org, rows)).filter((f) => f.project) : [];
+    },
+
     /** For domains that refer to workspaces (policy sets, agent pools): which ids are this organization's workspaces. */
     idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = db) => store.workspaceIdsInOrganization(q, organizationId, ids),
 
