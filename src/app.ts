@@ -17,6 +17,7 @@ import { organizationsRoutes } from './organizations/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { teamProjectsRoutes } from './team-projects/routes.ts';
 import { tagsRoutes } from './tags/routes.ts';
+import { organizationTagsRoutes } from './organization-tags/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
@@ -184,6 +185,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await projectsRoutes(typed, services);
         await workspacesRoutes(typed, services);
         await tagsRoutes(typed, services);
+        await organizationTagsRoutes(typed, services);
         await workspaceLocksRoutes(typed, services);
         await stateVersionsRoutes(typed, services);
         await safeDeleteRoutes(typed, services);

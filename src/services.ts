@@ -14,6 +14,7 @@ import { createProjectAccess } from './projects/access.ts';
 import { createProjectsService } from './projects/service.ts';
 import { createProjectGrantLoader, createTeamGrantsLoader, createTeamProjectsService } from './team-projects/service.ts';
 import { createTagsService } from './tags/service.ts';
+import { createOrganizationTagsService } from './organization-tags/service.ts';
 import { createTeamsService } from './teams/service.ts';
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
@@ -38,6 +39,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
   const tags = createTagsService({ database, projectAccess });
   const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess, tags, workspaceGrants: createWorkspaceGrantLoader() });
+  const organizationTags = createOrganizationTagsService({ organizationLookup, tags, workspaces });
   const teams = createTeamsService({
     database,
     organizationLookup,
@@ -64,7 +66,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, tags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;
