@@ -357,6 +357,17 @@ export const MATRIX: Section[] = [
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403]),
       row('GET /api/v2/projects/:project_id/effective-tag-bindings', "list a project's tag bindings in effect",
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 200]),
+      // The organization's tags: every member lists them. Deleting one takes it off every
+      // workspace carrying it (here a workspace of the project), so it takes the right to manage
+      // the tags of each; members who see the organization but not that right get 403.
+      row('GET /api/v2/organizations/:organization_name/tags', "list an organization's tags",
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('DELETE /api/v2/organizations/:organization_name/tags', 'delete tags from every workspace',
+        [204, 204, 403, 204, 403, 404, 204, 401, 401, 401, 403, 403, 403, 204, 204, 403]),
+      // The workspaces are named in the body: one the caller cannot see is 422 "Workspace … not
+      // found" at its id, as for one that does not exist; `read` sees it and gets 403.
+      row('POST /api/v2/tags/:tag_id/relationships/workspaces', 'add a tag to workspaces',
+        [204, 204, 403, 204, 422, 404, 204, 401, 401, 401, 422, 422, 422, 204, 204, 403]),
     ],
   },
   {

@@ -56,6 +56,18 @@ export function taggedWorkspace(w: World): Promise<string> {
   }
   return tagged.get(w)!;
 }
+/** The id of a new flat tag, carried by a new workspace of the main project. */
+async function freshTag(w: World): Promise<string> {
+  const { name: organization, owner } = await w.org();
+  const workspace = (await w.freshWorkspace()).id;
+  const name = unique('t');
+  const added = await w.ctx.post(`/api/v2/workspaces/${workspace}/relationships/tags`, owner.token, { data: [{ type: 'tags', attributes: { name } }] });
+  if (added.status !== 204) throw new Error(`tagging failed: ${added.status} ${added.raw}`);
+  const listed = await w.ctx.get(`/api/v2/organizations/${organization}/tags?q=${name}`, owner.token);
+  const id = listed.body?.data?.[0]?.id;
+  if (listed.status !== 200 || typeof id !== 'string') throw new Error(`tag lookup failed: ${listed.status} ${listed.raw}`);
+  return id;
+}
 const projectRelationship = (id: string) => ({ relationships: { project: { data: { type: 'projects', id } } } });
 
 /** A new policy set holding the shared workspace in `relation`, and the body that takes it out. */
@@ -364,6 +376,13 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: { project_id: await w.freshProject() }, body: tagBindings(unique('k'), 'v') }),
   },
   'GET /api/v2/projects/:project_id/effective-tag-bindings': { make: async (w) => ({ params: { project_id: (await taggedWorkspace(w), await w.project()) } }) },
+  'GET /api/v2/organizations/:organization_name/tags': { make: async (w) => (await taggedWorkspace(w), { params: await org(w) }) },
+  'DELETE /api/v2/organizations/:organization_name/tags': {
+    make: async (w) => ({ params: await org(w), body: { data: [{ type: 'tags', id: await freshTag(w) }] } }),
+  },
+  'POST /api/v2/tags/:tag_id/relationships/workspaces': {
+    make: async (w) => ({ params: { tag_id: await freshTag(w) }, body: { data: [{ type: 'workspaces', id: (await w.freshWorkspace()).id }] } }),
+  },
 
   // ---- configuration versions
   'POST /api/v2/workspaces/:workspace_id/configuration-versions': {
