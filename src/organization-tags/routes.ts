@@ -7,7 +7,7 @@ import { ListOrganizationTagsQuery, OrganizationTagListDocument, TagParams, TagR
 import { organizationTagResource } from './serialize.ts';
 import type { OrganizationTagsService } from './service.ts';
 
-const tags = ['Organization tags'];
+const tags = ['Tags'];
 
 export async function organizationTagsRoutes(app: Api, { organizationTags: service }: { organizationTags: OrganizationTagsService }): Promise<void> {
   app.get(
