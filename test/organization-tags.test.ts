@@ -243,6 +243,7 @@ suite('organization tags', (ctx) => {
     const full = await createWorkspace(ctx, org);
     await tag(full.id, ...Array.from({ length: 10 }, (_, i) => `f${i}`));
     assertError(await ctx.post(addUrl(id), org.owner.token, workspaceRefs(fresh.id, full.id)), 422, '/data/1');
+    assertError(await ctx.post(addUrl(id), org.owner.token, workspaceRefs(fresh.id, fresh.id, full.id)), 422, '/data/2');
     assert.deepEqual(await namesOn(fresh.id), []);
     assert.equal((await namesOn(full.id)).length, 10);
   });

@@ -73,7 +73,7 @@ export function createOrganizationTagsService(deps: { organizationLookup: Organi
       if (problems.length) throw errors.invalid(problems);
       const refused = ids.filter((id) => !can(found.get(id)!, 'manage-workspace-tags'));
       if (refused.length) throw denied('manage-workspace-tags', `You are not allowed to manage the tags of these workspaces: ${refused.join(', ')}`);
-      await deps.tags.addToWorkspaces(tag, ids);
+      await deps.tags.addToWorkspaces(tag, workspaceIds);
     },
   };
 }

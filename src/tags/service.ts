@@ -302,14 +302,15 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
 
     /**
      * Adds the tag, key-only, to each workspace (one already binding its key keeps its value),
-     * in one transaction; 422 at `/data/<i>` for a workspace that would pass the limit.
+     * in one transaction; 422 at `/data/<i>` (its first place in the body, which may name it
+     * more than once) for a workspace that would pass the limit.
      */
     async addToWorkspaces(tag: FlatTag & { organizationId: string }, workspaceIds: readonly string[]): Promise<void> {
       const at = (id: string) => `/data/${workspaceIds.indexOf(id)}`;
       await guarded(
         rewrite(
           'workspace',
-          workspaceIds,
+          [...new Set(workspaceIds)],
           (current, id, trx) => resolve(trx, tag.organizationId, current, { refs: [{ name: tag.name }] }, true, { list: at(id), item: () => at(id) }),
           tag.organizationId,
         ),
