@@ -14,8 +14,6 @@ export interface OrganizationTagView extends OrganizationTag {
   organizationName: string;
 }
 
-const dedupe = (ids: readonly string[]) => [...new Set(ids)];
-
 export function createOrganizationTagsService(deps: { organizationLookup: OrganizationLookup; tags: TagsService; workspaces: WorkspacesService }) {
   return {
     /**
@@ -63,7 +61,7 @@ export function createOrganizationTagsService(deps: { organizationLookup: Organi
       const tag = await deps.tags.findTag(tagId);
       if (!tag) throw errors.notFound();
       const { org, standing } = await deps.organizationLookup.findById(caller, tag.organizationId);
-      const ids = dedupe(workspaceIds);
+      const ids = [...new Set(workspaceIds)];
       const found = new Map((await deps.workspaces.inOrganization(standing, org, ids)).map((f) => [f.workspace.id, f]));
       const visible = (id: string) => {
         const f = found.get(id);
