@@ -5,8 +5,8 @@ import type { AgentPrincipal, Principal } from './principal.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-function bearerSecret(request: FastifyRequest): string | null {
-  const match = BEARER.exec(request.headers.authorization ?? '');
+function bearerSecret(header: string): string | null {
+  const match = BEARER.exec(header);
   return match ? match[1]! : null;
 }
 
@@ -45,10 +45,27 @@ function tokenHook<P extends Principal | AgentPrincipal>(
     if (admit) await admit(request, reply, who);
     if (!who) throw errors.unauthorized();
   }
-  return (request, reply, done) => {
-    const secret = bearerSecret(request);
-    // Digested once: a token the cache does not answer for is looked up by the same digest.
+  // Per connection, the last Authorization header it sent and that header's digest. Clients
+  // keep a connection open and send the same token on each request (go-tfe, Terraform, agents),
+  // so the secret is digested once per connection, not once per request. Only the digest is
+  // kept: who it stands for is asked of the token cache every time, and a revocation empties
+  // that, so a revoked token is refused on an open connection as on a new one. The header lives
+  // as long as its connection, which holds it anyway while receiving it.
+  const digests = new WeakMap<object, { header: string; digest: string | null }>();
+  function presentedDigest(request: FastifyRequest): string | null {
+    const header = request.headers.authorization;
+    if (header === undefined) return null;
+    const connection = request.raw.socket as object | undefined;
+    const last = connection && digests.get(connection);
+    if (last && last.header === header) return last.digest;
+    const secret = bearerSecret(header);
     const digest = secret === null ? null : authenticator.digest(secret);
+    if (connection) digests.set(connection, { header, digest });
+    return digest;
+  }
+  return (request, reply, done) => {
+    // Digested once: a token the cache does not answer for is looked up by the same digest.
+    const digest = presentedDigest(request);
     // Admission (rate limits, failure counts) may need to wait, so it always takes the full path.
     const known = digest !== null && !admit ? authenticator.now(digest) : undefined;
     if (known) {
