@@ -49,8 +49,8 @@ function tokenHook<P extends Principal | AgentPrincipal>(
   // keep a connection open and send the same token on each request (go-tfe, Terraform, agents),
   // so the secret is digested once per connection, not once per request. Only the digest is
   // kept: who it stands for is asked of the token cache every time, and a revocation empties
-  // that, so a revoked token is refused on an open connection as on a new one. The header lives
-  // as long as its connection, which holds it anyway while receiving it.
+  // that, so a revoked token is refused on an open connection as on a new one. The header is
+  // kept while its connection is open (a WeakMap entry goes with the socket), never logged.
   const digests = new WeakMap<object, { header: string; digest: string | null }>();
   function presentedDigest(request: FastifyRequest): string | null {
     const header = request.headers.authorization;
