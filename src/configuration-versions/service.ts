@@ -1,8 +1,8 @@
 // Configuration versions: the Terraform configuration a run would use. A client creates one, then
 // PUTs the tarball to the upload URL it is given; the URL carries its own credential (TFE's
 // archivist URLs work without the API token too), signed like a state upload URL's
-// (crypto/upload-credentials.ts), valid for UPLOAD_TTL_MS and used once: only a pending version
-// takes the bytes. Hangar stores the bytes and executes nothing.
+// (crypto/upload-credentials.ts) and valid for UPLOAD_TTL_MS; a later upload replaces the bytes
+// (see `upload`). Hangar stores the bytes and executes nothing.
 import type { Caller } from '../auth/caller.ts';
 import { authorize } from '../auth/authorize.ts';
 import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';

@@ -3,7 +3,8 @@
 // than random and stored, so nothing secret is kept in the database, every instance holding the
 // encryption keys can check it, and checking it costs no query (it runs before a body is read).
 // It names one purpose and one subject (a version, and for state the kind of file) and an
-// expiry; single use is the caller's to enforce, by the status or stored bytes of its version.
+// expiry; whether it may be used again is the caller's to decide, by the status or stored bytes
+// of its version (a state URL is single use, a configuration URL takes a later upload).
 //
 // Statuses, the same for both kinds of URL: a credential Hangar did not sign for this purpose and
 // subject, a malformed one and an expired one are all 404, as TFE's archivist answers for an

@@ -280,6 +280,15 @@ export function createWorkspacesService(deps: {
     }));
   }
 
+  /**
+   * The organization's workspaces among `ids`, each with the caller's authority over it (four
+   * queries at most); ids that are not the organization's workspaces are left out.
+   */
+  async function inOrganization(standing: Standing, org: Organization, ids: readonly string[]): Promise<FoundWorkspace[]> {
+    const rows = (await store.findWorkspacesByIds(db, ids)).filter((w) => w.organizationId === org.id);
+    return rows.length ? (await withAuthority(standing, org, rows)).filter((f) => f.project) : [];
+  }
+
   // Registered by the workspace-locks domain (which builds on this one), so that every view of a
   // workspace says whether it is locked without this domain knowing how locks are kept.
   let readLocks: WorkspaceLockReader = async () => new Map();
@@ -400,15 +409,8 @@ export function createWorkspacesService(deps: {
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
-    /**
-     * The organization's workspaces among `ids`, each with the caller's authority over it, for a
-     * domain deciding with `can` what the caller may do to each (four queries at most); ids that
-     * are not the organization's workspaces are left out.
-     */
-    async inOrganization(standing: Standing, org: Organization, ids: readonly string[]): Promise<FoundWorkspace[]> {
-      const rows = (await store.findWorkspacesByIds(db, ids)).filter((w) => w.organizationId === org.id);
-      return rows.length ? (await withAuthority(standing, org, rows)).filter((f) => f.project) : [];
-    },
+    /** For a domain deciding with `can` what the caller may do to each of several workspaces. */
+    inOrganization,
 
     /** For domains that refer to workspaces (policy sets, agent pools): which ids are this organization's workspaces. */
     idsInOrganization: (organizationId: string, ids: readonly string[], q: Queryable = db) => store.workspaceIdsInOrganization(q, organizationId, ids),
@@ -557,8 +559,8 @@ export function createWorkspacesService(deps: {
       const found = await find(caller, { id });
       authorize(found, 'update-workspace');
       const w = found.workspace;
-      const candidates = (await store.findWorkspacesByIds(db, [...new Set(ids)])).filter((c) => c.organizationId === w.organizationId);
-      const seen = new Set((await withAuthority(found.standing, found.org, candidates)).filter((c) => c.project && can(c, 'read-workspace')).map((c) => c.workspace.id));
+      const candidates = await inOrganization(found.standing, found.org, [...new Set(ids)]);
+      const seen = new Set(candidates.filter((c) => can(c, 'read-workspace')).map((c) => c.workspace.id));
       const problems = unknownIds(ids, (i) => seen.has(i), 'Workspace', (i) => `/data/${i}/id`);
       const self = ids.indexOf(w.id);
       if (self >= 0 && how !== 'remove') problems.push({ pointer: `/data/${self}/id`, detail: 'A workspace cannot be its own remote state consumer' });
