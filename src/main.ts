@@ -1,5 +1,7 @@
 // The `hangar` command. Administrative commands work on the configured database directly, so an
 // operator can set up a fresh install before any API token exists.
+// First, before anything else runs: see the module for why.
+import './ops/tick-maps.ts';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { createServices } from './services.ts';
