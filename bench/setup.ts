@@ -171,7 +171,6 @@ export async function createOrganization(owner: Api, name: string) {
   return { name, readersTeamId: readers.id as string };
 }
 
-/** `read` on each project for the team, through the API. */
 /** `read` on each project for the team, through `POST /team-projects`. */
 export async function grantRead(owner: Api, teamId: string, projectIds: readonly string[]) {
   for (let i = 0; i < projectIds.length; i += 25) {

@@ -17,14 +17,10 @@
 // upgrade fails the first half, V8 or Node no longer behaves this way and this module can go.
 import { executionAsyncResource } from 'node:async_hooks';
 
-let pinned: object | undefined;
+/** Holds the tick object; nothing reads it, it only has to stay reachable. */
+const kept: object[] = [];
 
 // Queued, the tick object is already alive; inside its callback it is the resource being run.
 process.nextTick(() => {
-  pinned = executionAsyncResource();
+  kept.push(executionAsyncResource());
 });
-
-/** The tick object kept alive (undefined until the first ticks have run). */
-export function pinnedTickObject(): object | undefined {
-  return pinned;
-}
