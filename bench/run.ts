@@ -35,11 +35,15 @@ const ROUNDS = 3;
  */
 const PASSES = quick ? 1 : 5;
 /**
- * Warm-up before the rounds: the bare server's routes need the most requests, since their
- * JIT-compiled code is nearly all it runs; each Hangar scenario gets 10 requests (a quick run
- * skips those slower than 20 ms) or, in a full run, half a second's worth.
+ * Warm-up before the rounds, the same for both servers: each scenario is sent load until it has
+ * answered `requests` or been loaded for `seconds`, whichever comes first (a quick run skips
+ * Hangar's scenarios slower than 20 ms). Both matter to the ratios: until V8 has optimized a
+ * route's code, its requests cost up to twice as much CPU, and a helper thread compiling it adds
+ * more. The bare routes reach 20,000 requests in a second or two; Hangar's show used to get a few
+ * hundred (half a second at the pace of one cold request), so the first passes of round 1
+ * measured it half compiled (README, Performance).
  */
-const WARMUP = { baseline: quick ? 3_000 : 20_000, hangarSeconds: quick ? 0 : 0.5 };
+const WARMUP = quick ? { requests: 3_000, seconds: 0.3 } : { requests: 20_000, seconds: 3 };
 
 async function main() {
   const began = performance.now();
@@ -163,9 +167,17 @@ async function warmUp(id: string, s: Scenario, pace: Map<string, number>, run: (
   pace.set(id, 1000 / (performance.now() - started));
   // A slow scenario spends its time in queries, not in code still to be compiled.
   if (s.target === 'hangar' && quick && pace.get(id)! < 50) return;
-  const requests = s.target === 'baseline' ? WARMUP.baseline : Math.max(10, pace.get(id)! * WARMUP.hangarSeconds);
-  const w = await run(id, requests);
-  if (w.errors || w.non2xx) throw new Error(`${id}: ${w.errors} errors, ${w.non2xx} non-2xx during warm-up`);
+  // In slices of about a second, each sized by the pace of the last, so that neither limit is
+  // overshot by much whatever the first (cold) request's pace was.
+  let sent = 0;
+  let seconds = 0;
+  while (sent < WARMUP.requests && seconds < WARMUP.seconds) {
+    const slice = Math.min(WARMUP.requests - sent, Math.max(10, pace.get(id)! * Math.min(1, WARMUP.seconds - seconds)));
+    const w = await run(id, slice);
+    if (w.errors || w.non2xx) throw new Error(`${id}: ${w.errors} errors, ${w.non2xx} non-2xx during warm-up`);
+    sent += w.requests;
+    seconds += w.seconds;
+  }
 }
 
 /** PostgreSQL round trips per request; the goal is one for a show by an owner or a member. */
