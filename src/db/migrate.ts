@@ -18,6 +18,7 @@ import * as runs from './migrations/0013_runs.ts';
 import * as nameGrams from './migrations/0014_name_grams.ts';
 import * as teamTokens from './migrations/0015_team_tokens.ts';
 import * as signedConfigurationUploads from './migrations/0016_signed_configuration_uploads.ts';
+import * as trigramIndexDirectWrites from './migrations/0017_trigram_index_direct_writes.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0014_name_grams': nameGrams,
   '0015_team_tokens': teamTokens,
   '0016_signed_configuration_uploads': signedConfigurationUploads,
+  '0017_trigram_index_direct_writes': trigramIndexDirectWrites,
 };
 
 async function migrator(database: Database): Promise<Migrator> {
