@@ -1,0 +1,187 @@
+// Sentinel values as JavaScript values, chosen so the common cases cost nothing:
+//   undefined → undefined, null → null, bool → boolean, int → number (always an integer),
+//   float → SFloat (so that 1 and 1.0 keep their types), string → string, list → Array,
+//   map → Map (insertion order), func → SFunc | SBuiltin, rule → SRule,
+//   imports, modules and values such as decimals or versions → SObject.
+import type { Expr } from './ast.ts';
+import type { Pos } from './errors.ts';
+
+export class SFloat {
+  readonly v: number;
+  constructor(v: number) {
+    this.v = v;
+  }
+}
+
+export type MapKey = string | number | boolean | null;
+export type SMap = Map<MapKey, Value>;
+
+/** What a host function gets besides its arguments. */
+export interface CallContext {
+  pos: Pos;
+  /** Charge work proportional to a size against the step bound. */
+  charge(steps: number): void;
+  /** Call a Sentinel function value (for built-ins that take callbacks). */
+  call(fn: Value, args: Value[]): Value;
+  print(line: string): void;
+  fail(message: string): never;
+}
+
+export class SBuiltin {
+  readonly name: string;
+  readonly fn: (args: Value[], ctx: CallContext) => Value;
+  constructor(name: string, fn: (args: Value[], ctx: CallContext) => Value) {
+    this.name = name;
+    this.fn = fn;
+  }
+}
+
+/** An import, a module, or a value with attributes and methods (decimal, version, time...). */
+export abstract class SObject {
+  abstract readonly typeName: string;
+  /** The attribute, or undefined when there is none. */
+  abstract get(name: string, ctx: CallContext): Value;
+  /** Attribute names, for printing and `keys`. */
+  attributeNames(): string[] {
+    return [];
+  }
+  toString(): string {
+    return `<${this.typeName}>`;
+  }
+}
+
+/** A plain object whose attributes are fixed values (a `data` mock, `time.now` etc.). */
+export class RecordObject extends SObject {
+  readonly typeName: string;
+  readonly attrs: Map<string, Value>;
+  constructor(typeName: string, attrs: Map<string, Value> | Record<string, Value>) {
+    super();
+    this.typeName = typeName;
+    this.attrs = attrs instanceof Map ? attrs : new Map(Object.entries(attrs));
+  }
+  get(name: string): Value {
+    return this.attrs.get(name);
+  }
+  override attributeNames(): string[] {
+    return [...this.attrs.keys()];
+  }
+}
+
+export interface Scope {
+  vars: Map<string, Value>;
+  parent: Scope | null;
+  /** Names declared with `func name()`: they cannot be assigned again. */
+  constants?: Set<string>;
+}
+
+export class SFunc {
+  readonly node: Expr & { type: 'func' };
+  readonly scope: Scope;
+  constructor(node: Expr & { type: 'func' }, scope: Scope) {
+    this.node = node;
+    this.scope = scope;
+  }
+}
+
+export class SRule {
+  readonly node: Expr & { type: 'rule' };
+  readonly scope: Scope;
+  /** 0 not evaluated, 1 being evaluated (a cycle), 2 done. */
+  state: 0 | 1 | 2 = 0;
+  value: Value = undefined;
+  constructor(node: Expr & { type: 'rule' }, scope: Scope) {
+    this.node = node;
+    this.scope = scope;
+  }
+}
+
+export type Value = undefined | null | boolean | number | SFloat | string | Value[] | SMap | SFunc | SBuiltin | SRule | SObject;
+
+export function typeOf(v: Value): string {
+  if (v === undefined) return 'undefined';
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return 'bool';
+    case 'number':
+      return 'int';
+    case 'string':
+      return 'string';
+  }
+  if (Array.isArray(v)) return 'list';
+  if (v instanceof Map) return 'map';
+  if (v instanceof SFloat) return 'float';
+  if (v instanceof SFunc || v instanceof SBuiltin) return 'func';
+  if (v instanceof SRule) return 'rule';
+  return (v as SObject).typeName;
+}
+
+export const isNumber = (v: Value): v is number | SFloat => typeof v === 'number' || v instanceof SFloat;
+export const num = (v: number | SFloat) => (typeof v === 'number' ? v : v.v);
+
+/** Deep equality as `==` and `is` define it; ints and floats compare by value. */
+export function equals(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (isNumber(a) && isNumber(b)) return num(a) === num(b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;
+    return true;
+  }
+  if (a instanceof Map) {
+    if (!(b instanceof Map) || a.size !== b.size) return false;
+    for (const [k, v] of a) {
+      if (!b.has(k) || !equals(v, b.get(k))) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+export function mapKey(v: Value): MapKey | undefined {
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (v instanceof SFloat) return v.v;
+  return undefined;
+}
+
+export function formatFloat(f: number): string {
+  if (Number.isInteger(f) && Math.abs(f) < 1e21) return f.toFixed(0);
+  return String(f);
+}
+
+/** The string form `string()` and `print` use for a value. */
+export function toDisplay(v: Value, nested = false): string {
+  if (v === undefined) return 'undefined';
+  if (v === null) return 'null';
+  if (typeof v === 'string') return nested ? JSON.stringify(v) : v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof SFloat) return formatFloat(v.v);
+  if (Array.isArray(v)) return `[${v.map((x) => toDisplay(x, true)).join(', ')}]`;
+  if (v instanceof Map) return `{${[...v].map(([k, x]) => `${toDisplay(k, true)}: ${toDisplay(x, true)}`).join(', ')}}`;
+  if (v instanceof SFunc || v instanceof SBuiltin) return 'func';
+  if (v instanceof SRule) return v.state === 2 ? `rule(${toDisplay(v.value, true)})` : 'rule';
+  return v.toString();
+}
+
+/** A JSON-like JavaScript value (mock data, parameters, plan JSON) as a Sentinel value. */
+export function fromJS(x: unknown): Value {
+  if (x === undefined) return undefined;
+  if (x === null) return null;
+  if (typeof x === 'number') return Number.isInteger(x) ? x : new SFloat(x);
+  if (typeof x === 'string' || typeof x === 'boolean') return x;
+  if (Array.isArray(x)) return x.map(fromJS);
+  if (x instanceof Map) return new Map([...x].map(([k, v]) => [k as MapKey, fromJS(v)]));
+  if (x instanceof SFloat || x instanceof SObject || x instanceof SFunc || x instanceof SRule || x instanceof SBuiltin) return x;
+  if (typeof x === 'object') return new Map(Object.entries(x as Record<string, unknown>).map(([k, v]) => [k, fromJS(v)]));
+  return undefined;
+}
+
+/** A Sentinel value as plain JSON-compatible JavaScript (for results and json.marshal). */
+export function toJS(v: Value): unknown {
+  if (v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (v instanceof SFloat) return v.v;
+  if (Array.isArray(v)) return v.map(toJS);
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), toJS(x)]));
+  if (v instanceof SRule) return v.state === 2 ? toJS(v.value) : undefined;
+  return toDisplay(v);
+}
