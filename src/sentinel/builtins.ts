@@ -1,4 +1,5 @@
-// The built-in functions every policy has without an import.
+// The built-in functions every policy has without an import. The conversions (int, float,
+// bool) give undefined for a value they cannot convert, so that `else` can supply a default.
 import { MAX_STRING } from './operators.ts';
 import { formatFloat, mapKey, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
 
@@ -23,9 +24,9 @@ function toInt(v: Value, ctx: CallContext): Value {
     if (/^[+-]?\d+$/.test(s)) return Number(s);
     if (/^[+-]?0[xX][0-9a-fA-F]+$/.test(s)) return Number.parseInt(s, 16);
     if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Math.trunc(Number(s));
-    return ctx.fail(`int: cannot convert ${JSON.stringify(v)} to an int`);
+    return undefined;
   }
-  return ctx.fail(`int: cannot convert ${typeOf(v)} to an int`);
+  return undefined;
 }
 
 function toFloat(v: Value, ctx: CallContext): Value {
@@ -36,9 +37,9 @@ function toFloat(v: Value, ctx: CallContext): Value {
   if (typeof v === 'string') {
     const s = v.trim();
     if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return new SFloat(Number(s));
-    return ctx.fail(`float: cannot convert ${JSON.stringify(v)} to a float`);
+    return undefined;
   }
-  return ctx.fail(`float: cannot convert ${typeOf(v)} to a float`);
+  return undefined;
 }
 
 function toBool(v: Value, ctx: CallContext): Value {
@@ -50,9 +51,9 @@ function toBool(v: Value, ctx: CallContext): Value {
     const s = v.trim().toLowerCase();
     if (['true', '1', 't'].includes(s)) return true;
     if (['false', '0', 'f'].includes(s)) return false;
-    return ctx.fail(`bool: cannot convert ${JSON.stringify(v)} to a bool`);
+    return undefined;
   }
-  return ctx.fail(`bool: cannot convert ${typeOf(v)} to a bool`);
+  return undefined;
 }
 
 export function toStringValue(v: Value): Value {

@@ -64,22 +64,37 @@ function readSource(file: string, pos: SentinelError['pos'] | null): string {
   }
 }
 
+/** The file is read when the policy imports it: a case may name mocks its policy never uses. */
 function moduleSpec(b: HclBlock, base: string, what: string): ImportSpec {
   const source = attr(b.body, 'source');
   if (typeof source !== 'string') throw new SentinelError(`${what} "${label(b)}" needs a source`, b.pos);
   const file = path.resolve(base, source);
-  return { source: readSource(file, b.pos), filename: path.relative(process.cwd(), file) || file };
+  let text: string | undefined;
+  return {
+    get source() {
+      text ??= readSource(file, b.pos);
+      return text;
+    },
+    filename: path.relative(process.cwd(), file) || file,
+  };
 }
 
-/** The imports, params and globals a configuration file or a case file declares. */
-function collect(body: HclBody, base: string, into: { imports: Record<string, ImportSpec>; params: Record<string, unknown>; globals: Record<string, unknown> }) {
-  for (const b of blocks(body, 'module')) into.imports[label(b)] = moduleSpec(b, base, 'module');
+interface Declared {
+  modules: Record<string, ImportSpec>;
+  mocks: Record<string, ImportSpec>;
+  params: Record<string, unknown>;
+  globals: Record<string, unknown>;
+}
+
+/** The modules, mocks, params and globals a configuration file or a case file declares. */
+function collect(body: HclBody, base: string, into: Declared) {
+  for (const b of blocks(body, 'module')) into.modules[label(b)] = moduleSpec(b, base, 'module');
   for (const b of blocks(body, 'mock')) {
     const name = label(b);
     const moduleBlocks = blocks(b.body, 'module');
     const data = b.body.attributes.get('data');
-    if (moduleBlocks.length === 1) into.imports[name] = moduleSpec(moduleBlocks[0]!, base, `mock "${name}" module`);
-    else if (data) into.imports[name] = { data: data.value };
+    if (moduleBlocks.length === 1) into.mocks[name] = moduleSpec(moduleBlocks[0]!, base, `mock "${name}" module`);
+    else if (data) into.mocks[name] = { data: data.value };
     else throw new SentinelError(`mock "${name}" needs a module block or a data attribute`, b.pos);
   }
   for (const b of blocks(body, 'param')) into.params[label(b)] = attr(b.body, 'value');
@@ -103,7 +118,7 @@ export function runTestCase(file: string, policy: string, options: RunOptions = 
   });
   try {
     if (!existsSync(policy)) return result(false, `no policy ${policy} for this test case`);
-    const config = { imports: {} as Record<string, ImportSpec>, params: {} as Record<string, unknown>, globals: {} as Record<string, unknown> };
+    const config: Declared = { modules: {}, mocks: {}, params: {}, globals: {} };
     const setFile = path.join(path.dirname(policy), 'sentinel.hcl');
     if (existsSync(setFile)) {
       const set = parseHcl(readSource(setFile, null), setFile);
@@ -122,7 +137,8 @@ export function runTestCase(file: string, policy: string, options: RunOptions = 
       source: readSource(policy, null),
       filename: path.relative(process.cwd(), policy) || policy,
       params: config.params,
-      imports: config.imports,
+      // A module declared for a name wins over a mock of the same name.
+      imports: { ...config.mocks, ...config.modules },
       globals: config.globals,
       evaluateRules: ruleNames,
       ...(options.limits ? { limits: options.limits } : {}),
