@@ -13,6 +13,7 @@ import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { configuredKeys, openKeyring } from './crypto/keys.ts';
 import { checkDirectories, explainStartupError, listenOrExplain } from './ops/startup.ts';
 import { loadTls } from './ops/tls.ts';
+import { sentinelCommand } from './sentinel/cli.ts';
 
 const USAGE = `Usage: hangar <command>
 
@@ -23,6 +24,7 @@ const USAGE = `Usage: hangar <command>
                                           create a user
   token create NAME [--description D]     print a new API token for user NAME
   rotate-key [--batch-size N]             re-encrypt every sensitive value with the first key of HANGAR_ENCRYPTION_KEY
+  sentinel test|apply ...                 run Sentinel policies and their test cases (see docs/sentinel.md)
 
 Configuration comes from HANGAR_* environment variables; see README.md.`;
 
@@ -99,6 +101,8 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function run(argv: string[]): Promise<number> {
+  // Needs no database or configuration, and has flags of its own.
+  if (argv[0] === 'sentinel') return sentinelCommand(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

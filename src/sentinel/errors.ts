@@ -28,3 +28,11 @@ export class LimitError extends SentinelError {
     this.name = 'LimitError';
   }
 }
+
+/** The policy asked for something Hangar does not give policies: the network. */
+export class NetworkError extends SentinelError {
+  constructor(message: string, pos: Pos) {
+    super(message, pos);
+    this.name = 'NetworkError';
+  }
+}

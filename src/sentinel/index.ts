@@ -12,7 +12,7 @@
 //   r.prints  // what print() wrote, in order
 //   r.error   // { message, file, line, column } when parsing or evaluation failed
 import type { Program } from './ast.ts';
-import { formatPos, LimitError, SentinelError, type Pos } from './errors.ts';
+import { formatPos, LimitError, NetworkError, SentinelError, type Pos } from './errors.ts';
 import { Interpreter, ModuleObject, type Limits } from './interpreter.ts';
 import { parse } from './parser.ts';
 import { standardImport } from './stdlib.ts';
@@ -50,6 +50,8 @@ export interface EvaluateOptions {
 }
 
 export interface PolicyError {
+  /** `limit`: the step or time bound ended it; `network`: it used the http import. */
+  kind: 'error' | 'limit' | 'network';
   message: string;
   file: string;
   line: number;
@@ -143,8 +145,12 @@ export function evaluateRaw(options: EvaluateOptions): RawEvaluation {
 }
 
 function toPolicyError(err: unknown, filename: string): PolicyError {
-  if (err instanceof SentinelError) return { message: err.detail, ...err.pos };
-  if (err instanceof RangeError) return { message: `evaluation stopped: ${err.message}`, file: filename, line: 1, column: 1 };
+  if (err instanceof SentinelError) {
+    const kind = err instanceof LimitError ? 'limit' : err instanceof NetworkError ? 'network' : 'error';
+    return { kind, message: err.detail, ...err.pos };
+  }
+  // The JavaScript stack ran out (deep recursion in policy code) before the call-depth bound.
+  if (err instanceof RangeError) return { kind: 'limit', message: `evaluation stopped: ${err.message}`, file: filename, line: 1, column: 1 };
   throw err;
 }
 
@@ -160,11 +166,9 @@ export function evaluatePolicy(options: EvaluateOptions): EvaluationResult {
   };
   if (raw.error) result.error = raw.error;
   else if (raw.main !== undefined && typeof raw.main !== 'boolean') {
-    result.error = { message: `main must be a bool, got ${typeOf(raw.main)}`, file: options.filename, line: 1, column: 1 };
+    result.error = { kind: 'error', message: `main must be a bool, got ${typeOf(raw.main)}`, file: options.filename, line: 1, column: 1 };
   }
   return result;
 }
 
 export const describeError = (e: PolicyError) => `${formatPos(e)}: ${e.message}`;
-
-export { LimitError as PolicyLimitError };

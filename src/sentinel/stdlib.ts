@@ -4,6 +4,7 @@ import { decimalImport } from './decimal.ts';
 import { versionImport } from './version.ts';
 import { sockaddrImport } from './sockaddr.ts';
 import { fn } from './hostfn.ts';
+import { NetworkError } from './errors.ts';
 import { fromJS, RecordObject, SBuiltin, SFloat, SObject, toJS, typeOf, type CallContext, type Value } from './values.ts';
 
 type Fn = (args: Value[], ctx: CallContext) => Value;
@@ -219,7 +220,9 @@ function timeImport(now: number): SObject {
 }
 
 function httpImport(): SObject {
-  const refuse: Fn = (_args, ctx) => ctx.fail('the http import is not available: policies evaluated by Hangar have no network access');
+  const refuse: Fn = (_args, ctx) => {
+    throw new NetworkError('the http import is not available: policies evaluated by Hangar have no network access', ctx.pos);
+  };
   return new RecordObject('import', {
     get: new SBuiltin('http.get', refuse),
     request: new SBuiltin('http.request', refuse),

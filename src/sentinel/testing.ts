@@ -18,6 +18,8 @@ export interface TestCaseResult {
   passed: boolean;
   /** Why it failed. */
   reason?: string;
+  /** It failed because the policy used the http import, which Hangar does not give policies. */
+  needsNetwork: boolean;
   prints: string[];
   durationMs: number;
 }
@@ -108,10 +110,11 @@ export interface RunOptions {
 
 export function runTestCase(file: string, policy: string, options: RunOptions = {}, parseCache?: Map<string, Program>): TestCaseResult {
   const started = performance.now();
-  const result = (passed: boolean, reason?: string, prints: string[] = []): TestCaseResult => ({
+  const result = (passed: boolean, reason?: string, prints: string[] = [], needsNetwork = false): TestCaseResult => ({
     file,
     policy,
     passed,
+    needsNetwork,
     ...(reason === undefined ? {} : { reason }),
     prints,
     durationMs: performance.now() - started,
@@ -145,7 +148,7 @@ export function runTestCase(file: string, policy: string, options: RunOptions = 
       ...(options.now ? { now: options.now } : {}),
       ...(parseCache ? { parseCache } : {}),
     });
-    if (raw.error) return result(false, `${formatPos(raw.error)}: ${raw.error.message}`, raw.prints);
+    if (raw.error) return result(false, `${formatPos(raw.error)}: ${raw.error.message}`, raw.prints, raw.error.kind === 'network');
     const wrong: string[] = [];
     for (const name of ruleNames) {
       const want = fromJS((expected as Record<string, HclValue>)[name]);
