@@ -102,17 +102,17 @@ export function evaluateRaw(options: EvaluateOptions): RawEvaluation {
       let value: Value;
       if (spec && 'data' in spec) {
         const data = fromJS(spec.data);
-        if (!(data instanceof Map)) throw new SentinelError(`the mock data for import "${path}" is not a map`, pos);
+        if (!(data instanceof Map)) throw new SentinelError(`the mock data for the import ${JSON.stringify(path)} is not a map`, pos);
         value = new RecordObject('import', new Map([...data].map(([k, v]) => [String(k), v])));
       } else if (spec) {
-        if (loading.has(path)) throw new SentinelError(`import cycle: "${path}" imports itself`, pos);
+        if (loading.has(path)) throw new SentinelError(`import cycle: ${JSON.stringify(path)} imports itself`, pos);
         loading.add(path);
         const program = parseCached(spec.source, spec.filename, options.parseCache);
         value = new ModuleObject(interp.runProgram(program, { module: true }), interp);
         loading.delete(path);
       } else {
         const std = standardImport(path, now);
-        if (!std) throw new SentinelError(`unknown import "${path}": not a standard import, and no mock or module was given for it`, pos);
+        if (!std) throw new SentinelError(`unknown import ${JSON.stringify(path)}: not a standard import, and no mock or module was given for it`, pos);
         value = std;
       }
       modules.set(path, value);

@@ -1,7 +1,15 @@
 // A subset of the `sockaddr` import: IPv4/IPv6 addresses and CIDR containment.
-import { isIP } from 'node:net';
 import { fn } from './hostfn.ts';
 import { RecordObject, SObject, type CallContext, type Value } from './values.ts';
+
+/** 4 or 6 for a valid IPv4 or IPv6 address, else 0 (no dotted-quad tail in IPv6). */
+function isIP(host: string): 0 | 4 | 6 {
+  if (/^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(host)) return 4;
+  if (!/^[0-9a-fA-F:]+$/.test(host) || host.split('::').length > 2) return 0;
+  const groups = host.split('::').flatMap((half) => (half ? half.split(':') : []));
+  if (groups.some((g) => g.length === 0 || g.length > 4)) return 0;
+  return (host.includes('::') ? groups.length < 8 : groups.length === 8) ? 6 : 0;
+}
 
 interface Net {
   bits: number;
