@@ -262,9 +262,8 @@ export class Interpreter {
           if (v !== undefined || s.vars.has(e.name)) return v instanceof SRule ? this.ruleValue(v, e.pos) : v;
           s = s.parent;
         }
-        const builtin = BUILTINS.get(e.name);
-        if (builtin) return builtin;
-        throw new SentinelError(`unknown identifier ${e.name}`, e.pos);
+        // A name never assigned is undefined, not an error (the language's scope examples rely on it).
+        return BUILTINS.get(e.name);
       }
       case 'binary':
         return this.binary(e, scope);
