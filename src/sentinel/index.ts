@@ -16,7 +16,7 @@ import { formatPos, LimitError, NetworkError, SentinelError, type Pos } from './
 import { Interpreter, ModuleObject, type Limits } from './interpreter.ts';
 import { parse } from './parser.ts';
 import { standardImport } from './stdlib.ts';
-import { fromJS, RecordObject, SRule, toJS, typeOf, type Value } from './values.ts';
+import { DataObject, fromJS, SRule, toJS, typeOf, type Value } from './values.ts';
 
 export { SentinelError, LimitError, formatPos, type Pos } from './errors.ts';
 export { DEFAULT_LIMITS, type Limits } from './interpreter.ts';
@@ -101,9 +101,12 @@ export function evaluateRaw(options: EvaluateOptions): RawEvaluation {
       const spec = options.imports?.[path];
       let value: Value;
       if (spec && 'data' in spec) {
-        const data = fromJS(spec.data);
-        if (!(data instanceof Map)) throw new SentinelError(`the mock data for the import ${JSON.stringify(path)} is not a map`, pos);
-        value = new RecordObject('import', new Map([...data].map(([k, v]) => [String(k), v])));
+        const data = spec.data;
+        if (typeof data !== 'object' || data === null || Array.isArray(data) || data instanceof Map) {
+          throw new SentinelError(`the mock data for the import ${JSON.stringify(path)} is not a map`, pos);
+        }
+        // Converted attribute by attribute on first use: a plan's `raw` copy costs nothing unread.
+        value = new DataObject(data as Record<string, unknown>);
       } else if (spec) {
         if (loading.has(path)) throw new SentinelError(`import cycle: ${JSON.stringify(path)} imports itself`, pos);
         loading.add(path);

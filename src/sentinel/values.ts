@@ -50,7 +50,28 @@ export abstract class SObject {
   }
 }
 
-/** A plain object whose attributes are fixed values (a `data` mock, `time.now` etc.). */
+/** An import whose attributes are converted from JSON-like data when first read (a `data` mock). */
+export class DataObject extends SObject {
+  readonly typeName = 'import';
+  private readonly data: Record<string, unknown>;
+  private readonly converted = new Map<string, Value>();
+  constructor(data: Record<string, unknown>) {
+    super();
+    this.data = data;
+  }
+  get(name: string): Value {
+    if (this.converted.has(name)) return this.converted.get(name);
+    if (!Object.hasOwn(this.data, name)) return undefined;
+    const v = fromJS(this.data[name]);
+    this.converted.set(name, v);
+    return v;
+  }
+  override attributeNames(): string[] {
+    return Object.keys(this.data);
+  }
+}
+
+/** A plain object whose attributes are fixed values (`time.now`, an import's functions etc.). */
 export class RecordObject extends SObject {
   readonly typeName: string;
   readonly attrs: Map<string, Value>;
@@ -165,14 +186,35 @@ export function toDisplay(v: Value, nested = false): string {
 
 /** A JSON-like JavaScript value (mock data, parameters, plan JSON) as a Sentinel value. */
 export function fromJS(x: unknown): Value {
-  if (x === undefined) return undefined;
-  if (x === null) return null;
-  if (typeof x === 'number') return Number.isInteger(x) ? x : new SFloat(x);
-  if (typeof x === 'string' || typeof x === 'boolean') return x;
-  if (Array.isArray(x)) return x.map(fromJS);
-  if (x instanceof Map) return new Map([...x].map(([k, v]) => [k as MapKey, fromJS(v)]));
-  if (x instanceof SFloat || x instanceof SObject || x instanceof SFunc || x instanceof SRule || x instanceof SBuiltin) return x;
-  if (typeof x === 'object') return new Map(Object.entries(x as Record<string, unknown>).map(([k, v]) => [k, fromJS(v)]));
+  switch (typeof x) {
+    case 'string':
+    case 'boolean':
+      return x;
+    case 'number':
+      return Number.isInteger(x) ? x : new SFloat(x);
+    case 'object': {
+      if (x === null) return null;
+      if (Array.isArray(x)) {
+        const out: Value[] = new Array(x.length);
+        for (let i = 0; i < x.length; i++) out[i] = fromJS(x[i]);
+        return out;
+      }
+      const proto = Object.getPrototypeOf(x);
+      if (proto === Object.prototype || proto === null) {
+        const out: SMap = new Map();
+        const o = x as Record<string, unknown>;
+        for (const k in o) out.set(k, fromJS(o[k]));
+        return out;
+      }
+      if (x instanceof Map) {
+        const out: SMap = new Map();
+        for (const [k, v] of x) out.set(k as MapKey, fromJS(v));
+        return out;
+      }
+      // Already a Sentinel value (SFloat, SObject, a function or a rule).
+      return x as Value;
+    }
+  }
   return undefined;
 }
 
