@@ -113,6 +113,28 @@ test {
   rules = { main = true }
 }
 `,
+  'test/small-buckets/global.hcl': `
+# A global defined before the policy runs, and a param the bucket lacks as a tag.
+global "extra_tag" {
+  value = "team"
+}
+param "tag" {
+  value = "cost-center"
+}
+mock "tfplan/v2" {
+  data = {
+    resource_changes = {
+      "bucket.c" = { type = "bucket", change = { actions = ["create"], after = { size = 1, tags = { team = "q" } } } }
+    }
+  }
+}
+test {
+  rules = {
+    main   = false
+    tagged = false
+  }
+}
+`,
   'test/small-buckets/wrong-expectation.hcl': `
 mock "tfplan/v2" {
   module {
@@ -138,7 +160,8 @@ describe('sentinel test runner and CLI', () => {
   it('runs every case with its mocks (module and data forms), the set’s modules and params, and compares the rules', () => {
     const results = runTestCases(dir);
     const byName = Object.fromEntries(results.map((r) => [path.basename(r.file), r]));
-    assert.deepEqual(Object.keys(byName).sort(), ['fail-size.hcl', 'param-override.hcl', 'pass.hcl', 'wrong-expectation.hcl']);
+    assert.deepEqual(Object.keys(byName).sort(), ['fail-size.hcl', 'global.hcl', 'param-override.hcl', 'pass.hcl', 'wrong-expectation.hcl']);
+    assert.equal(byName['global.hcl']!.passed, true, byName['global.hcl']!.reason);
     assert.equal(byName['pass.hcl']!.passed, true, byName['pass.hcl']!.reason);
     assert.equal(byName['fail-size.hcl']!.passed, true, byName['fail-size.hcl']!.reason);
     assert.equal(byName['param-override.hcl']!.passed, true, byName['param-override.hcl']!.reason);
@@ -149,17 +172,17 @@ describe('sentinel test runner and CLI', () => {
   it('prints one line per case and a summary, and exits 1 when a case fails', () => {
     const { status, out } = cli(['test', dir]);
     assert.equal(status, 1);
-    assert.equal(out.length, 5);
+    assert.equal(out.length, 6);
     assert.match(out[0]!, /^PASS .*fail-size\.hcl$/);
-    assert.match(out[3]!, /^FAIL .*wrong-expectation\.hcl: expected main to be false, got true$/);
-    assert.equal(out[4], 'sentinel: 3 passed, 1 failed');
+    assert.match(out[4]!, /^FAIL .*wrong-expectation\.hcl: expected main to be false, got true$/);
+    assert.equal(out[5], 'sentinel: 4 passed, 1 failed');
   });
 
   it('exits 0 when every case passes', () => {
     rmSync(path.join(dir, 'test/small-buckets/wrong-expectation.hcl'));
     const { status, out } = cli(['test', dir]);
     assert.equal(status, 0);
-    assert.equal(out.at(-1), 'sentinel: 3 passed, 0 failed');
+    assert.equal(out.at(-1), 'sentinel: 4 passed, 0 failed');
     write(dir, { 'test/small-buckets/wrong-expectation.hcl': POLICY_SET['test/small-buckets/wrong-expectation.hcl'] });
   });
 
@@ -223,7 +246,7 @@ describe('sentinel test runner and CLI', () => {
     const bin = path.join(ROOT, 'bin/hangar.mjs');
     await assert.rejects(run(process.execPath, [bin, 'sentinel', 'test', dir]), (e: { code: number; stdout: string }) => {
       assert.equal(e.code, 1);
-      assert.match(e.stdout, /\nsentinel: 3 passed, 1 failed\n$/);
+      assert.match(e.stdout, /\nsentinel: 4 passed, 1 failed\n$/);
       return true;
     });
   });

@@ -119,6 +119,17 @@ delete(m, "a")
     assert.deepEqual(r.prints, ['x is {"k": [1, "a"]} 2.5 null', 'checked']);
   });
 
+  it('keeps at most 1 MiB of print output, saying so', () => {
+    const r = run('s = "0123456789abcdef"\nfor range(12) as i { s = s + s }\nfor range(40) as i { print(s) }\nmain = rule { true }');
+    assert.equal(r.result, true);
+    assert.equal(r.prints.length, 17);
+    assert.equal(r.prints.at(-1), '(print output truncated at 1048576 characters)');
+  });
+
+  it('defines globals before the policy runs', () => {
+    assert.equal(run('main = rule { limit is 3 and names contains "a" }', { globals: { limit: 3, names: ['a'] } }).result, true);
+  });
+
   it('stops with error() at its position', () => {
     const e = errorOf('x = 1\nif x is 1 {\n  error("x must not be", x)\n}\nmain = rule { true }');
     assert.deepEqual([e.line, e.column, e.message], [3, 8, 'x must not be 1']);
