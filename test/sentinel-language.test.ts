@@ -320,6 +320,24 @@ main = rule { all checks as i, c { c } }`;
     assert.equal(r.result, true);
   });
 
+  it('treats data converted on first read like any other map', () => {
+    const src = `
+import "plan"
+rc = plan.changes
+copy = {"a": {"n": 1, "tags": {"x": "y"}}, "b": {"n": 2.5, "tags": {}}}
+same = rc is copy
+listed = [keys(rc), values(rc)[5] else "none", values(rc)[0].n, map rc as k, v { v.n }]
+rc.a.n = 10
+delete(rc, "b")
+after = [rc, length(rc), "b" in rc]
+main = rule { same }`;
+    const r = run(src, { imports: { plan: { data: { changes: { a: { n: 1, tags: { x: 'y' } }, b: { n: 2.5, tags: {} } } } } }, evaluateRules: [] });
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+    const probe = run(`${src}\nout = rule { [listed, after] }`, { imports: { plan: { data: { changes: { a: { n: 1, tags: { x: 'y' } }, b: { n: 2.5, tags: {} } } } } }, evaluateRules: ['out'] });
+    assert.deepEqual(probe.rules.out, [[['a', 'b'], 'none', 1, [1, 2.5]], [{ a: { n: 10, tags: { x: 'y' } } }, 1, false]]);
+  });
+
   it('refuses unknown imports and every http request', () => {
     assert.match(errorOf('import "nope"\nmain = rule { true }').message, /unknown import "nope"/);
     const e = errorOf('import "http"\nr = http.get("https://example.com")\nmain = rule { true }');

@@ -184,6 +184,59 @@ export function toDisplay(v: Value, nested = false): string {
   return v.toString();
 }
 
+/**
+ * A map made from a JSON object whose values are converted to Sentinel values when first read: a
+ * policy that looks at a few attributes of a large plan does not pay for converting all of it.
+ * Reads, iteration, assignment and deletion behave exactly as on any other map.
+ */
+export class LazyMap extends Map<MapKey, Value> {
+  private pending: Set<MapKey> | null = null;
+  constructor(raw: Record<string, unknown>) {
+    super();
+    const pending = new Set<MapKey>();
+    for (const k in raw) {
+      super.set(k, raw[k] as Value);
+      pending.add(k);
+    }
+    if (pending.size) this.pending = pending;
+  }
+  override get(key: MapKey): Value {
+    const v = super.get(key);
+    if (this.pending === null || !this.pending.has(key)) return v;
+    const converted = fromJS(v);
+    super.set(key, converted);
+    this.pending.delete(key);
+    if (this.pending.size === 0) this.pending = null;
+    return converted;
+  }
+  override set(key: MapKey, value: Value): this {
+    this.pending?.delete(key);
+    return super.set(key, value);
+  }
+  override delete(key: MapKey): boolean {
+    this.pending?.delete(key);
+    return super.delete(key);
+  }
+  private *convertedEntries(): Generator<[MapKey, Value], undefined, unknown> {
+    for (const k of super.keys()) yield [k, this.get(k)];
+  }
+  private *convertedValues(): Generator<Value, undefined, unknown> {
+    for (const k of super.keys()) yield this.get(k);
+  }
+  override entries(): MapIterator<[MapKey, Value]> {
+    return this.pending ? (this.convertedEntries() as unknown as MapIterator<[MapKey, Value]>) : super.entries();
+  }
+  override values(): MapIterator<Value> {
+    return this.pending ? (this.convertedValues() as unknown as MapIterator<Value>) : super.values();
+  }
+  override [Symbol.iterator](): MapIterator<[MapKey, Value]> {
+    return this.entries();
+  }
+  override forEach(fn: (value: Value, key: MapKey, map: Map<MapKey, Value>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+}
+
 /** A JSON-like JavaScript value (mock data, parameters, plan JSON) as a Sentinel value. */
 export function fromJS(x: unknown): Value {
   switch (typeof x) {
@@ -200,12 +253,7 @@ export function fromJS(x: unknown): Value {
         return out;
       }
       const proto = Object.getPrototypeOf(x);
-      if (proto === Object.prototype || proto === null) {
-        const out: SMap = new Map();
-        const o = x as Record<string, unknown>;
-        for (const k in o) out.set(k, fromJS(o[k]));
-        return out;
-      }
+      if (proto === Object.prototype || proto === null) return new LazyMap(x as Record<string, unknown>);
       if (x instanceof Map) {
         const out: SMap = new Map();
         for (const [k, v] of x) out.set(k as MapKey, fromJS(v));
