@@ -185,36 +185,48 @@ export function toDisplay(v: Value, nested = false): string {
 }
 
 /**
- * A map made from a JSON object whose values are converted to Sentinel values when first read: a
- * policy that looks at a few attributes of a large plan does not pay for converting all of it.
- * Reads, iteration, assignment and deletion behave exactly as on any other map.
+ * A JSON value that a LazyMap still holds unconverted: a plain object, or a number with a
+ * fraction. No Sentinel value is either (maps are Maps, floats SFloats), so the test is exact.
+ */
+function isRaw(v: unknown): boolean {
+  if (typeof v === 'number') return !Number.isInteger(v);
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof Map) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A map made from a JSON object whose nested objects are converted to Sentinel values when first
+ * read (lists are converted at once): a policy that looks at a few attributes of a large plan does
+ * not pay for converting all of it. Reads, iteration, assignment and deletion behave exactly as on
+ * any other map.
  */
 export class LazyMap extends Map<MapKey, Value> {
-  private pending: Set<MapKey> | null = null;
-  constructor(raw: Record<string, unknown>) {
+  /** How many values are still unconverted; iteration converts as it goes until none are. */
+  private raw = 0;
+  constructor(source: Record<string, unknown>) {
     super();
-    const pending = new Set<MapKey>();
-    for (const k in raw) {
-      super.set(k, raw[k] as Value);
-      pending.add(k);
+    for (const k in source) {
+      let v = source[k];
+      if (Array.isArray(v)) v = fromJS(v);
+      else if (isRaw(v)) this.raw++;
+      super.set(k, v as Value);
     }
-    if (pending.size) this.pending = pending;
   }
   override get(key: MapKey): Value {
     const v = super.get(key);
-    if (this.pending === null || !this.pending.has(key)) return v;
+    if (this.raw === 0 || !isRaw(v)) return v;
     const converted = fromJS(v);
     super.set(key, converted);
-    this.pending.delete(key);
-    if (this.pending.size === 0) this.pending = null;
+    this.raw--;
     return converted;
   }
   override set(key: MapKey, value: Value): this {
-    this.pending?.delete(key);
+    if (this.raw > 0 && isRaw(super.get(key))) this.raw--;
     return super.set(key, value);
   }
   override delete(key: MapKey): boolean {
-    this.pending?.delete(key);
+    if (this.raw > 0 && isRaw(super.get(key))) this.raw--;
     return super.delete(key);
   }
   private *convertedEntries(): Generator<[MapKey, Value], undefined, unknown> {
@@ -224,10 +236,10 @@ export class LazyMap extends Map<MapKey, Value> {
     for (const k of super.keys()) yield this.get(k);
   }
   override entries(): MapIterator<[MapKey, Value]> {
-    return this.pending ? (this.convertedEntries() as unknown as MapIterator<[MapKey, Value]>) : super.entries();
+    return this.raw ? (this.convertedEntries() as unknown as MapIterator<[MapKey, Value]>) : super.entries();
   }
   override values(): MapIterator<Value> {
-    return this.pending ? (this.convertedValues() as unknown as MapIterator<Value>) : super.values();
+    return this.raw ? (this.convertedValues() as unknown as MapIterator<Value>) : super.values();
   }
   override [Symbol.iterator](): MapIterator<[MapKey, Value]> {
     return this.entries();
