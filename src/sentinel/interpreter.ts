@@ -61,6 +61,28 @@ export class ModuleObject extends SObject {
   }
 }
 
+/** What a host function sees of the evaluation: one small object per call. */
+class HostCall implements CallContext {
+  readonly pos: Pos;
+  private readonly interp: Interpreter;
+  constructor(interp: Interpreter, pos: Pos) {
+    this.interp = interp;
+    this.pos = pos;
+  }
+  charge(n: number): void {
+    this.interp.charge(n, this.pos);
+  }
+  call(fn: Value, args: Value[]): Value {
+    return this.interp.callValue(fn, args, this.pos);
+  }
+  print(line: string): void {
+    this.interp.print(line);
+  }
+  fail(message: string): never {
+    throw new SentinelError(message, this.pos);
+  }
+}
+
 export class Interpreter {
   readonly prints: string[] = [];
   private readonly limits: Limits;
@@ -102,19 +124,11 @@ export class Interpreter {
   }
 
   private ctx(pos: Pos): CallContext {
-    return {
-      pos,
-      charge: (n) => this.charge(n, pos),
-      call: (fn, args) => this.callValue(fn, args, pos),
-      print: (line) => this.print(line),
-      fail: (message) => {
-        throw new SentinelError(message, pos);
-      },
-    };
+    return new HostCall(this, pos);
   }
 
   private printed = 0;
-  private print(line: string): void {
+  print(line: string): void {
     if (this.printed > MAX_PRINT_CHARS) return;
     this.printed += line.length;
     this.prints.push(this.printed > MAX_PRINT_CHARS ? `(print output truncated at ${MAX_PRINT_CHARS} characters)` : line);
