@@ -132,6 +132,8 @@ delete(m, "a")
 
   it('stops with error() at its position', () => {
     const e = errorOf('x = 1\nif x is 1 {\n  error("x must not be", x)\n}\nmain = rule { true }');
+    // An else operator may continue on the next line.
+    assert.equal(value('a\n  else "fallback"', 'a = undefined'), 'fallback');
     assert.deepEqual([e.line, e.column, e.message], [3, 8, 'x must not be 1']);
   });
 });

@@ -8,7 +8,7 @@ import { LimitError, SentinelError, type Pos } from './errors.ts';
 import { BUILTINS } from './builtins.ts';
 import { arith, compare, contains, matches } from './operators.ts';
 import {
-  equals, mapKey, SBuiltin, SFunc, SObject, SRule, toDisplay, typeOf,
+  equals, mapKey, SBuiltin, SFunc, SObject, SRule, typeOf,
   type CallContext, type Scope, type SMap, type Value,
 } from './values.ts';
 
@@ -198,10 +198,7 @@ export class Interpreter {
     const coll = this.eval(stmt.collection, scope);
     const inner: Scope = { vars: new Map(), parent: scope };
     const [a, b] = stmt.names as [string, string | undefined];
-    const run = (): Signal => {
-      const signal = this.execBlock(stmt.body, inner);
-      return signal;
-    };
+    const run = () => this.execBlock(stmt.body, inner);
     if (Array.isArray(coll)) {
       const n = coll.length;
       for (let i = 0; i < n; i++) {
@@ -558,9 +555,5 @@ export class Interpreter {
     } finally {
       this.depth--;
     }
-  }
-
-  display(v: Value): string {
-    return toDisplay(v);
   }
 }

@@ -9,7 +9,7 @@ export interface Token {
   /** The keyword or operator text, the identifier's name, or the literal's decoded value. */
   text: string;
   pos: Pos;
-  /** A newline comes before this token: `else`, `(` and `[` there start something new. */
+  /** A newline comes before this token: `(` and `[` there start something new, not a call or an index. */
   nl: boolean;
 }
 

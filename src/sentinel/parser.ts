@@ -250,8 +250,8 @@ class Parser {
         negate = true;
         width = 2;
       }
-      // `x\nelse:` in a case clause: an else on a new line never continues an expression.
-      if (op === 'else' && t.nl) return left;
+      // `return x` then `else:` in a case clause: an else before a colon starts the else clause.
+      if (op === 'else' && this.peek().kind === 'op' && this.peek().text === ':') return left;
       const prec = PRECEDENCE[op];
       if (prec === undefined || prec < minPrec) return left;
       this.i += width;
