@@ -5,7 +5,7 @@ import { versionImport } from './version.ts';
 import { sockaddrImport } from './sockaddr.ts';
 import { fn } from './hostfn.ts';
 import { NetworkError } from './errors.ts';
-import { fromJS, RecordObject, SBuiltin, SFloat, SObject, toJS, typeOf, type CallContext, type Value } from './values.ts';
+import { fromJS, RecordObject, SBuiltin, SFloat, SObject, toDisplay, toJS, typeOf, type CallContext, type Value } from './values.ts';
 
 type Fn = (args: Value[], ctx: CallContext) => Value;
 
@@ -39,18 +39,28 @@ function stringsImport(): SObject {
       ctx.charge(Math.ceil(s!.length / 64));
       return sep === '' ? [...s!] : s!.split(sep!);
     }),
+    // Nested lists are flattened and ints, floats and bools written as strings, as documented.
     fn('strings.join', 2, ([list, sep], ctx) => {
       if (list === undefined || sep === undefined) return undefined;
       if (!Array.isArray(list) || typeof sep !== 'string') return ctx.fail('strings.join: arguments must be a list and a string');
-      ctx.charge(list.length);
-      return list
-        .map((x) => {
-          if (typeof x !== 'string') ctx.fail(`strings.join: list elements must be strings, got ${typeOf(x)}`);
-          return x as string;
-        })
-        .join(sep);
+      const parts: string[] = [];
+      const add = (items: Value[]) => {
+        ctx.charge(items.length);
+        for (const x of items) {
+          if (Array.isArray(x)) add(x);
+          else if (typeof x === 'string') parts.push(x);
+          else if (typeof x === 'number' || typeof x === 'boolean' || x instanceof SFloat) parts.push(toDisplay(x));
+          else ctx.fail(`strings.join: cannot join a ${typeOf(x)}`);
+        }
+      };
+      add(list);
+      return parts.join(sep);
     }),
-    fn('strings.replace', 4, ([s, from, to, n], ctx) => {
+    // strings.replace(s, old, new[, times]): every occurrence without times or with times < 0.
+    new SBuiltin('strings.replace', (args, ctx) => {
+      if (args.length !== 3 && args.length !== 4) return ctx.fail(`strings.replace takes 3 or 4 argument(s), got ${args.length}`);
+      const [s, from, to] = args;
+      const n = args.length === 4 ? args[3] : -1;
       if ([s, from, to, n].includes(undefined)) return undefined;
       if (typeof s !== 'string' || typeof from !== 'string' || typeof to !== 'string' || typeof n !== 'number') {
         return ctx.fail('strings.replace: arguments must be three strings and an int');
