@@ -274,6 +274,14 @@ text = <<-EOT
     assert.equal(body.attributes.get('text')!.value, 'hello\n  world\n');
   });
 
+  it('keeps a key named __proto__ as data', () => {
+    const body = parseHcl('data = { __proto__ = { polluted = true }, ok = 1 }', 'c.hcl');
+    const data = body.attributes.get('data')!.value as Record<string, unknown>;
+    assert.deepEqual(Object.keys(data), ['__proto__', 'ok']);
+    assert.equal(Object.getPrototypeOf(data), Object.prototype);
+    assert.equal((data as { polluted?: boolean }).polluted, undefined);
+  });
+
   it('reports what it cannot read with file:line:column', () => {
     assert.throws(() => parseHcl('test {\n  rules = { main = tru }\n}', 'c.hcl'), /^SentinelError: c\.hcl:2:20: unsupported expression tru/);
     assert.throws(() => parseHcl('a = "${var.x}"', 'c.hcl'), /c\.hcl:1:6: template interpolation is not supported/);

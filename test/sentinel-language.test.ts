@@ -343,6 +343,7 @@ main = rule { same }`;
 
   it('refuses unknown imports and every http request', () => {
     assert.match(errorOf('import "nope"\nmain = rule { true }').message, /unknown import "nope"/);
+    assert.match(errorOf('import "constructor"\nmain = rule { true }', { imports: {} }).message, /unknown import "constructor"/);
     const e = errorOf('import "http"\nr = http.get("https://example.com")\nmain = rule { true }');
     assert.equal(e.kind, 'network');
     assert.equal(e.line, 2);
@@ -370,6 +371,11 @@ describe('sentinel: limits end runaway policies with a clear error', () => {
     const r = errorOf('f = func(n) { return f(n + 1) }\nx = f(0)\nmain = rule { true }');
     assert.equal(r.kind, 'limit');
     assert.match(r.message, /call depth/);
+  });
+
+  it('refuses decimals too large to compute with', () => {
+    assert.match(errorOf('import "decimal"\nd = decimal.new("1e999999999")\nmain = rule { true }').message, /decimal: value out of range/);
+    assert.match(errorOf('import "decimal"\nd = decimal.new("1e6000").multiply("1e6000")\nmain = rule { true }').message, /decimal: value out of range/);
   });
 
   it('refuses a string doubled without end', () => {

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseHcl, type HclBody } from './hcl.ts';
+import { parseHcl, setOwn, type HclBody } from './hcl.ts';
 import { evaluatePolicy, describeError, type ImportSpec, type Limits } from './index.ts';
 import { runTestCases } from './testing.ts';
 import { tfplanFromJson } from './tfplan.ts';
@@ -88,12 +88,12 @@ function policySetConfig(policyFile: string): { imports: Record<string, ImportSp
       const source = (b.type === 'module' ? b.body : b.body.blocks[0]!.body).attributes.get('source')?.value;
       if (typeof source !== 'string') continue;
       const file = path.resolve(dir, source);
-      if (b.type === 'mock' && imports[name]) continue;
-      imports[name] = { source: readFileSync(file, 'utf8'), filename: display(file) };
-    } else if (b.type === 'mock' && b.body.attributes.has('data') && !imports[name]) {
-      imports[name] = { data: b.body.attributes.get('data')!.value };
+      if (b.type === 'mock' && Object.hasOwn(imports, name)) continue;
+      setOwn(imports, name, { source: readFileSync(file, 'utf8'), filename: display(file) });
+    } else if (b.type === 'mock' && b.body.attributes.has('data') && !Object.hasOwn(imports, name)) {
+      setOwn(imports, name, { data: b.body.attributes.get('data')!.value });
     } else if (b.type === 'param') {
-      params[name] = b.body.attributes.get('value')?.value;
+      setOwn(params, name, b.body.attributes.get('value')?.value);
     }
   }
   return { imports, params };
@@ -111,7 +111,7 @@ function apply(policyFile: string, paramArgs: string[], planFile: string | undef
       io.err(`sentinel: --param needs KEY=VALUE, got ${JSON.stringify(arg)}`);
       return 2;
     }
-    params[arg.slice(0, eq)] = paramValue(arg.slice(eq + 1));
+    setOwn(params, arg.slice(0, eq), paramValue(arg.slice(eq + 1)));
   }
   if (planFile) {
     let plan: unknown;

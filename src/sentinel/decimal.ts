@@ -4,6 +4,13 @@ import { fn } from './hostfn.ts';
 import { RecordObject, SFloat, SObject, typeOf, type CallContext, type Value } from './values.ts';
 
 const PRECISION = 34;
+/** Exponents and coefficient lengths past this are an error: BigInt powers of 10 must stay small. */
+const MAX_DIGITS = 6144;
+
+function bounded(d: Decimal, ctx: CallContext): Decimal {
+  if (Math.abs(d.exp) > MAX_DIGITS || d.coef.toString().length > MAX_DIGITS) return ctx.fail('decimal: value out of range');
+  return d;
+}
 
 export class Decimal extends SObject {
   readonly typeName = 'decimal';
@@ -31,6 +38,9 @@ export class Decimal extends SObject {
       if (d) return d;
     }
     if (typeof v === 'string') {
+      if (v.length > MAX_DIGITS) return ctx.fail('decimal: value out of range');
+      const m = /[eE]([+-]?\d+)\s*$/.exec(v);
+      if (m && Math.abs(Number(m[1])) > MAX_DIGITS) return ctx.fail('decimal: value out of range');
       const d = Decimal.parse(v);
       if (d) return d;
       return ctx.fail(`decimal: cannot read a decimal from ${JSON.stringify(v)}`);
@@ -109,15 +119,15 @@ export class Decimal extends SObject {
       case 'is_nan':
         return false;
       case 'add':
-        return binary(name, (o) => this.add(o));
+        return binary(name, (o, c) => bounded(this.add(o), c));
       case 'subtract':
-        return binary(name, (o) => this.sub(o));
+        return binary(name, (o, c) => bounded(this.sub(o), c));
       case 'multiply':
-        return binary(name, (o) => this.mul(o));
+        return binary(name, (o, c) => bounded(this.mul(o), c));
       case 'divide':
-        return binary(name, (o, c) => this.div(o, c));
+        return binary(name, (o, c) => bounded(this.div(o, c), c));
       case 'modulo':
-        return binary(name, (o, c) => this.mod(o, c));
+        return binary(name, (o, c) => bounded(this.mod(o, c), c));
       case 'neg':
         return new Decimal(-this.coef, this.exp);
       case 'abs':

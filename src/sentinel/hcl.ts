@@ -19,6 +19,11 @@ export interface HclBody {
   blocks: HclBlock[];
 }
 
+/** Sets an own property, even one named `__proto__`: keys in test files are data, never prototypes. */
+export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 export function parseHcl(text: string, file: string): HclBody {
   const p = new HclParser(text, file);
   const body = p.body(true);
@@ -227,7 +232,7 @@ class HclParser {
         this.advance();
         this.skip();
         if (Object.hasOwn(obj, key)) this.fail(`duplicate key ${key}`, kpos);
-        obj[key] = this.value();
+        setOwn(obj, key, this.value());
         const crossed = this.skip(true);
         if (this.s[this.i] === ',') this.advance();
         else if (!crossed && this.s[this.i] !== '}') {

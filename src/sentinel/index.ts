@@ -98,7 +98,8 @@ export function evaluateRaw(options: EvaluateOptions): RawEvaluation {
     resolveImport(path: string, pos: Pos): Value {
       const cached = modules.get(path);
       if (cached !== undefined) return cached;
-      const spec = options.imports?.[path];
+      // Own properties only: `import "constructor"` must not find Object.prototype's.
+      const spec = options.imports && Object.hasOwn(options.imports, path) ? options.imports[path] : undefined;
       let value: Value;
       if (spec && 'data' in spec) {
         const data = spec.data;
@@ -154,7 +155,8 @@ function toPolicyError(err: unknown, filename: string): PolicyError {
   }
   // The JavaScript stack ran out (deep recursion in policy code) before the call-depth bound.
   if (err instanceof RangeError) return { kind: 'limit', message: `evaluation stopped: ${err.message}`, file: filename, line: 1, column: 1 };
-  throw err;
+  // A bug of the runtime's own: reported on the policy rather than thrown at the caller.
+  return { kind: 'error', message: `internal error: ${err instanceof Error ? err.message : String(err)}`, file: filename, line: 1, column: 1 };
 }
 
 /** Evaluates one policy. Never throws for a problem in the policy: it is reported in `error`. */

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Program } from './ast.ts';
 import { SentinelError, formatPos } from './errors.ts';
-import { parseHcl, type HclBlock, type HclBody, type HclValue } from './hcl.ts';
+import { parseHcl, setOwn, type HclBlock, type HclBody, type HclValue } from './hcl.ts';
 import { evaluateRaw, type ImportSpec } from './index.ts';
 import type { Limits } from './interpreter.ts';
 import { equals, fromJS, toDisplay } from './values.ts';
@@ -90,17 +90,17 @@ interface Declared {
 
 /** The modules, mocks, params and globals a configuration file or a case file declares. */
 function collect(body: HclBody, base: string, into: Declared) {
-  for (const b of blocks(body, 'module')) into.modules[label(b)] = moduleSpec(b, base, 'module');
+  for (const b of blocks(body, 'module')) setOwn(into.modules, label(b), moduleSpec(b, base, 'module'));
   for (const b of blocks(body, 'mock')) {
     const name = label(b);
     const moduleBlocks = blocks(b.body, 'module');
     const data = b.body.attributes.get('data');
-    if (moduleBlocks.length === 1) into.mocks[name] = moduleSpec(moduleBlocks[0]!, base, `mock "${name}" module`);
-    else if (data) into.mocks[name] = { data: data.value };
+    if (moduleBlocks.length === 1) setOwn(into.mocks, name, moduleSpec(moduleBlocks[0]!, base, `mock "${name}" module`));
+    else if (data) setOwn(into.mocks, name, { data: data.value });
     else throw new SentinelError(`mock "${name}" needs a module block or a data attribute`, b.pos);
   }
-  for (const b of blocks(body, 'param')) into.params[label(b)] = attr(b.body, 'value');
-  for (const b of blocks(body, 'global')) into.globals[label(b)] = attr(b.body, 'value');
+  for (const b of blocks(body, 'param')) setOwn(into.params, label(b), attr(b.body, 'value'));
+  for (const b of blocks(body, 'global')) setOwn(into.globals, label(b), attr(b.body, 'value'));
 }
 
 export interface RunOptions {
