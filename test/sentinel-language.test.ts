@@ -212,8 +212,10 @@ main = rule { a is 12 and (b else "local") is "local" and c() is 3 and add(2, 3)
     assert.equal(r.result, true);
   });
 
-  it('refuses to reassign a named function and checks the argument count', () => {
+  it('refuses to reassign a named function, lets it be called above its declaration, and checks the argument count', () => {
     assert.match(errorOf('func f() { return 1 }\nf = 2\nmain = rule { true }').message, /cannot assign to f/);
+    assert.match(errorOf('f = 2\nfunc f() { return 1 }\nmain = rule { true }').message, /cannot assign to f/);
+    assert.equal(run('x = twice(2)\nfunc twice(n) { return n * 2 }\nmain = rule { x is 4 }').result, true);
     assert.match(errorOf('f = func(a) { return a }\nx = f(1, 2)\nmain = rule { true }').message, /takes 1 argument\(s\), got 2/);
   });
 

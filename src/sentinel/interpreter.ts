@@ -101,6 +101,13 @@ export class Interpreter {
   /** Runs a file's statements in a fresh top-level scope and returns that scope. */
   runProgram(program: Program, options: { module: boolean; globals?: Map<string, Value> }): Scope {
     const scope: Scope = { vars: new Map(options.globals), parent: null, constants: new Set() };
+    // Named functions are declarations: callable from anywhere in the file, even above them.
+    for (const stmt of program.body) {
+      if (stmt.type !== 'funcdecl') continue;
+      if (scope.vars.has(stmt.name)) throw new SentinelError(`cannot declare function ${stmt.name}: the name is already used`, stmt.pos);
+      scope.vars.set(stmt.name, new SFunc(stmt.func, scope));
+      scope.constants!.add(stmt.name);
+    }
     for (const stmt of program.body) {
       if (options.module && stmt.type === 'param') throw new SentinelError('modules cannot declare parameters', stmt.pos);
       this.exec(stmt, scope);
@@ -185,12 +192,9 @@ export class Interpreter {
         scope.vars.set(stmt.name, value);
         return NORMAL;
       }
-      case 'funcdecl': {
-        if (scope.vars.has(stmt.name)) throw new SentinelError(`cannot declare function ${stmt.name}: the name is already used`, stmt.pos);
-        scope.vars.set(stmt.name, new SFunc(stmt.func, scope));
-        scope.constants?.add(stmt.name);
+      case 'funcdecl':
+        // Declared before the file ran (runProgram); only the top level may hold one.
         return NORMAL;
-      }
     }
   }
 
