@@ -71,6 +71,8 @@ describe('sentinel: values and operators', () => {
   it('tests membership with in, not in, contains, not contains, and regexes with matches', () => {
     assert.equal(value('2 in [1, 2] and 3 not in [1, 2] and "k" in {"k": 1} and [1, 2] contains 1 and "hello" contains "ell"'), true);
     assert.equal(value('[1] not contains 2 and "abc" matches "^a.c$" and "ABC" matches "(?i)abc" and "x" not matches "y"'), true);
+    // RE2 spellings: POSIX classes, named groups, \\A and \\z.
+    assert.equal(value('"ab12" matches "^[[:alpha:]]+[[:digit:]]+$" and "k=v" matches "(?P<key>\\\\w+)=" and "xy" matches "\\\\Axy\\\\z" and not ("1a" matches "^[[:alpha:]]")'), true);
   });
 
   it('combines bools with and, or, xor, not and !, short-circuiting', () => {

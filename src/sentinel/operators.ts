@@ -91,6 +91,11 @@ export function contains(collection: Value, item: Value, pos: Pos, op: string): 
   throw new SentinelError(`${op}: ${typeOf(collection)} is not a list, map or string`, pos);
 }
 
+const POSIX_CLASSES: Record<string, string> = {
+  alnum: '0-9A-Za-z', alpha: 'A-Za-z', digit: '0-9', lower: 'a-z', upper: 'A-Z', space: '\\t\\n\\v\\f\\r ',
+  word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f', punct: '!-\\/:-@\\[-`{-~', blank: '\\t ', cntrl: '\\x00-\\x1F\\x7F',
+  print: ' -~', graph: '!-~', ascii: '\\x00-\\x7F',
+};
 const regexCache = new Map<string, RegExp>();
 
 /** A regular expression in the RE2 syntax Sentinel uses, as far as JavaScript's agrees. */
@@ -106,8 +111,12 @@ export function compileRegex(pattern: string, pos: Pos): RegExp {
     if (inline[1]!.includes('m')) flags += 'm';
     if (inline[1]!.includes('s')) flags += 's';
   }
-  // RE2's \A and \z anchors.
-  source = source.replace(/\\A/g, '^').replace(/\\z/g, '$');
+  // RE2's \A and \z anchors, (?P<name>…) groups and [[:class:]] names, in JavaScript's spelling.
+  source = source
+    .replace(/\\A/g, '^')
+    .replace(/\\z/g, '$')
+    .replace(/\(\?P</g, '(?<')
+    .replace(/\[:(alnum|alpha|digit|lower|upper|space|word|xdigit|punct|blank|cntrl|print|graph|ascii):\]/g, (_m, name: string) => POSIX_CLASSES[name]!);
   try {
     re = new RegExp(source, flags);
   } catch {
