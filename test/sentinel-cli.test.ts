@@ -234,6 +234,14 @@ describe('sentinel test runner and CLI', () => {
     assert.match(bad.err[0]!, /HANGAR_POLICY_TIMEOUT must be a number of seconds/);
   });
 
+  it('ends a regular expression that would backtrack without end', () => {
+    write(dir, { 'slow/regex.sentinel': 'main = rule { not ("' + 'a'.repeat(40) + '!" matches "^(a+)+$") }\n' });
+    const started = performance.now();
+    const r = cli(['apply', path.join(dir, 'slow/regex.sentinel')]);
+    assert.equal(r.status, 0, r.out.join('\n'));
+    assert.ok(performance.now() - started < 5000);
+  });
+
   it('answers usage errors with status 2', () => {
     assert.equal(cli(['frobnicate']).status, 2);
     assert.equal(cli(['apply']).status, 2);

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { parseHcl, setOwn, type HclBody } from './hcl.ts';
 import { evaluatePolicy, describeError, type ImportSpec, type Limits } from './index.ts';
 import { runTestCases } from './testing.ts';
@@ -134,8 +135,17 @@ function apply(policyFile: string, paramArgs: string[], planFile: string | undef
   return r.result === true ? 0 : 1;
 }
 
+/**
+ * A regular expression that backtracks without end would run inside one `matches`, out of reach of
+ * the time limit: V8 switches such a match to its linear-time engine once this flag is set.
+ */
+export function enableLinearRegexFallback(): void {
+  v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+}
+
 /** Runs `hangar sentinel ...`; returns the exit status. */
 export function sentinelCommand(argv: string[], io: Io = { out: (l) => console.log(l), err: (l) => console.error(l), env: process.env }): number {
+  enableLinearRegexFallback();
   let parsed;
   try {
     parsed = parseArgs({

@@ -103,7 +103,9 @@ export function compileRegex(pattern: string, pos: Pos): RegExp {
   let re = regexCache.get(pattern);
   if (re) return re;
   let source = pattern;
-  let flags = 'u';
+  // Without the u flag unless the pattern needs it (\p{…} classes): V8's linear-time engine, which
+  // takes over from backtracking when a host enables it (see docs/sentinel.md), has no u mode.
+  let flags = /\\[pP]\{|\\u\{/.test(pattern) ? 'u' : '';
   const inline = /^\(\?([imsU]+)\)/.exec(source);
   if (inline) {
     source = source.slice(inline[0].length);
@@ -119,12 +121,8 @@ export function compileRegex(pattern: string, pos: Pos): RegExp {
     .replace(/\[:(alnum|alpha|digit|lower|upper|space|word|xdigit|punct|blank|cntrl|print|graph|ascii):\]/g, (_m, name: string) => POSIX_CLASSES[name]!);
   try {
     re = new RegExp(source, flags);
-  } catch {
-    try {
-      re = new RegExp(source, flags.replace('u', ''));
-    } catch (err) {
-      throw new SentinelError(`invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`, pos);
-    }
+  } catch (err) {
+    throw new SentinelError(`invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`, pos);
   }
   if (regexCache.size > 1000) regexCache.clear();
   regexCache.set(pattern, re);
