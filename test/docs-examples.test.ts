@@ -245,7 +245,11 @@ for (const dialect of dialects()) {
         });
       }
       // Every area the docs promise an example of has one.
-      const covered = (re: RegExp) => assert.ok(paths.some((p) => re.test(p)), `no example requests ${re}`);
+      const covered = (re: RegExp) =>
+        assert.ok(
+          paths.some((p) => re.test(p)),
+          `no example requests ${re}`,
+        );
       covered(/^\/api\/v2\/organizations\/[^/]+\/projects$/);
       covered(/^\/api\/v2\/projects\/[^/]+\/relationships\/workspaces$/);
       covered(/^\/api\/v2\/teams\/[^/]+\/relationships\/users$/);
