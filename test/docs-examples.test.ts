@@ -8,8 +8,9 @@
 // expands inside it). Shell forms understood: `NAME=value`, `NAME=$(npx hangar …)`,
 // `npx hangar …` and `curl …` with single and double quotes, `$NAME` expansion and
 // backslash-newline continuations; anything else fails the test, so nothing in those blocks goes
-// unchecked. A curl in a fenced block of any other language would escape the test, so that fails
-// it too.
+// unchecked. A curl that cannot run here (another host, a local file) is shown in a `text` block
+// on purpose; a curl in a block of any other language (`bash`, `console`, none) would escape the
+// test by accident, so that fails it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -47,9 +48,13 @@ export function documentedCommands(file: string, markdown: string): Command[] {
   const fence = /^```(\S*)\n([\s\S]*?)^```/gm;
   for (let m = fence.exec(markdown); m; m = fence.exec(markdown)) {
     const block = m[2]!;
-    if (!/^\s*curl /m.test(block)) continue;
+    if (!/^\s*curl /m.test(block) || m[1] === 'text') continue;
     const firstLine = markdown.slice(0, m.index).split('\n').length + 1;
-    assert.equal(m[1], 'sh', `${file}:${firstLine - 1} holds a curl in a \`\`\`${m[1]} block, which this test would not run: make it \`\`\`sh`);
+    assert.equal(
+      m[1],
+      'sh',
+      `${file}:${firstLine - 1} holds a curl in a \`\`\`${m[1]} block, which this test would not run: make it \`\`\`sh (run) or \`\`\`text (shown only)`,
+    );
     commands.push(...tokenize(file, block, firstLine));
   }
   return commands;
