@@ -112,8 +112,10 @@ function walkBench(): void {
     cpu.push((c2.user + c2.system) / 1000);
   }
   const m = median(evaluate);
-  console.log(`walk of ${CHANGES} resource changes (${outcome}): median evaluate ${ms(m)} (goal ≤ 200 ms ${m <= 200 ? '✓' : '✗'}), ` +
-    `min ${ms(Math.min(...evaluate))}, max ${ms(Math.max(...evaluate))}, median CPU time ${ms(median(cpu))} (the process's, GC included); building tfplan/v2 from the plan JSON: median ${ms(median(convert))}`);
+  console.log(
+    `walk of ${CHANGES} resource changes (${outcome}): median evaluate ${ms(m)} (goal ≤ 200 ms ${m <= 200 ? '✓' : '✗'}), ` +
+      `min ${ms(Math.min(...evaluate))}, max ${ms(Math.max(...evaluate))}, median CPU time ${ms(median(cpu))} (the process's, GC included); building tfplan/v2 from the plan JSON: median ${ms(median(convert))}`,
+  );
 }
 
 function corpusBench(dir: string): void {
@@ -139,14 +141,19 @@ function corpusBench(dir: string): void {
   }
   const m = median(perCase);
   const worst = Math.max(...perCase);
-  console.log(`corpus ${path.relative(process.cwd(), dir) || dir}: ${cases.length} cases, ${passed} pass; a whole pass takes ${ms(pass)} ` +
-    `(${(cases.length / (pass / 1000)).toFixed(0)} cases/s); one case, parse + evaluate, nothing reused: median ${ms(m)} ` +
-    `(goal ≤ 50 ms ${m <= 50 ? '✓' : '✗'}), slowest ${ms(worst)}`);
+  console.log(
+    `corpus ${path.relative(process.cwd(), dir) || dir}: ${cases.length} cases, ${passed} pass; a whole pass takes ${ms(pass)} ` +
+      `(${(cases.length / (pass / 1000)).toFixed(0)} cases/s); one case, parse + evaluate, nothing reused: median ${ms(m)} ` +
+      `(goal ≤ 50 ms ${m <= 50 ? '✓' : '✗'}), slowest ${ms(worst)}`,
+  );
 }
 
 // Wall-clock figures mean little on a busy machine: say how busy it was.
-console.log(`machine: ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} ` +
-  '(the goals are wall-clock; the CPU time is what one evaluation costs whatever the load)');
+console.log(
+  `machine: ${availableParallelism()} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} ` + '(the goals are wall-clock; the CPU time is what one evaluation costs whatever the load)',
+);
 walkBench();
 const corpus = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '../../shared/sentinel/terraform-sentinel-policies'));
 if (existsSync(corpus)) corpusBench(corpus);

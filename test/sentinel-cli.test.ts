@@ -199,7 +199,10 @@ describe('sentinel test runner and CLI', () => {
     assert.match(out[0]!, /^FAIL .*broken\/a\.hcl: .*broken\.sentinel:1:20: unexpected '}', expected an expression$/);
     assert.match(out[1]!, /^FAIL .*online\/a\.hcl: .*online\.sentinel:2:13: the http import is not available/);
     const skipping = cli(['test', sub, '--skip-network']);
-    assert.deepEqual(skipping.out.slice(1), [`SKIP ${path.join(sub, 'test/online/a.hcl')}: needs network access (the http import)`, 'sentinel: 0 passed, 1 failed, 1 skipped']);
+    assert.deepEqual(skipping.out.slice(1), [
+      `SKIP ${path.join(sub, 'test/online/a.hcl')}: needs network access (the http import)`,
+      'sentinel: 0 passed, 1 failed, 1 skipped',
+    ]);
     rmSync(sub, { recursive: true });
   });
 
@@ -207,7 +210,14 @@ describe('sentinel test runner and CLI', () => {
     const plan = {
       terraform_version: '1.9.0',
       resource_changes: [
-        { address: 'bucket.a', mode: 'managed', type: 'bucket', name: 'a', provider_name: 'registry.terraform.io/x/y', change: { actions: ['create'], before: null, after: { size: 8, tags: { team: 't' } } } },
+        {
+          address: 'bucket.a',
+          mode: 'managed',
+          type: 'bucket',
+          name: 'a',
+          provider_name: 'registry.terraform.io/x/y',
+          change: { actions: ['create'], before: null, after: { size: 8, tags: { team: 't' } } },
+        },
       ],
     };
     const planFile = path.join(dir, 'plan.json');
@@ -306,11 +316,21 @@ describe('tfplan/v2 from terraform show -json', () => {
         outputs: { o: { sensitive: false, value: 1 } },
         root_module: {
           resources: [{ address: 'a.x', mode: 'managed', type: 'a', name: 'x', provider_name: 'p', values: { v: 1 } }],
-          child_modules: [{ address: 'module.m', resources: [{ address: 'module.m.b.y', mode: 'managed', type: 'b', name: 'y', provider_name: 'p', values: {} }] }],
+          child_modules: [
+            { address: 'module.m', resources: [{ address: 'module.m.b.y', mode: 'managed', type: 'b', name: 'y', provider_name: 'p', values: {} }] },
+          ],
         },
       },
       resource_changes: [
-        { address: 'module.m.b.y', module_address: 'module.m', mode: 'managed', type: 'b', name: 'y', provider_name: 'p', change: { actions: ['update'], before: { v: 0 }, after: { v: 1 } } },
+        {
+          address: 'module.m.b.y',
+          module_address: 'module.m',
+          mode: 'managed',
+          type: 'b',
+          name: 'y',
+          provider_name: 'p',
+          change: { actions: ['update'], before: { v: 0 }, after: { v: 1 } },
+        },
         { address: 'a.x', mode: 'managed', type: 'a', name: 'x', provider_name: 'p', deposed: 'abc', change: { actions: ['delete'], before: {}, after: null } },
       ],
       output_changes: { o: { actions: ['create'], before: null, after: 1 } },

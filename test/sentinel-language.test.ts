@@ -21,7 +21,13 @@ function errorOf(source: string, options: Partial<EvaluateOptions> = {}) {
 
 describe('sentinel: lexer and parser errors carry file:line:column', () => {
   it('reports an unterminated string at its opening quote', () => {
-    assert.deepEqual(errorOf('a = 1\nx = "abc\nmain = rule { true }'), { kind: 'error', message: 'string literal not terminated', file: 'p.sentinel', line: 2, column: 5 });
+    assert.deepEqual(errorOf('a = 1\nx = "abc\nmain = rule { true }'), {
+      kind: 'error',
+      message: 'string literal not terminated',
+      file: 'p.sentinel',
+      line: 2,
+      column: 5,
+    });
   });
 
   it('reports an unexpected character, a missing operand and a missing brace where they are', () => {
@@ -72,7 +78,12 @@ describe('sentinel: values and operators', () => {
     assert.equal(value('2 in [1, 2] and 3 not in [1, 2] and "k" in {"k": 1} and [1, 2] contains 1 and "hello" contains "ell"'), true);
     assert.equal(value('[1] not contains 2 and "abc" matches "^a.c$" and "ABC" matches "(?i)abc" and "x" not matches "y"'), true);
     // RE2 spellings: POSIX classes, named groups, \\A and \\z.
-    assert.equal(value('"ab12" matches "^[[:alpha:]]+[[:digit:]]+$" and "k=v" matches "(?P<key>\\\\w+)=" and "xy" matches "\\\\Axy\\\\z" and not ("1a" matches "^[[:alpha:]]")'), true);
+    assert.equal(
+      value(
+        '"ab12" matches "^[[:alpha:]]+[[:digit:]]+$" and "k=v" matches "(?P<key>\\\\w+)=" and "xy" matches "\\\\Axy\\\\z" and not ("1a" matches "^[[:alpha:]]")',
+      ),
+      true,
+    );
   });
 
   it('combines bools with and, or, xor, not and !, short-circuiting', () => {
@@ -109,10 +120,20 @@ append(l, 4)
 m = {"a": 1, "b": 2}
 delete(m, "a")
 `;
-    assert.deepEqual(value('[l, m, keys({"x": 1, "y": 2}), values({"x": 1}), length("héllo"), length(l), length(m), length(undefined)]', prelude), [[3, 4], { b: 2 }, ['x', 'y'], [1], 5, 2, 1, undefined]);
-    assert.deepEqual(value('[range(3), range(1, 4), range(0, 10, 5), int("42"), int(3.9), float(2), string(1.5), string(7), bool("true"), int("x"), float(null)]'), [
-      [0, 1, 2], [1, 2, 3], [0, 5], 42, 3, 2, '1.5', '7', true, undefined, undefined,
+    assert.deepEqual(value('[l, m, keys({"x": 1, "y": 2}), values({"x": 1}), length("héllo"), length(l), length(m), length(undefined)]', prelude), [
+      [3, 4],
+      { b: 2 },
+      ['x', 'y'],
+      [1],
+      5,
+      2,
+      1,
+      undefined,
     ]);
+    assert.deepEqual(
+      value('[range(3), range(1, 4), range(0, 10, 5), int("42"), int(3.9), float(2), string(1.5), string(7), bool("true"), int("x"), float(null)]'),
+      [[0, 1, 2], [1, 2, 3], [0, 5], 42, 3, 2, '1.5', '7', true, undefined, undefined],
+    );
   });
 
   it('keeps what print writes, and print returns true so a rule can use it', () => {
@@ -229,8 +250,16 @@ main = rule { a is 12 and (b else "local") is "local" and c() is 3 and add(2, 3)
 describe('sentinel: quantifiers', () => {
   it('evaluates all, any, filter and map over lists and maps', () => {
     const prelude = 'l = [1, 2, 3]\nm = {"a": 1, "b": 2}';
-    assert.equal(value('all l as v { v > 0 } and not all l as v { v > 1 } and any l as v { v is 3 } and not any [] as v { true } and all [] as v { false }', prelude), true);
-    assert.deepEqual(value('[filter l as v { v >= 2 }, filter m as k, v { v is 2 }, map l as i, v { i * v }, map m as k, v { k }]', prelude), [[2, 3], { b: 2 }, [0, 2, 6], ['a', 'b']]);
+    assert.equal(
+      value('all l as v { v > 0 } and not all l as v { v > 1 } and any l as v { v is 3 } and not any [] as v { true } and all [] as v { false }', prelude),
+      true,
+    );
+    assert.deepEqual(value('[filter l as v { v >= 2 }, filter m as k, v { v is 2 }, map l as i, v { i * v }, map m as k, v { k }]', prelude), [
+      [2, 3],
+      { b: 2 },
+      [0, 2, 6],
+      ['a', 'b'],
+    ]);
     assert.equal(value('all m as k, v { k in ["a", "b"] and v < 3 }', prelude), true);
   });
 
@@ -319,7 +348,10 @@ main = rule { all checks as i, c { c } }`;
   it('imports modules (their top-level names are attributes) and data mocks', () => {
     const r = run('import "helpers" as h\nimport "tfplan/v2" as plan\nmain = rule { h.double(plan.count) is 6 and h.ready and h.base is 10 }', {
       imports: {
-        helpers: { filename: 'helpers.sentinel', source: 'import "strings"\nbase = 10\nready = rule { strings.has_prefix("ok", "o") }\ndouble = func(n) { return n * 2 }' },
+        helpers: {
+          filename: 'helpers.sentinel',
+          source: 'import "strings"\nbase = 10\nready = rule { strings.has_prefix("ok", "o") }\ndouble = func(n) { return n * 2 }',
+        },
         'tfplan/v2': { data: { count: 3 } },
       },
     });
@@ -341,8 +373,14 @@ main = rule { same }`;
     const r = run(src, { imports: { plan: { data: { changes: { a: { n: 1, tags: { x: 'y' } }, b: { n: 2.5, tags: {} } } } } }, evaluateRules: [] });
     assert.equal(r.error, undefined, r.error?.message);
     assert.equal(r.result, true);
-    const probe = run(`${src}\nout = rule { [listed, after] }`, { imports: { plan: { data: { changes: { a: { n: 1, tags: { x: 'y' } }, b: { n: 2.5, tags: {} } } } } }, evaluateRules: ['out'] });
-    assert.deepEqual(probe.rules.out, [[['a', 'b'], 'none', 1, [1, 2.5]], [{ a: { n: 10, tags: { x: 'y' } } }, 1, false]]);
+    const probe = run(`${src}\nout = rule { [listed, after] }`, {
+      imports: { plan: { data: { changes: { a: { n: 1, tags: { x: 'y' } }, b: { n: 2.5, tags: {} } } } } },
+      evaluateRules: ['out'],
+    });
+    assert.deepEqual(probe.rules.out, [
+      [['a', 'b'], 'none', 1, [1, 2.5]],
+      [{ a: { n: 10, tags: { x: 'y' } } }, 1, false],
+    ]);
   });
 
   it('refuses unknown imports and every http request', () => {

@@ -32,7 +32,8 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<Limits> | string 
   const raw = env.HANGAR_POLICY_TIMEOUT;
   if (raw === undefined || raw === '') return {};
   const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) return `HANGAR_POLICY_TIMEOUT must be a number of seconds between 0 and 3600, got ${JSON.stringify(raw)}`;
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
+    return `HANGAR_POLICY_TIMEOUT must be a number of seconds between 0 and 3600, got ${JSON.stringify(raw)}`;
   return { timeoutMs: seconds * 1000 };
 }
 

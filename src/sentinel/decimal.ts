@@ -101,7 +101,8 @@ export class Decimal extends SObject {
   }
 
   get(name: string, ctx: CallContext): Value {
-    const binary = (label: string, op: (o: Decimal, c: CallContext) => Value) => fn(`decimal.${label}`, 1, ([v], c) => (v === undefined ? undefined : op(Decimal.from(v, c), c)));
+    const binary = (label: string, op: (o: Decimal, c: CallContext) => Value) =>
+      fn(`decimal.${label}`, 1, ([v], c) => (v === undefined ? undefined : op(Decimal.from(v, c), c)));
     switch (name) {
       case 'string':
         return this.toString();

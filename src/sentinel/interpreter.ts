@@ -7,10 +7,7 @@ import type { Expr, Program, Stmt } from './ast.ts';
 import { LimitError, SentinelError, type Pos } from './errors.ts';
 import { BUILTINS } from './builtins.ts';
 import { arith, compare, contains, matches } from './operators.ts';
-import {
-  equals, mapKey, SBuiltin, SFunc, SObject, SRule, typeOf,
-  type CallContext, type Scope, type SMap, type Value,
-} from './values.ts';
+import { equals, mapKey, SBuiltin, SFunc, SObject, SRule, typeOf, type CallContext, type Scope, type SMap, type Value } from './values.ts';
 
 export interface Limits {
   /** Expressions and statements evaluated before the policy is stopped. */

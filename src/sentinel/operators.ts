@@ -92,9 +92,20 @@ export function contains(collection: Value, item: Value, pos: Pos, op: string): 
 }
 
 const POSIX_CLASSES: Record<string, string> = {
-  alnum: '0-9A-Za-z', alpha: 'A-Za-z', digit: '0-9', lower: 'a-z', upper: 'A-Z', space: '\\t\\n\\v\\f\\r ',
-  word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f', punct: '!-\\/:-@\\[-`{-~', blank: '\\t ', cntrl: '\\x00-\\x1F\\x7F',
-  print: ' -~', graph: '!-~', ascii: '\\x00-\\x7F',
+  alnum: '0-9A-Za-z',
+  alpha: 'A-Za-z',
+  digit: '0-9',
+  lower: 'a-z',
+  upper: 'A-Z',
+  space: '\\t\\n\\v\\f\\r ',
+  word: '0-9A-Za-z_',
+  xdigit: '0-9A-Fa-f',
+  punct: '!-\\/:-@\\[-`{-~',
+  blank: '\\t ',
+  cntrl: '\\x00-\\x1F\\x7F',
+  print: ' -~',
+  graph: '!-~',
+  ascii: '\\x00-\\x7F',
 };
 const regexCache = new Map<string, RegExp>();
 

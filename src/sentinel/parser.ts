@@ -8,9 +8,25 @@ import { tokenize, type Token } from './lexer.ts';
 import { SFloat } from './values.ts';
 
 const PRECEDENCE: Record<string, number> = {
-  or: 1, xor: 1, and: 2,
-  '==': 3, '!=': 3, '<': 3, '<=': 3, '>': 3, '>=': 3, is: 3, in: 3, contains: 3, matches: 3,
-  else: 4, '+': 5, '-': 5, '*': 6, '/': 6, '%': 6,
+  or: 1,
+  xor: 1,
+  and: 2,
+  '==': 3,
+  '!=': 3,
+  '<': 3,
+  '<=': 3,
+  '>': 3,
+  '>=': 3,
+  is: 3,
+  in: 3,
+  contains: 3,
+  matches: 3,
+  else: 4,
+  '+': 5,
+  '-': 5,
+  '*': 6,
+  '/': 6,
+  '%': 6,
 };
 const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=']);
 
