@@ -178,7 +178,8 @@ export interface PoliciesTable {
   /** OPA only: the query that decides. */
   query: string | null;
   enforcement_level: string;
-  enforce_path: string;
+  /** Null: `<name>.sentinel` (or `.rego`). */
+  enforce_path: string | null;
   /** The uploaded source, as uploaded; null until the first upload. */
   source: Uint8Array | null;
   created_at: string;

@@ -1,5 +1,5 @@
 import { toOne } from '../jsonapi/relationships.ts';
-import type { PolicyView } from './service.ts';
+import { enforcePathOf, type PolicyView } from './service.ts';
 
 export function policyResource({ policy, organizationName, policySetIds }: PolicyView) {
   const self = `/api/v2/policies/${policy.id}`;
@@ -12,7 +12,7 @@ export function policyResource({ policy, organizationName, policySetIds }: Polic
       kind: policy.kind,
       query: policy.query,
       // TFE lists the policy's file here only once there is one.
-      enforce: policy.hasSource ? [{ path: policy.enforcePath, mode: policy.enforcementLevel }] : [],
+      enforce: policy.hasSource ? [{ path: enforcePathOf(policy), mode: policy.enforcementLevel }] : [],
       'enforcement-level': policy.enforcementLevel,
       'policy-set-count': policySetIds.length,
       'created-at': policy.createdAt,

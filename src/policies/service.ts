@@ -27,6 +27,9 @@ export const LEVELS: Record<PolicyKind, readonly EnforcementLevel[]> = {
 const DEFAULT_LEVEL: Record<PolicyKind, EnforcementLevel> = { sentinel: 'hard-mandatory', opa: 'mandatory' };
 const EXTENSION: Record<PolicyKind, string> = { sentinel: 'sentinel', opa: 'rego' };
 
+/** The file name a policy's `enforce` names: the one its client gave, or one made of its name. */
+export const enforcePathOf = (p: Policy) => p.enforcePath ?? `${p.name}.${EXTENSION[p.kind]}`;
+
 /** One entry of the legacy `enforce` array. */
 export interface EnforceInput {
   path?: string | null;
@@ -136,7 +139,7 @@ export function createPoliciesService(deps: { database: Database; organizationLo
         // Sentinel has no query; a client that sends one anyway has it ignored, as TFE does.
         query: kind === 'opa' ? input.query! : null,
         enforcementLevel: level ?? DEFAULT_LEVEL[kind],
-        enforcePath: path ?? `${input.name}.${EXTENSION[kind]}`,
+        enforcePath: path ?? null,
         hasSource: false,
         createdAt: at,
         updatedAt: at,

@@ -17,7 +17,8 @@ export interface Policy {
   kind: PolicyKind;
   query: string | null;
   enforcementLevel: EnforcementLevel;
-  enforcePath: string;
+  /** The file name the client gave in `enforce`; null when it gave none. */
+  enforcePath: string | null;
   /** Whether a source has been uploaded (an empty one counts). */
   hasSource: boolean;
   createdAt: string;

@@ -93,7 +93,7 @@ function tokenize(text: string): Token[] {
     } else if (c === '<' && text[i + 1] === '<') {
       fail('heredoc strings are not supported');
     } else {
-      fail(`unexpected ${JSON.stringify(c)}`);
+      fail(`unexpected ${JSON.stringify(c)} (only literal values are supported)`);
     }
   }
   tokens.push({ kind: 'eof', line });

@@ -15,8 +15,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('sentinel', 'opa')`))
     .addColumn('query', 'text')
     .addColumn('enforcement_level', 'text', (c) => c.notNull().check(sql`enforcement_level in ('advisory', 'soft-mandatory', 'hard-mandatory', 'mandatory')`))
-    // The file name `enforce` reports once the source is uploaded (`<name>.sentinel` unless told).
-    .addColumn('enforce_path', 'text', (c) => c.notNull())
+    // The file name `enforce` reports once the source is uploaded, when the client named one
+    // (null: `<name>.sentinel`, or `.rego`).
+    .addColumn('enforce_path', 'text')
     .addColumn('source', binaryType(db))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
