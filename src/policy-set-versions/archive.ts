@@ -3,12 +3,16 @@
 // `..` segments, links of either kind, devices and fifos, and more bytes or entries than a
 // policy set needs. Nothing is written to disk.
 import { Readable } from 'node:stream';
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip as gunzipCallback } from 'node:zlib';
 import { extract } from 'tar-stream';
 
 /** The most bytes an archive may unpack to, in all. */
 export const MAX_UNPACKED_BYTES = 20 * 1024 * 1024;
 export const MAX_ENTRIES = 2000;
+
+// Off the event loop: inflating megabytes would hold up every other request meanwhile.
+const gunzip = promisify(gunzipCallback);
 
 /** Why an archive was refused: the version's `error`. */
 export class ArchiveError extends Error {}
@@ -30,7 +34,7 @@ export async function unpack(gzipped: Uint8Array): Promise<Map<string, Buffer>> 
   let tar: Buffer;
   try {
     // maxOutputLength bounds a decompression bomb before it is inflated in full.
-    tar = gunzipSync(gzipped, { maxOutputLength: MAX_UNPACKED_BYTES + 1024 * 1024 });
+    tar = await gunzip(gzipped, { maxOutputLength: MAX_UNPACKED_BYTES + 1024 * 1024 });
   } catch (e) {
     const tooBig = (e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
     throw new ArchiveError(tooBig ? `The archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes` : 'The upload is not a gzip-compressed tar archive');
