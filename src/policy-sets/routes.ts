@@ -87,7 +87,7 @@ export async function policySetsRoutes(app: Api, { policySets }: { policySets: P
     return { data: policySetResource(view) };
   });
 
-  app.delete('/policy-sets/:policy_set_id', { schema: { summary: 'Delete a policy set and its parameters', tags, params: PolicySetParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
+  app.delete('/policy-sets/:policy_set_id', { schema: { summary: 'Delete a policy set, its parameters and its versions', tags, params: PolicySetParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
     await policySets.destroy(request.caller, request.params.policy_set_id);
     return reply.code(204).send();
   });

@@ -350,7 +350,7 @@ export function createPolicySetsService(deps: {
       );
     },
 
-    /** Its parameters, attachments and exclusions go with it (schema cascades). */
+    /** Its parameters, attachments, exclusions and versions go with it, and it lets its policies go (schema cascades). */
     async destroy(caller: Caller, id: string): Promise<void> {
       const { set } = await find(caller, id, 'manage-policies');
       if ((await store.deletePolicySet(db, set.id)) === 0) throw errors.notFound();
