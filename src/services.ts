@@ -10,6 +10,8 @@ import { createOrganizationLookup } from './organizations/lookup.ts';
 import { createOrganizationsService } from './organizations/service.ts';
 import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
 import { createPolicySetsService } from './policy-sets/service.ts';
+import { createPoliciesService } from './policies/service.ts';
+import { createPolicySetVersionsService } from './policy-set-versions/service.ts';
 import { createProjectAccess } from './projects/access.ts';
 import { createProjectsService } from './projects/service.ts';
 import { createProjectGrantLoader, createTeamGrantsLoader, createTeamProjectsService } from './team-projects/service.ts';
@@ -58,7 +60,9 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
-  const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces });
+  const policies = createPoliciesService({ database, organizationLookup });
+  const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces, policies });
+  const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
@@ -66,7 +70,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

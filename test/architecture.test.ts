@@ -17,6 +17,9 @@ const domainFile = (name: string) => (file: string) => {
   return rest.length === 0 && base === name && ![...FOUNDATION_DIRS, ...OTHER_DIRS].includes(dir!);
 };
 
+/** Files of a domain folder beside the usual rooms: code its service calls that knows nothing of requests or tables. */
+const PURE_HELPERS = ['policy-set-versions/archive.ts', 'policy-set-versions/sentinel-hcl.ts', 'policy-set-versions/manifest.ts'];
+
 /**
  * Top to bottom. A file may import from its own layer and the layers below it. Each src/ file
  * belongs to the first layer that claims it; a file no layer claims fails the test.
@@ -35,6 +38,10 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   { name: 'stores', holds: domainFile('store.ts') },
   // A library of its own (see the test below): under everything, importing nothing of Hangar.
   { name: 'sentinel (the policy language runtime)', holds: (f) => f.startsWith('sentinel/') },
+  {
+    name: "a domain's pure helpers (no HTTP, no SQL, nothing of Hangar's above the foundation)",
+    holds: (f) => PURE_HELPERS.includes(f),
+  },
   {
     name: 'foundation (db, jsonapi, crypto, ids, time, config, values, grants, files)',
     holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts'].includes(f),

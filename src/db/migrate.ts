@@ -20,6 +20,7 @@ import * as teamTokens from './migrations/0015_team_tokens.ts';
 import * as signedConfigurationUploads from './migrations/0016_signed_configuration_uploads.ts';
 import * as trigramIndexDirectWrites from './migrations/0017_trigram_index_direct_writes.ts';
 import * as creationOrder from './migrations/0018_creation_order.ts';
+import * as policies from './migrations/0024_policies.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0016_signed_configuration_uploads': signedConfigurationUploads,
   '0017_trigram_index_direct_writes': trigramIndexDirectWrites,
   '0018_creation_order': creationOrder,
+  '0024_policies': policies,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

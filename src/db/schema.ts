@@ -169,6 +169,50 @@ export interface WorkspaceRemoteStateConsumersTable {
   created_at: string;
 }
 
+export interface PoliciesTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  kind: string;
+  /** OPA only: the query that decides. */
+  query: string | null;
+  enforcement_level: string;
+  /** Null: `<name>.sentinel` (or `.rego`). */
+  enforce_path: string | null;
+  /** The uploaded source, as uploaded; null until the first upload. */
+  source: Uint8Array | null;
+  created_at: string;
+  updated_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
+}
+
+export interface PolicySetPoliciesTable {
+  policy_set_id: string;
+  policy_id: string;
+  created_at: string;
+}
+
+export interface PolicySetVersionsTable {
+  id: string;
+  policy_set_id: string;
+  status: string;
+  source: string;
+  /** Why the upload was refused; set exactly when errored. */
+  error: string | null;
+  /** JSON: the policies, modules and params sentinel.hcl declared; set exactly when ready. */
+  manifest: string | null;
+  policy_count: number;
+  archive: Uint8Array | null;
+  created_at: string;
+  updated_at: string;
+  ready_at: string | null;
+  errored_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts). */
+  seq: Generated<number>;
+}
+
 export interface PolicySetProjectsTable {
   policy_set_id: string;
   project_id: string;
@@ -409,6 +453,9 @@ export interface Schema {
   policy_set_workspaces: PolicySetWorkspacesTable;
   policy_set_workspace_exclusions: PolicySetWorkspaceExclusionsTable;
   policy_set_parameters: PolicySetParametersTable;
+  policies: PoliciesTable;
+  policy_set_policies: PolicySetPoliciesTable;
+  policy_set_versions: PolicySetVersionsTable;
   workspaces: WorkspacesTable;
   workspace_remote_state_consumers: WorkspaceRemoteStateConsumersTable;
   team_projects: TeamProjectsTable;

@@ -102,6 +102,11 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     path: '/_archivist/v1/object/:object',
     why: "a configuration version's upload URL: the signed URL itself is the credential (single use, short-lived), no caller involved (configuration-versions.test.ts)",
   },
+  {
+    method: 'PUT',
+    path: '/_archivist/v1/policy-set-version/:object',
+    why: "a policy set version's upload URL: the signed URL itself is the credential (short-lived, one upload), no caller involved (policy-set-versions.test.ts)",
+  },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
   // The browsable API reference (@fastify/swagger-ui): a page, its assets and the document it reads.
   ...['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/json', '/docs/yaml', '/docs/static/*'].map((path) => ({
@@ -546,6 +551,36 @@ export const MATRIX: Section[] = [
         [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 200, 403, 403, 403, 200, 403]),
       row('DELETE /api/v2/policy-sets/:policy_set_id/parameters/:parameter_id', 'delete a parameter',
         [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+    ],
+  },
+  {
+    title: 'Policies, the sets holding them, and policy set versions',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // As for policy sets: every member reads policies (their sources too) and versions;
+      // writing, uploading and creating versions take `manage-policies`.
+      row('GET /api/v2/organizations/:organization_name/policies', 'list policies',
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('POST /api/v2/organizations/:organization_name/policies', 'create a policy',
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 201, 403, 403, 403, 201, 403]),
+      row('GET /api/v2/policies/:policy_id', 'show a policy',
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('PATCH /api/v2/policies/:policy_id', 'change a policy',
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 200, 403, 403, 403, 200, 403]),
+      row('DELETE /api/v2/policies/:policy_id', 'delete a policy',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('PUT /api/v2/policies/:policy_id/upload', "upload a policy's source",
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('GET /api/v2/policies/:policy_id/download', "download a policy's source",
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('POST /api/v2/policy-sets/:policy_set_id/relationships/policies', 'add policies to a policy set',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('DELETE /api/v2/policy-sets/:policy_set_id/relationships/policies', 'remove policies from a policy set',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('POST /api/v2/policy-sets/:policy_set_id/versions', 'create a policy set version (and its upload link)',
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 201, 403, 403, 403, 201, 403]),
+      row('GET /api/v2/policy-set-versions/:policy_set_version_id', 'show a policy set version',
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
     ],
   },
   {

@@ -496,6 +496,35 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: { policy_set_id: await w.policySet(), parameter_id: await w.freshParameter() } }),
   },
 
+  // ---- policies and policy set versions
+  'GET /api/v2/organizations/:organization_name/policies': { make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/policies': {
+    make: async (w) => ({ params: await org(w), body: doc('policies', { name: unique('pol'), 'enforcement-level': 'advisory' }) }),
+  },
+  'GET /api/v2/policies/:policy_id': { make: async (w) => ({ params: { policy_id: await w.policy() } }) },
+  'PATCH /api/v2/policies/:policy_id': {
+    make: async (w) => ({ params: { policy_id: await w.policy() }, body: doc('policies', { description: unique('described') }) }),
+  },
+  'DELETE /api/v2/policies/:policy_id': { make: async (w) => ({ params: { policy_id: await w.freshPolicy() } }) },
+  'PUT /api/v2/policies/:policy_id/upload': {
+    make: async (w) => ({ params: { policy_id: await w.policy() }, body: 'main = rule { true }', contentType: 'application/octet-stream' }),
+  },
+  'GET /api/v2/policies/:policy_id/download': { make: async (w) => ({ params: { policy_id: await w.policy() } }) },
+  'POST /api/v2/policy-sets/:policy_set_id/relationships/policies': {
+    make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, body: { data: [{ id: await w.policy(), type: 'policies' }] } }),
+  },
+  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/policies': {
+    make: async (w) => {
+      const policy = await w.policy();
+      return { params: { policy_set_id: await w.freshPolicySetHolding([policy]) }, body: { data: [{ id: policy, type: 'policies' }] } };
+    },
+  },
+  // go-tfe sends the JSON:API content type and no body.
+  'POST /api/v2/policy-sets/:policy_set_id/versions': {
+    make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, contentType: 'application/vnd.api+json' }),
+  },
+  'GET /api/v2/policy-set-versions/:policy_set_version_id': { make: async (w) => ({ params: { policy_set_version_id: await w.policySetVersion() } }) },
+
   // ---- agent pools, agent tokens, agents
   'GET /api/v2/organizations/:organization_name/agent-pools': { make: async (w) => ({ params: await org(w) }) },
   'POST /api/v2/organizations/:organization_name/agent-pools': { make: async (w) => ({ params: await org(w), body: poolBody(unique('pool')) }) },

@@ -293,6 +293,32 @@ export class World {
   }
 
   parameter = () => this.#once('parameter', () => this.freshParameter());
+
+  // ---- policies and policy set versions ------------------------------------------------------
+
+  /** A new policy of the organization, its source uploaded. */
+  async freshPolicy(): Promise<string> {
+    const policy = await this.#post(`/api/v2/organizations/${(await this.org()).name}/policies`, { data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': 'advisory' } } }, 201, 'policy');
+    const up = await this.ctx.request('PUT', `/api/v2/policies/${policy.id}/upload`, { token: (await this.#owner()).token, rawBody: 'main = rule { true }', contentType: 'application/octet-stream' });
+    if (up.status !== 204) throw new Error(`world set-up: policy upload answered ${up.status}: ${up.raw}`);
+    return policy.id;
+  }
+
+  policy = () => this.#once('policy', () => this.freshPolicy());
+
+  /** A new policy set holding the given policies. */
+  async freshPolicySetHolding(policyIds: string[]): Promise<string> {
+    const set = await this.freshPolicySet();
+    await this.#post(`/api/v2/policy-sets/${set}/relationships/policies`, { data: policyIds.map((id) => ({ id, type: 'policies' })) }, 204, 'add policies');
+    return set;
+  }
+
+  policySetVersion = () =>
+    this.#once('policySetVersion', async () => {
+      const url = `/api/v2/policy-sets/${await this.freshPolicySet()}/versions`;
+      const created = await must(this.ctx.request('POST', url, { token: (await this.#owner()).token, contentType: 'application/vnd.api+json' }), 201, 'policy set version');
+      return created.id as string;
+    });
 }
 
 export const tokenBody = (description: string) => ({ data: { type: 'authentication-tokens', attributes: { description } } });
