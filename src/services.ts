@@ -25,6 +25,8 @@ import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
 import { createSafeDeleteService } from './safe-delete/service.ts';
+import { createVariableSetsService } from './variable-sets/service.ts';
+import { createVariablesService } from './variables/service.ts';
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -62,11 +64,13 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
+  const variableSets = createVariableSetsService({ database, organizationLookup, projectAccess, workspaces });
+  const variables = createVariablesService({ database, workspaces, variableSets, keyring: options.keyring ?? null });
   // Organizations and workspaces name agent pools for execution; the pools domain tells them
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents, variableSets, variables };
 }
 
 export type Services = ReturnType<typeof createServices>;

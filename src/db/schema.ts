@@ -1,6 +1,6 @@
 // Table types for Kysely. Timestamps are ISO-8601 text (`2026-11-22T10:04:05.123Z`): the same
 // on both engines, and fixed-width so text order is time order.
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** SQLite hands booleans back as 0/1, PostgreSQL as true/false; stores normalise with Boolean(). */
 export type DbBool = ColumnType<boolean | 0 | 1, boolean, boolean>;
@@ -401,4 +401,54 @@ export interface Schema {
   team_workspaces: TeamWorkspacesTable;
   configuration_versions: ConfigurationVersionsTable;
   runs: RunsTable;
+  variable_sets: VariableSetsTable;
+  variable_set_workspaces: VariableSetWorkspacesTable;
+  variable_set_projects: VariableSetProjectsTable;
+  variables: VariablesTable;
+}
+
+export interface VariableSetsTable {
+  id: string;
+  organization_id: string;
+  /** The owning project (TFE's `parent`), or null for a set the organization owns. */
+  project_id: string | null;
+  name: string;
+  description: string;
+  global: DbBool;
+  priority: DbBool;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
+}
+
+export interface VariableSetWorkspacesTable {
+  variable_set_id: string;
+  workspace_id: string;
+  created_at: string;
+}
+
+export interface VariableSetProjectsTable {
+  variable_set_id: string;
+  project_id: string;
+  created_at: string;
+}
+
+/** A workspace's variable or a variable set's: exactly one of the two owners is set. */
+export interface VariablesTable {
+  id: string;
+  workspace_id: string | null;
+  variable_set_id: string | null;
+  key: string;
+  category: string;
+  description: string;
+  hcl: DbBool;
+  sensitive: DbBool;
+  /** Clear text; null exactly when the variable is sensitive. */
+  value: string | null;
+  /** Ciphertext (crypto/keyring.ts); set exactly when the variable is sensitive. */
+  encrypted_value: string | null;
+  version_id: string;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
 }
