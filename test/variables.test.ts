@@ -2,35 +2,14 @@
 // gets (all-vars and forRun), precedence included. Secrets: test/variables-secrets.test.ts.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { suite, unique, type TestContext } from './helpers/harness.ts';
+import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { createProject, createWorkspace, grant, type Org } from './helpers/projects.ts';
+import { createProject, createWorkspace, grant } from './helpers/projects.ts';
 import { workspaceRefs, projectRefs } from './helpers/policy-sets.ts';
 import { effective, precedenceRank } from '../src/variables/service.ts';
+import { createSet, createSetVariable, createVariable, varBody, varUpdate } from './helpers/variables.ts';
 
 const VAR_ID = /^var-[0-9A-Za-z]{16}$/;
-
-export const varBody = (attributes: Record<string, unknown>) => ({ data: { type: 'vars', attributes: { category: 'terraform', ...attributes } } });
-export const varUpdate = (attributes: Record<string, unknown>) => ({ data: { type: 'vars', attributes } });
-
-export async function createVariable(ctx: TestContext, token: string, workspaceId: string, attributes: Record<string, unknown>) {
-  const res = await ctx.post(`/api/v2/workspaces/${workspaceId}/vars`, token, varBody(attributes));
-  if (res.status !== 201) throw new Error(`variable create failed: ${res.status} ${res.raw}`);
-  return res.body.data;
-}
-
-export async function createSet(ctx: TestContext, org: Org, attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>) {
-  const body = { data: { type: 'varsets', attributes: { name: unique('varset'), global: false, ...attributes }, ...(relationships ? { relationships } : {}) } };
-  const res = await ctx.post(`/api/v2/organizations/${org.name}/varsets`, org.owner.token, body);
-  if (res.status !== 201) throw new Error(`variable set create failed: ${res.status} ${res.raw}`);
-  return res.body.data;
-}
-
-export async function createSetVariable(ctx: TestContext, token: string, setId: string, attributes: Record<string, unknown>) {
-  const res = await ctx.post(`/api/v2/varsets/${setId}/relationships/vars`, token, varBody(attributes));
-  if (res.status !== 201) throw new Error(`set variable create failed: ${res.status} ${res.raw}`);
-  return res.body.data;
-}
 
 suite('workspace variables', (ctx) => {
   const varsOf = (workspaceId: string) => `/api/v2/workspaces/${workspaceId}/vars`;
