@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { DecryptionError } from '../src/crypto/keyring.ts';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { DecryptionError, Keyring, keyIdOf } from '../src/crypto/keyring.ts';
+import { KEY_FILE, parseEncryptionKeys, readOrCreateKeyFile } from '../src/crypto/keys.ts';
+import { createServices } from '../src/services.ts';
 import { keyIdsInUse } from '../src/crypto/sealed.ts';
 import { randomBase62 } from '../src/ids.ts';
 import { suite, type Response, type TestContext } from './helpers/harness.ts';
@@ -168,6 +172,8 @@ suite('variables: sensitive values', (ctx) => {
     });
     // The API, which never decrypts, keeps working.
     assertStatus(await ctx.get(`/api/v2/workspaces/${ws.id}/vars`, org.owner.token), 200);
+    // Later tests rotate every sealed value: the tampered row goes.
+    assertStatus(await ctx.delete(`/api/v2/workspaces/${ws.id}/vars/${s2.id}`, org.owner.token), 204);
   });
 
   it('never leaves a variable half-updated under concurrent PATCHes; one of several equal creates wins', async () => {
@@ -186,5 +192,24 @@ suite('variables: sensitive values', (ctx) => {
     assert.equal(results.filter((r) => r.status === 201).length, 1);
     for (const res of results.filter((r) => r.status !== 201)) assert.equal(assertError(res, 422, '/data/attributes/key').detail, 'Key has already been taken');
     await createSetVariable(ctx, t, set.id, { key: 'other' });
+  });
+
+  it('re-seals every sensitive variable under the first key (`hangar rotate-key`), after which the old key may go', async () => {
+    const org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const set = await createSet(ctx, org, { global: true });
+    const values = [secret(), secret(), secret()];
+    await createVariable(ctx, org.owner.token, ws.id, { key: 'a', value: values[0], sensitive: true });
+    await createVariable(ctx, org.owner.token, ws.id, { key: 'b', value: values[1], sensitive: true });
+    await createSetVariable(ctx, org.owner.token, set.id, { key: 'c', value: values[2], sensitive: true });
+    const old = ctx.config.encryptionKeys ? parseEncryptionKeys(ctx.config.encryptionKeys) : [readOrCreateKeyFile(path.join(ctx.config.dataDir, KEY_FILE))];
+    const fresh = randomBytes(32);
+    const rotating = createServices(ctx.database, { keyring: new Keyring([fresh, ...old]) }).variables;
+    assert.ok((await rotating.rotateEncryption({ batchSize: 2 })) >= 3);
+    assert.equal(await rotating.rotateEncryption({ batchSize: 2 }), 0);
+    const mine = await ctx.database.db.selectFrom('variables').select('encrypted_value').where('workspace_id', '=', ws.id).execute();
+    for (const r of mine) assert.ok(r.encrypted_value!.startsWith(`v1:${keyIdOf(fresh)}:`));
+    const run = await createServices(ctx.database, { keyring: new Keyring([fresh]) }).variables.forRun(ws.id);
+    assert.deepEqual(run.map((v) => v.value).sort(), [...values].sort());
   });
 });
