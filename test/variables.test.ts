@@ -149,6 +149,33 @@ suite('workspace variables', (ctx) => {
     assertError(await ctx.get(`${varsOf(other.id)}/${v.id}`, org.owner.token), 404);
   });
 
+  it("serves TFE's older /vars routes: list by names, create naming the workspace, update and delete by id", async () => {
+    const org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const t = org.owner.token;
+    const created = await ctx.post('/api/v2/vars', t, {
+      data: { type: 'vars', attributes: { key: 'old', value: 'style', category: 'env' }, relationships: { workspace: { data: { type: 'workspaces', id: ws.id } } } },
+    });
+    assertStatus(created, 201);
+    const v = created.body.data;
+    assert.deepEqual(v.relationships.configurable.data, { id: ws.id, type: 'workspaces' });
+    const listed = await ctx.get(`/api/v2/vars?filter[organization][name]=${org.name}&filter[workspace][name]=${ws.attributes.name}`, t);
+    assert.deepEqual(listed.body, { data: [v] });
+    const updated = await ctx.patch(`/api/v2/vars/${v.id}`, t, varUpdate({ value: 'new' }));
+    assertStatus(updated, 200);
+    assert.equal(updated.body.data.attributes.value, 'new');
+    assertStatus(await ctx.delete(`/api/v2/vars/${v.id}`, t), 204);
+    assertError(await ctx.delete(`/api/v2/vars/${v.id}`, t), 404);
+    assertError(await ctx.get(`/api/v2/vars?filter[organization][name]=${org.name}`, t), 400);
+    assertError(await ctx.get(`/api/v2/vars?filter[organization][name]=${org.name}&filter[workspace][name]=nope`, t), 404);
+    assertError(await ctx.post('/api/v2/vars', t, { data: { type: 'vars', attributes: { key: 'k', category: 'env' } } }), 422, '/data/relationships');
+    // A variable set's variable is not reachable here.
+    const set = await createSet(ctx, org);
+    const sv = await createSetVariable(ctx, t, set.id, { key: 'k' });
+    assertError(await ctx.patch(`/api/v2/vars/${sv.id}`, t, varUpdate({ value: 'x' })), 404);
+    assertError(await ctx.patch(`/api/v2/vars/${sv.id}`, (await ctx.organization()).owner.token, varUpdate({ value: 'x' })), 404);
+  });
+
   it('goes with its workspace', async () => {
     const org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);

@@ -74,7 +74,7 @@ export const VariableSetResource = Resource('VariableSet', 'varsets', {
   },
   relationships: {
     organization: ToOne('organizations'),
-    parent: Open({ data: Open({ id: Type.String(), type: Type.String({ enum: ['organizations', 'projects'] }) }) }),
+    parent: Open({ data: Open({ id: Type.String(), type: Type.String({ enum: ['organizations', 'projects'] }) }), links: Open({ related: Type.String() }) }),
     workspaces: ToMany('workspaces'),
     projects: ToMany('projects'),
     vars: ToMany('vars'),

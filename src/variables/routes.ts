@@ -7,6 +7,9 @@ import { WorkspaceParams } from '../workspaces/schemas.ts';
 import {
   CreateVariableBody,
   EffectiveVariableListDocument,
+  LegacyCreateVariableBody,
+  LegacyListVariablesQuery,
+  LegacyVariableParams,
   ListVariablesQuery,
   SetVariableParams,
   SetVariablesParams,
@@ -78,6 +81,28 @@ export async function variablesRoutes(app: Api, { variables }: { variables: Vari
   app.get('/workspaces/:workspace_id/all-vars', { schema: { summary: 'List the variables a run of the workspace gets: its own and its variable sets, after precedence', tags, params: WorkspaceParams, response: responses({ 200: EffectiveVariableListDocument }) } }, async (request) => ({
     data: (await variables.effectiveFor(request.caller, request.params.workspace_id)).map(variableResource),
   }));
+
+  // ---- TFE's older routes for a workspace's variables, still served by TFE and used by old clients
+
+  app.get('/vars', { schema: { summary: "List a workspace's variables, the workspace named by organization and name (older form)", tags, querystring: LegacyListVariablesQuery, response: responses({ 200: VariableListDocument }) } }, async (request) => {
+    const q = request.query;
+    return listed(url(request), q, (page) => variables.legacy.list(request.caller, q['filter[organization][name]'], q['filter[workspace][name]'], page));
+  });
+
+  app.post('/vars', { schema: { summary: 'Create a workspace variable, the workspace named in the body (older form)', tags, body: LegacyCreateVariableBody, response: responses({ 201: VariableDocument }) } }, async (request, reply) => {
+    const { attributes: a, relationships } = request.body.data;
+    const created = await variables.create(request.caller, relationships.workspace.data.id, { ...input(a), key: a.key, category: a.category });
+    return reply.code(201).send({ data: variableResource(created) });
+  });
+
+  app.patch('/vars/:variable_id', { schema: { summary: 'Update a workspace variable (older form)', tags, params: LegacyVariableParams, body: UpdateVariableBody, response: responses({ 200: VariableDocument }) } }, async (request) => ({
+    data: variableResource(await variables.legacy.update(request.caller, request.params.variable_id, input(request.body.data.attributes))),
+  }));
+
+  app.delete('/vars/:variable_id', { schema: { summary: 'Delete a workspace variable (older form)', tags, params: LegacyVariableParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await variables.legacy.destroy(request.caller, request.params.variable_id);
+    return reply.code(204).send();
+  });
 
   // ---- a variable set's variables
 

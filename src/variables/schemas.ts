@@ -1,9 +1,18 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { Required } from '../jsonapi/query.ts';
 import { Document, ListDocument, Open, Resource, StringOrNull, ToOne } from '../jsonapi/schemas.ts';
 
 /** Unpaginated unless a page parameter is given, as TFE's variable lists. */
 export const ListVariablesQuery = Type.Object({ ...PageParams });
+
+/** The older `/vars` list names the workspace by organization and name. */
+export const LegacyListVariablesQuery = Type.Object({
+  'filter[organization][name]': Required,
+  'filter[workspace][name]': Required,
+  ...PageParams,
+});
+export const LegacyVariableParams = Type.Object({ variable_id: Type.String() });
 
 export const WorkspaceVariableParams = Type.Object({ workspace_id: Type.String(), variable_id: Type.String() });
 export const SetVariablesParams = Type.Object({ varset_id: Type.String() });
@@ -27,6 +36,17 @@ export const CreateVariableBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('vars'),
     attributes: Type.Object({ key: Key, category: Category, ...Attributes }),
+  }),
+});
+
+/** The older `POST /vars` names the workspace in the body. */
+export const LegacyCreateVariableBody = Type.Object({
+  data: Type.Object({
+    type: Type.Literal('vars'),
+    attributes: Type.Object({ key: Key, category: Category, ...Attributes }),
+    relationships: Type.Object({
+      workspace: Type.Object({ data: Type.Object({ type: Type.Literal('workspaces'), id: Type.String({ minLength: 1, maxLength: 64 }) }) }),
+    }),
   }),
 });
 

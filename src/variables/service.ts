@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.ts';
 import { DecryptionError, loadedKeyring, type Keyring } from '../crypto/keyring.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
-import { newId } from '../ids.ts';
+import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
@@ -191,6 +191,12 @@ export function createVariablesService(deps: { database: Database; workspaces: W
     const found = await deps.workspaces.find(caller, { id: workspaceId }, action);
     return { workspaceId: found.workspace.id };
   };
+  /** The older `/vars/:id` routes: the workspace the variable belongs to (a set's variable is not found there). */
+  const workspaceOf = async (id: string): Promise<string> => {
+    const variable = hasPrefix(id, 'var') ? await store.findVariableById(db, id) : undefined;
+    if (!variable?.workspaceId) throw errors.notFound();
+    return variable.workspaceId;
+  };
   const set = async (caller: Caller, setId: string, mode: 'read' | 'manage'): Promise<Owner> => ({ setId: (await deps.variableSets.find(caller, setId, mode)).set.id });
 
   // Every view of a workspace and of a set lists its variables' ids.
@@ -204,6 +210,16 @@ export function createVariablesService(deps: { database: Database; workspaces: W
     show: async (caller: Caller, workspaceId: string, id: string) => show(await ws(caller, workspaceId, 'read-variables'), id),
     update: async (caller: Caller, workspaceId: string, id: string, input: VariableInput) => update(await ws(caller, workspaceId, 'write-variables'), id, input),
     destroy: async (caller: Caller, workspaceId: string, id: string) => destroy(await ws(caller, workspaceId, 'write-variables'), id),
+
+    /** TFE's older routes: `/vars?filter[organization][name]=…&filter[workspace][name]=…` and `/vars/:id`. */
+    legacy: {
+      async list(caller: Caller, organizationName: string, workspaceName: string, page: Page) {
+        const found = await deps.workspaces.find(caller, { organizationName, name: workspaceName }, 'read-variables');
+        return store.listVariables(db, { workspaceId: found.workspace.id }, page);
+      },
+      update: async (caller: Caller, id: string, input: VariableInput) => update(await ws(caller, await workspaceOf(id), 'write-variables'), id, input),
+      destroy: async (caller: Caller, id: string) => destroy(await ws(caller, await workspaceOf(id), 'write-variables'), id),
+    },
 
     /** The variables of a variable set: read and managed as the set is. */
     inSet: {

@@ -67,6 +67,12 @@ export async function findVariable(q: Queryable, owner: Owner, id: string): Prom
   return r && VARIABLES.read(r);
 }
 
+/** A variable by id alone, whoever owns it (the older `/vars/:id` routes find the workspace from it). */
+export async function findVariableById(q: Queryable, id: string): Promise<Variable | undefined> {
+  const r = await q.selectFrom('variables').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && VARIABLES.read(r);
+}
+
 /** The variable and its stored value, its row held until the transaction ends (PostgreSQL). */
 export async function lockVariable(q: Queryable, owner: Owner, id: string) {
   const [column, ownerId] = owned(owner);

@@ -565,6 +565,15 @@ export const MATRIX: Section[] = [
         [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('DELETE /api/v2/workspaces/:workspace_id/vars/:variable_id', 'delete a workspace variable',
         [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // TFE's older forms of the same, with the same permissions.
+      row('GET /api/v2/vars', "list a workspace's variables (by organization and workspace name)",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('POST /api/v2/vars', 'create a workspace variable (the workspace in the body)',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('PATCH /api/v2/vars/:variable_id', 'update a workspace variable (by its id alone)',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('DELETE /api/v2/vars/:variable_id', 'delete a workspace variable (by its id alone)',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
       row('GET /api/v2/workspaces/:workspace_id/all-vars', 'list the variables a run gets (sets included)',
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       // The sets that apply to a workspace: read with its variables.

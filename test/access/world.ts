@@ -312,6 +312,13 @@ export class World {
   }
 
   variableSet = () => this.#once('variableSet', () => this.freshVariableSet());
+  /** A global set, so that every workspace's list of sets holds one. */
+  globalVariableSet = () =>
+    this.#once('globalVariableSet', async () => {
+      const org = await this.org();
+      const body = { data: { type: 'varsets', attributes: { name: unique('global'), global: true } } };
+      return (await this.#post(`/api/v2/organizations/${org.name}/varsets`, body, 201, 'global variable set')).id as string;
+    });
   projectVariableSet = () => this.#once('projectVariableSet', async () => this.freshVariableSet(await this.project()));
 
   async freshSetVariable(): Promise<string> {
