@@ -34,6 +34,8 @@ export interface RunVariable {
 }
 
 export const VARIABLE_DESCRIPTION_MAX = 512;
+/** A well-formed workspace id no workspace has (ids are random; this one is never issued in practice). */
+const NO_WORKSPACE = 'ws-0000000000000000';
 export const ROTATION_BATCH_SIZE = 100;
 
 const check = (input: VariableInput) =>
@@ -191,11 +193,14 @@ export function createVariablesService(deps: { database: Database; workspaces: W
     const found = await deps.workspaces.find(caller, { id: workspaceId }, action);
     return { workspaceId: found.workspace.id };
   };
-  /** The older `/vars/:id` routes: the workspace the variable belongs to (a set's variable is not found there). */
+  /**
+   * The older `/vars/:id` routes: the workspace the variable belongs to (a set's variable is not
+   * found there). A missing variable still goes on to look for a workspace that cannot exist, so
+   * that its 404 costs what one for another organization's variable does (no timing tells them apart).
+   */
   const workspaceOf = async (id: string): Promise<string> => {
     const variable = hasPrefix(id, 'var') ? await store.findVariableById(db, id) : undefined;
-    if (!variable?.workspaceId) throw errors.notFound();
-    return variable.workspaceId;
+    return variable?.workspaceId ?? NO_WORKSPACE;
   };
   const set = async (caller: Caller, setId: string, mode: 'read' | 'manage'): Promise<Owner> => ({ setId: (await deps.variableSets.find(caller, setId, mode)).set.id });
 
