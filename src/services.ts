@@ -41,6 +41,9 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
   const tags = createTagsService({ database, projectAccess });
   const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess, tags, workspaceGrants: createWorkspaceGrantLoader() });
+  // Early, so that runs (and anything else that needs a workspace's variables) can be given them.
+  const variableSets = createVariableSetsService({ database, organizationLookup, projectAccess, workspaces });
+  const variables = createVariablesService({ database, workspaces, variableSets, keyring: options.keyring ?? null });
   const organizationTags = createOrganizationTagsService({ organizationLookup, tags, workspaces });
   const teams = createTeamsService({
     database,
@@ -64,8 +67,6 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
-  const variableSets = createVariableSetsService({ database, organizationLookup, projectAccess, workspaces });
-  const variables = createVariablesService({ database, workspaces, variableSets, keyring: options.keyring ?? null });
   // Organizations and workspaces name agent pools for execution; the pools domain tells them
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
