@@ -113,7 +113,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   // schemas. Those schemas are open (jsonapi/schemas.ts), so a compiled serializer walks every
   // object's keys for members it does not name and builds its text piece by piece, which the
   // socket write then has to flatten: more work and garbage than JSON.stringify, for the same
-  // text (bench/, README). The schemas still describe every answer in the OpenAPI document, and
+  // text (bench/, docs/performance.md). The schemas still describe every answer in the OpenAPI document, and
   // test/openapi.test.ts checks each endpoint's real answers against them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Plugins and routes inherit the root's `log`; request lines are written by an onResponse
