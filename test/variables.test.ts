@@ -235,6 +235,26 @@ suite('workspace variables', (ctx) => {
     await assert.rejects(ctx.services.variables.forRun('ws-0000000000000000'), /not found/);
   });
 
+  it("gathers a run's variables with a fixed number of queries, however many sets apply", async () => {
+    const org = await ctx.organization();
+    const t = org.owner.token;
+    const ws = await createWorkspace(ctx, org);
+    let made = 0;
+    const addSets = async (n: number) => {
+      for (let i = 0; i < n; i++, made++) {
+        const s = await createSet(ctx, org);
+        await createSetVariable(ctx, t, s.id, { key: `k${made}`, value: 'v', sensitive: made % 2 === 0 });
+        assertStatus(await ctx.post(`/api/v2/varsets/${s.id}/relationships/workspaces`, t, workspaceRefs(ws.id)), 204);
+      }
+    };
+    await addSets(1);
+    const few = await ctx.countQueries(() => ctx.services.variables.forRun(ws.id));
+    await addSets(5);
+    const many = await ctx.countQueries(() => ctx.services.variables.forRun(ws.id));
+    assert.equal(many.result.length, 6);
+    assert.equal(many.queries, few.queries);
+  });
+
   it('ranks sources as TFE documents, and breaks ties between sets of one rank by name', () => {
     const order = [
       { set: { priority: true, scope: 'global' as const } },
