@@ -34,6 +34,8 @@ import { workspacesRoutes } from './workspaces/routes.ts';
 import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
 import { stateUploadRoutes, stateVersionsRoutes } from './state-versions/routes.ts';
 import { safeDeleteRoutes } from './safe-delete/routes.ts';
+import { variableSetsRoutes } from './variable-sets/routes.ts';
+import { variablesRoutes } from './variables/routes.ts';
 import { healthRoutes } from './ops/health.ts';
 import { createLogger, logRequests, type LoggerOptions } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
@@ -199,6 +201,8 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await runsRoutes(typed, services);
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
+        await variablesRoutes(typed, services);
+        await variableSetsRoutes(typed, services);
       });
       // A policy's source is PUT as raw bytes, with a token like any other API call.
       await api.register(async (raw) => {

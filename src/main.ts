@@ -174,7 +174,8 @@ async function run(argv: string[]): Promise<number> {
         const { reencrypted, keyId } = await services.policySetParameters.rotateEncryption({ batchSize });
         // State files and their outputs are sealed with the same keys.
         const state = await services.stateVersions.rotateEncryption();
-        console.error(`re-encrypted ${reencrypted + state} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        const variables = await services.variables.rotateEncryption({ batchSize });
+        console.error(`re-encrypted ${reencrypted + state + variables} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
         return 0;
       });
     }

@@ -27,6 +27,8 @@ import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
 import { createSafeDeleteService } from './safe-delete/service.ts';
+import { createVariableSetsService } from './variable-sets/service.ts';
+import { createVariablesService } from './variables/service.ts';
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -41,6 +43,9 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
   const tags = createTagsService({ database, projectAccess });
   const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess, tags, workspaceGrants: createWorkspaceGrantLoader() });
+  // Early, so that runs (and anything else that needs a workspace's variables) can be given them.
+  const variableSets = createVariableSetsService({ database, organizationLookup, projectAccess, workspaces });
+  const variables = createVariablesService({ database, workspaces, variableSets, keyring: options.keyring ?? null });
   const organizationTags = createOrganizationTagsService({ organizationLookup, tags, workspaces });
   const teams = createTeamsService({
     database,
@@ -70,7 +75,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents, variableSets, variables };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -13,6 +13,8 @@ interface LinkTables {
   policy_set_policies: { from: 'policy_set_id'; to: 'policy_id' };
   agent_pool_allowed_workspaces: { from: 'agent_pool_id'; to: 'workspace_id' };
   team_memberships: { from: 'team_id'; to: 'user_id' };
+  variable_set_workspaces: { from: 'variable_set_id'; to: 'workspace_id' };
+  variable_set_projects: { from: 'variable_set_id'; to: 'project_id' };
 }
 
 // The table and column names vary, so the queries below are built untyped: LinkTables above is

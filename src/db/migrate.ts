@@ -21,6 +21,7 @@ import * as signedConfigurationUploads from './migrations/0016_signed_configurat
 import * as trigramIndexDirectWrites from './migrations/0017_trigram_index_direct_writes.ts';
 import * as creationOrder from './migrations/0018_creation_order.ts';
 import * as policies from './migrations/0024_policies.ts';
+import * as variables from './migrations/0019_variables.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0017_trigram_index_direct_writes': trigramIndexDirectWrites,
   '0018_creation_order': creationOrder,
   '0024_policies': policies,
+  '0019_variables': variables,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -472,4 +472,54 @@ export interface Schema {
   team_workspaces: TeamWorkspacesTable;
   configuration_versions: ConfigurationVersionsTable;
   runs: RunsTable;
+  variable_sets: VariableSetsTable;
+  variable_set_workspaces: VariableSetWorkspacesTable;
+  variable_set_projects: VariableSetProjectsTable;
+  variables: VariablesTable;
+}
+
+export interface VariableSetsTable {
+  id: string;
+  organization_id: string;
+  /** The owning project (TFE's `parent`), or null for a set the organization owns. */
+  project_id: string | null;
+  name: string;
+  description: string;
+  global: DbBool;
+  priority: DbBool;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
+}
+
+export interface VariableSetWorkspacesTable {
+  variable_set_id: string;
+  workspace_id: string;
+  created_at: string;
+}
+
+export interface VariableSetProjectsTable {
+  variable_set_id: string;
+  project_id: string;
+  created_at: string;
+}
+
+/** A workspace's variable or a variable set's: exactly one of the two owners is set. */
+export interface VariablesTable {
+  id: string;
+  workspace_id: string | null;
+  variable_set_id: string | null;
+  key: string;
+  category: string;
+  description: string;
+  hcl: DbBool;
+  sensitive: DbBool;
+  /** Clear text; null exactly when the variable is sensitive. */
+  value: string | null;
+  /** Ciphertext (crypto/keyring.ts); set exactly when the variable is sensitive. */
+  encrypted_value: string | null;
+  version_id: string;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
 }
