@@ -13,9 +13,11 @@ import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { configuredKeys, openKeyring } from './crypto/keys.ts';
 import { checkDirectories, explainStartupError, listenOrExplain } from './ops/startup.ts';
 import { loadTls } from './ops/tls.ts';
+import { VERSION } from './ops/version.ts';
 
-const USAGE = `Usage: hangar <command>
+const USAGE = `Usage: hangar <command> [options]
 
+Commands:
   serve                                   serve the API (what \`npm start\` runs)
   migrate                                 apply database migrations
   bootstrap [--username NAME]             ensure a site-admin user (default: admin) and print a new API token for it
@@ -24,7 +26,13 @@ const USAGE = `Usage: hangar <command>
   token create NAME [--description D]     print a new API token for user NAME
   rotate-key [--batch-size N]             re-encrypt every sensitive value with the first key of HANGAR_ENCRYPTION_KEY
 
+Options:
+  -h, --help                              print this help
+  -v, --version                           print the version of Hangar
+
 Configuration comes from HANGAR_* environment variables; see README.md.`;
+
+const COMMANDS = new Set(['serve', 'migrate', 'bootstrap', 'user', 'token', 'rotate-key']);
 
 /** The configured database, after checking that a SQLite file's directory can be written. */
 function open(config: Config): Database {
@@ -99,22 +107,41 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      username: { type: 'string' },
-      email: { type: 'string' },
-      'site-admin': { type: 'boolean' },
-      description: { type: 'string' },
-      'batch-size': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        username: { type: 'string' },
+        email: { type: 'string' },
+        'site-admin': { type: 'boolean' },
+        description: { type: 'string' },
+        'batch-size': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (e) {
+    // An unknown or malformed option: parseArgs says which, in one line.
+    // (Its advice on positionals that start with '-' does not apply: no command takes one.)
+    const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    console.error(`error: ${message}; \`hangar --help\` lists the commands and options`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
   const [command, sub, name] = positionals;
+  if (values.version) {
+    console.log(VERSION);
+    return 0;
+  }
   if (values.help || !command) {
     console.log(USAGE);
     return command || values.help ? 0 : 2;
+  }
+  if (!COMMANDS.has(command)) {
+    console.error(`error: unknown command "${command}"; \`hangar --help\` lists the commands`);
+    return 2;
   }
   const config = loadConfig();
   loaded = config;
