@@ -7,7 +7,7 @@ import { buildApp } from './app.ts';
 import { createServices } from './services.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { LATEST_MIGRATION, migrateToLatest, SchemaTooNewError } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { configuredKeys, openKeyring } from './crypto/keys.ts';
@@ -217,6 +217,9 @@ run(process.argv.slice(2)).then(
     if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
     else if (error instanceof ApiError) console.error(`error: ${error.message}`);
     else if (error instanceof DecryptionError) console.error(`cannot decrypt: ${error.message}`);
+    else if (error instanceof SchemaTooNewError) {
+      console.error(`error: database schema ${error.unknown.join(', ')} is newer than this Hangar ${VERSION} knows (latest ${LATEST_MIGRATION}); upgrade Hangar`);
+    }
     else {
       // An operator's mistake gets one line naming the setting; anything else is a bug, in full.
       const line = explainStartupError(error, loaded) ?? (isDatabaseUnavailable(error) ? unreachable(error) : null);
