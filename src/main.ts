@@ -11,7 +11,7 @@ import { LATEST_MIGRATION, migrateToLatest, SchemaTooNewError } from './db/migra
 import { ApiError } from './jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { configuredKeys, openKeyring } from './crypto/keys.ts';
-import { checkDirectories, explainStartupError, listenOrExplain } from './ops/startup.ts';
+import { checkDirectories, databaseLabel, explainStartupError, listenOrExplain } from './ops/startup.ts';
 import { loadTls } from './ops/tls.ts';
 import { VERSION } from './ops/version.ts';
 
@@ -44,6 +44,9 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
   const database = open(config);
   try {
     await migrateToLatest(database);
+    // Before anything is written: a token printed for another data directory's database is no
+    // use to the server, and the operator must see which one this was.
+    console.error(`database: ${databaseLabel(config)}`);
     return await fn(database);
   } finally {
     await database.close();
@@ -97,7 +100,7 @@ async function serve(config: Config): Promise<void> {
       portSetting: 'HANGAR_METRICS_PORT',
     });
     // Whatever the log level, say where the API is (stderr: stdout carries the JSON log).
-    process.stderr.write(`hangar: serving ${address}/api/v2 (${database.dialect})\n`);
+    process.stderr.write(`hangar: serving ${address}/api/v2 (database: ${databaseLabel(config)})\n`);
     if (metrics) process.stderr.write(`hangar: metrics at ${metrics}/metrics\n`);
   } catch (e) {
     await app.close();
@@ -152,6 +155,7 @@ async function run(argv: string[]): Promise<number> {
     case 'migrate': {
       const database = open(config);
       const applied = await migrateToLatest(database).finally(() => database.close());
+      console.error(`database: ${databaseLabel(config)}`);
       console.error(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
       return 0;
     }
