@@ -13,6 +13,7 @@ import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { configuredKeys, openKeyring } from './crypto/keys.ts';
 import { checkDirectories, databaseLabel, explainStartupError, listenOrExplain } from './ops/startup.ts';
 import { loadTls } from './ops/tls.ts';
+import { holdServeLock } from './ops/serve-lock.ts';
 import { VERSION } from './ops/version.ts';
 
 const USAGE = `Usage: hangar <command> [options]
@@ -54,6 +55,8 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
 }
 
 async function serve(config: Config): Promise<void> {
+  checkDirectories(config);
+  holdServeLock(config);
   const database = open(config);
   let keyring: Keyring;
   try {
