@@ -5,7 +5,7 @@ import './ops/tick-maps.ts';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { createServices } from './services.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, plainHttpWarning, unknownSettingWarnings, type Config } from './config.ts';
 import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.ts';
 import { LATEST_MIGRATION, migrateToLatest, SchemaTooNewError } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
@@ -105,6 +105,11 @@ async function serve(config: Config): Promise<void> {
     // Whatever the log level, say where the API is (stderr: stdout carries the JSON log).
     process.stderr.write(`hangar: serving ${address}/api/v2 (database: ${databaseLabel(config)})\n`);
     if (metrics) process.stderr.write(`hangar: metrics at ${metrics}/metrics\n`);
+    const plain = plainHttpWarning(config);
+    if (plain) {
+      process.stderr.write(`warning: ${plain}\n`);
+      app.log.warn(plain);
+    }
   } catch (e) {
     await app.close();
     await database.close();
@@ -151,6 +156,7 @@ async function run(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   loaded = config;
+  for (const warning of unknownSettingWarnings()) console.error(`warning: ${warning}`);
   switch (command) {
     case 'serve':
       await serve(config);
