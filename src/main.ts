@@ -14,6 +14,7 @@ import { configuredKeys, openKeyring } from './crypto/keys.ts';
 import { checkDirectories, databaseLabel, explainStartupError, listenOrExplain } from './ops/startup.ts';
 import { loadTls } from './ops/tls.ts';
 import { holdServeLock } from './ops/serve-lock.ts';
+import { backup, restore } from './ops/backup.ts';
 import { VERSION } from './ops/version.ts';
 
 const USAGE = `Usage: hangar <command> [options]
@@ -26,6 +27,8 @@ Commands:
                                           create a user
   token create NAME [--description D]     print a new API token for user NAME
   rotate-key [--batch-size N]             re-encrypt every sensitive value with the first key of HANGAR_ENCRYPTION_KEY
+  backup FILE                             copy the SQLite database (and a generated key) to FILE while the server runs
+  restore FILE [--force]                  put a backup into the configured data directory, the server stopped
 
 Options:
   -h, --help                              print this help
@@ -33,7 +36,7 @@ Options:
 
 Configuration comes from HANGAR_* environment variables; see README.md.`;
 
-const COMMANDS = new Set(['serve', 'migrate', 'bootstrap', 'user', 'token', 'rotate-key']);
+const COMMANDS = new Set(['serve', 'migrate', 'bootstrap', 'user', 'token', 'rotate-key', 'backup', 'restore']);
 
 /** The configured database, after checking that a SQLite file's directory can be written. */
 function open(config: Config): Database {
@@ -131,6 +134,7 @@ async function run(argv: string[]): Promise<number> {
         'batch-size': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
+        force: { type: 'boolean' },
       },
     });
   } catch (e) {
@@ -213,6 +217,12 @@ async function run(argv: string[]): Promise<number> {
         console.error(`re-encrypted ${reencrypted + state} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
         return 0;
       });
+    }
+    case 'backup':
+    case 'restore': {
+      if (!sub) break;
+      const out = { info: (line: string) => console.error(line), result: (line: string) => console.log(line) };
+      return command === 'backup' ? backup(config, sub, out) : restore(config, sub, { force: values.force ?? false }, out);
     }
   }
   console.error(USAGE);

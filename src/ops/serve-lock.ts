@@ -14,8 +14,11 @@ import { StartupError } from './startup.ts';
 
 export const LOCK_SUFFIX = '.serve-lock';
 
-/** Takes the lock for the configured SQLite file (nothing for PostgreSQL); it is held until the process exits. */
-export function holdServeLock(config: Pick<Config, 'databaseUrl'>): void {
+/**
+ * Takes the lock for the configured SQLite file (nothing for PostgreSQL); it is held until the
+ * process exits. `restore` takes it too, so that no server starts on a half-restored file.
+ */
+export function holdServeLock(config: Pick<Config, 'databaseUrl'>, advice = 'stop it first, or give this one another HANGAR_DATA_DIR'): void {
   if (!config.databaseUrl.startsWith('sqlite:')) return;
   const database = config.databaseUrl.slice('sqlite:'.length);
   if (database === ':memory:') return;
@@ -30,7 +33,7 @@ export function holdServeLock(config: Pick<Config, 'databaseUrl'>): void {
     lock.close();
     if ((error as { errcode?: number }).errcode !== 5) throw error; // not SQLITE_BUSY
     throw new StartupError(
-      `another Hangar server is already serving ${path.resolve(database)} (it holds ${file}); stop it first, or give this one another HANGAR_DATA_DIR`,
+      `another Hangar server is already serving ${path.resolve(database)} (it holds ${file}); ${advice}`,
     );
   }
   held.push(lock);
