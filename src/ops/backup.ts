@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import { KEY_FILE, openKeyring } from '../crypto/keys.ts';
 import { keyIdsInUse } from '../crypto/sealed.ts';
 import { openDatabase } from '../db/index.ts';
-import { LATEST_MIGRATION, MIGRATION_NAMES } from '../db/migrate.ts';
+import { LATEST_MIGRATION, MIGRATION_NAMES, migrateToLatest } from '../db/migrate.ts';
 import { ensurePrivateFile } from '../files.ts';
 import { holdServeLock } from './serve-lock.ts';
 import { checkDirectories, databaseLabel, StartupError } from './startup.ts';
@@ -122,10 +122,9 @@ export async function restore(config: Config, from: string, options: RestoreOpti
     ensurePrivateFile(targetKey, { create: false });
   }
   out.info(`database: ${databaseLabel(config)}`);
-  const behind = MIGRATION_NAMES.every((m) => migrations.includes(m)) ? '' : '; the server applies the newer migrations when it starts';
-  out.info(`restored from ${source}${behind}`);
+  out.info(`restored from ${source}`);
   if (restoreKey) out.info(`encryption key: restored from ${sourceKey} to ${targetKey}`);
-  out.info(await keysCheck(config));
+  for (const line of await migrateAndCheckKeys(config, MIGRATION_NAMES.filter((m) => !migrations.includes(m)))) out.info(line);
   return 0;
 }
 
@@ -152,17 +151,21 @@ function sameKey(a: string, b: string): boolean {
   return readFileSync(a, 'utf8').trim() === readFileSync(b, 'utf8').trim();
 }
 
-/** Whether the keys this installation has open what the restored database holds. */
-async function keysCheck(config: Config): Promise<string> {
+/**
+ * Brings a backup from an older Hangar up to this one's schema (as the server would on start),
+ * then says whether the keys this installation has open what the restored database holds.
+ */
+async function migrateAndCheckKeys(config: Config, missing: string[]): Promise<string[]> {
   const database = openDatabase(config.databaseUrl);
   try {
+    const lines = missing.length > 0 ? [`the backup is from an older Hangar: applied ${(await migrateToLatest(database)).join(', ')}`] : [];
     const ids = await keyIdsInUse(database.db);
-    if (ids.length === 0) return 'encryption key: nothing in the database is sealed';
+    if (ids.length === 0) return [...lines, 'encryption key: nothing in the database is sealed'];
     try {
       const ring = await openKeyring(config, database);
-      return `encryption key: every sealed value names a key this installation holds (${ring.keyIds.filter((id) => ids.includes(id)).join(', ')})`;
+      return [...lines, `encryption key: every sealed value names a key this installation holds (${ring.keyIds.filter((id) => ids.includes(id)).join(', ')})`];
     } catch (e) {
-      return `warning: ${(e as Error).message}`;
+      return [...lines, `warning: ${(e as Error).message}`];
     }
   } finally {
     await database.close();
