@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp, type Api } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -15,8 +16,8 @@ import { createServices } from '../src/services.ts';
 import { POSTGRES_URL } from './helpers/harness.ts';
 import { freePort } from './helpers/redis.ts';
 
-async function appOn(url: string): Promise<{ app: Api; database: Database }> {
-  const database = openDatabase(url);
+async function appOn(url: string, poolSize?: number): Promise<{ app: Api; database: Database }> {
+  const database = openDatabase(url, { poolSize });
   const config = { ...loadConfig({ HANGAR_DATA_DIR: tmpdir(), HANGAR_ENCRYPTION_KEY: randomBytes(32).toString('base64') }), databaseUrl: url };
   const app = await buildApp({ config, database, logger: false, keyring: new Keyring([randomBytes(32)]) });
   return { app, database };
@@ -66,7 +67,20 @@ describe('PostgreSQL refusing connections', { skip: !POSTGRES_URL && 'needs HANG
     await admin.end();
   });
 
-  const terminate = () => admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+  // With a timeout, pg_terminate_backend waits until each session has ended.
+  const terminate = () => admin.query('select pg_terminate_backend(pid, 5000) from pg_stat_activity where datname = $1', [name]);
+  /**
+   * Once the database lets Hangar in again: a pooled connection that was terminated while idle
+   * may fail one more request (503, safe to retry) before the pool replaces it; then 200.
+   */
+  const recovers = async (target = () => app) => {
+    for (let attempt = 1; ; attempt++) {
+      const res = await get(target(), '/api/v2/account/details', token);
+      if (res.status === 200) return;
+      assertUnavailable(res);
+      assert.ok(attempt < 12, 'answered 200 again within a few requests');
+    }
+  };
 
   it('ALLOW_CONNECTIONS false with Hangar\'s sessions terminated: 503 with Retry-After, then 200 once allowed', async () => {
     await admin.query(`alter database ${name} allow_connections false`);
@@ -77,7 +91,7 @@ describe('PostgreSQL refusing connections', { skip: !POSTGRES_URL && 'needs HANG
     } finally {
       await admin.query(`alter database ${name} allow_connections true`);
     }
-    assert.equal((await get(app, '/api/v2/account/details', token)).status, 200);
+    await recovers();
   });
 
   it('the role may no longer log in: 503, then 200 once it may', async () => {
@@ -88,7 +102,7 @@ describe('PostgreSQL refusing connections', { skip: !POSTGRES_URL && 'needs HANG
     } finally {
       await admin.query(`alter role ${role} login`);
     }
-    assert.equal((await get(app, '/api/v2/account/details', token)).status, 200);
+    await recovers();
   });
 
   it('too many connections for the role: 503, then 200', async () => {
@@ -99,7 +113,24 @@ describe('PostgreSQL refusing connections', { skip: !POSTGRES_URL && 'needs HANG
     } finally {
       await admin.query(`alter role ${role} connection limit -1`);
     }
-    assert.equal((await get(app, '/api/v2/account/details', token)).status, 200);
+    await recovers();
+  });
+
+  it('no free connection in the pool within the connect timeout: 503, then 200', async () => {
+    const u = new URL(url);
+    u.searchParams.set('connect_timeout', '1');
+    const small = await appOn(u.toString(), 1);
+    try {
+      // The pool's only connection is busy for longer than a request may wait for it.
+      const busy = small.database.transaction((trx) => sql`select pg_sleep(3)`.execute(trx));
+      await new Promise((r) => setTimeout(r, 200));
+      assertUnavailable(await get(small.app, '/api/v2/account/details', token));
+      await busy;
+      assert.equal((await get(small.app, '/api/v2/account/details', token)).status, 200);
+    } finally {
+      await small.app.close();
+      await small.database.close();
+    }
   });
 
   it('the database was dropped under it: 503', async () => {
