@@ -3,7 +3,7 @@
 // given representative rows in the shape of that schema, migrated to the latest, and the rows are
 // read back through the API.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
@@ -19,6 +19,8 @@ import { dialects, scratchDatabase } from './helpers/harness.ts';
 const DIRECTORY = path.resolve(import.meta.dirname, '../src/db/migrations');
 const NOW = '2026-01-02T03:04:05.000Z';
 const TOKEN = `${'t'.repeat(14)}.atlasv1.${'s'.repeat(67)}`;
+const KEYRING = new Keyring([randomBytes(32)]);
+const STATE = Buffer.from(JSON.stringify({ version: 4, serial: 1, lineage: 'seeded-lineage', outputs: {}, resources: [] }));
 
 /** Runs the first `count` migrations of this build's list, as the build that ended there did. */
 async function migrateFirst(database: Database, count: number): Promise<void> {
@@ -61,12 +63,25 @@ async function seed(db: Kysely<any>, has: (migration: string) => boolean): Promi
   if (has('0005_policy_set_workspaces')) {
     await db.insertInto('policy_set_workspaces').values({ policy_set_id: 'polset-seededpolicy01', workspace_id: 'ws-seededworkspace01', created_at: NOW }).execute();
   }
+  if (has('0010_tags')) {
+    await db.insertInto('workspace_tag_bindings').values({ id: 'tb-seededbinding001', workspace_id: 'ws-seededworkspace01', key: 'env', value: 'prod', position: 0, created_at: NOW }).execute();
+  }
+  if (has('0011_state')) {
+    // A state file sealed as the state-versions service seals it, with the key the app is given.
+    await db.insertInto('state_versions').values({
+      id: 'sv-seededversion001', workspace_id: 'ws-seededworkspace01', serial: 1, lineage: 'seeded-lineage', md5: createHash('md5').update(STATE).digest('hex'),
+      status: 'finalized', state_size: STATE.length, created_by: 'user-seededadmin0001', created_at: NOW, finalized_at: NOW,
+    }).execute();
+    await db.insertInto('state_version_blobs').values({
+      state_version_id: 'sv-seededversion001', kind: 'state', sealed: KEYRING.encryptBytes(STATE, 'state-version:sv-seededversion001:state'), size: STATE.length, created_at: NOW,
+    }).execute();
+  }
 }
 
 /** Every seeded row, read back through the API with the seeded token. */
 async function readBack(database: Database, has: (migration: string) => boolean): Promise<void> {
   const config = { ...loadConfig({ HANGAR_DATA_DIR: '/nonexistent', HANGAR_RATE_LIMIT: '0', HANGAR_ENCRYPTION_KEY: randomBytes(32).toString('base64') }), databaseUrl: 'unused' };
-  const app = await buildApp({ config, database, logger: false, keyring: new Keyring([randomBytes(32)]) });
+  const app = await buildApp({ config, database, logger: false, keyring: KEYRING });
   try {
     const get = async (url: string) => {
       const res = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${TOKEN}` } });
@@ -91,6 +106,17 @@ async function readBack(database: Database, has: (migration: string) => boolean)
       assert.deepEqual(parameters.map((p: { attributes: { key: string; value: string } }) => [p.attributes.key, p.attributes.value]), [['region', 'eu-west-1']]);
     }
     if (has('0004_agent_pools')) assert.equal((await get('/api/v2/agent-pools/apool-seededpool0001')).attributes.name, 'runners');
+    if (has('0010_tags')) {
+      const bindings = await get('/api/v2/workspaces/ws-seededworkspace01/tag-bindings');
+      assert.deepEqual(bindings.map((b: { attributes: { key: string; value: string } }) => [b.attributes.key, b.attributes.value]), [['env', 'prod']]);
+    }
+    if (has('0011_state')) {
+      const version = await get('/api/v2/state-versions/sv-seededversion001');
+      const download = new URL(version.attributes['hosted-state-download-url'], 'http://localhost');
+      const res = await app.inject({ method: 'GET', url: download.pathname + download.search, headers: { authorization: `Bearer ${TOKEN}` } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.rawPayload, STATE);
+    }
   } finally {
     await app.close();
   }
