@@ -60,7 +60,46 @@ async function migrator(database: Database): Promise<Migrator> {
   });
 }
 
+/** The newest migration this build knows: what a database made by it is at. */
+export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1)!;
+
+/** The names of every migration this build knows, in order. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
+
+/**
+ * The database has run migrations this build does not know: a newer Hangar migrated it. Running
+ * on it could misread or damage what the newer schema holds, so nothing starts.
+ */
+export class SchemaTooNewError extends Error {
+  readonly unknown: string[];
+  constructor(unknown: string[]) {
+    super(`database schema ${unknown.join(', ')} is newer than this build knows (latest ${LATEST_MIGRATION})`);
+    this.unknown = unknown;
+  }
+}
+
+/** The migrations the database records as run, in the order they ran; none for an empty database. */
+export async function executedMigrations(database: Database): Promise<string[]> {
+  const exists =
+    database.dialect === 'sqlite'
+      ? await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(database.db)
+      : await sql<{ n: number }>`select count(*) as n from information_schema.tables where table_schema = current_schema() and table_name = 'kysely_migration'`.execute(database.db);
+  if (Number(exists.rows[0]!.n) === 0) return [];
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by timestamp, name`.execute(database.db);
+  return rows.map((r) => r.name);
+}
+
+/**
+ * Numbers are handed out in parallel and migrations run unordered, so "newer" is not a larger
+ * number: it is any migration the database ran that this build's list does not hold.
+ */
+export async function refuseNewerSchema(database: Database): Promise<void> {
+  const unknown = (await executedMigrations(database)).filter((name) => !Object.hasOwn(migrations, name));
+  if (unknown.length > 0) throw new SchemaTooNewError(unknown.sort());
+}
+
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  await refuseNewerSchema(database);
   const { error, results } = await (await migrator(database)).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
@@ -68,6 +107,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
 
 /** The migrations this build knows that the database has not run yet (none: it is current). */
 export async function pendingMigrations(database: Database): Promise<string[]> {
+  await refuseNewerSchema(database);
   const all = await (await migrator(database)).getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
