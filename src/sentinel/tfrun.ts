@@ -27,6 +27,7 @@ export interface RunDescription {
     execution_mode?: string;
     auto_apply?: boolean;
     tags?: string[];
+    tag_bindings?: { key: string; value: string }[];
     working_directory?: string;
     vcs_repo?: { identifier?: string; display_identifier?: string; branch?: string; ingress_submodules?: boolean } | null;
   };
@@ -67,6 +68,7 @@ export function tfrunFromRun(run: unknown): Obj {
       execution_mode: ws.execution_mode ?? 'remote',
       auto_apply: ws.auto_apply ?? false,
       tags: list(ws.tags),
+      tag_bindings: list(ws.tag_bindings),
       working_directory: ws.working_directory ?? '',
       vcs_repo: vcs && {
         identifier: vcs.identifier ?? '',
