@@ -315,6 +315,18 @@ describe('Terraform imports from hand-written documents', () => {
     assert.deepEqual(tfstateFromJson({}), { terraform_version: '', resources: {}, outputs: {} });
   });
 
+  it('keeps a name __proto__ from a document as a key, not as the prototype', () => {
+    const doc = JSON.parse('{"variables": {"__proto__": {"value": 1}}, "values": {"outputs": {"__proto__": {"value": 2}}}}');
+    const plan = tfplanFromJson(doc) as Record<string, any>;
+    assert.deepEqual(Object.keys(plan.variables), ['__proto__']);
+    assert.equal(Object.getPrototypeOf(plan.variables), Object.prototype);
+    const state = tfstateFromJson(doc) as Record<string, any>;
+    assert.deepEqual(Object.keys(state.outputs), ['__proto__']);
+    assert.equal(Object.getPrototypeOf(state.outputs), Object.prototype);
+    const config = tfconfigFromJson(JSON.parse('{"configuration": {"root_module": {"variables": {"__proto__": {}}}}}')) as Record<string, any>;
+    assert.deepEqual(Object.keys(config.variables), ['__proto__']);
+  });
+
   it('tfrun fills what the description leaves out and shows variables without values', () => {
     const data = tfrunFromRun({
       id: 'run-abc',

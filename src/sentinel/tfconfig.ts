@@ -7,7 +7,7 @@
 //   variables, outputs, module_calls   "name", "module.m:name"
 // Expressions (`config`, `count`, `for_each`, an output's `value`) are Terraform's expression
 // objects as they are: `{constant_value: …}` or `{references: […]}`, nested blocks as lists of them.
-import { list, obj, str, type Json, type Obj } from './json.ts';
+import { list, obj, str, type Json, type Obj, put } from './json.ts';
 
 const key = (moduleAddress: string, name: string) => (moduleAddress ? `${moduleAddress}:${name}` : name);
 
@@ -25,10 +25,10 @@ function walk(module: Obj, moduleAddress: string, into: Collections): void {
     const address = moduleAddress ? `${moduleAddress}.${str(r.address)}` : str(r.address);
     const provisioners: Json[] = list(r.provisioners).map((p, i) => {
       const prov: Obj = { resource_address: address, type: obj(p).type ?? '', index: String(i), config: obj(p).expressions ?? {} };
-      into.provisioners[`${address}:${i}`] = prov;
+      put(into.provisioners, `${address}:${i}`, prov);
       return prov;
     });
-    into.resources[address] = {
+    put(into.resources, address, {
       address,
       module_address: moduleAddress,
       mode: r.mode ?? 'managed',
@@ -40,32 +40,32 @@ function walk(module: Obj, moduleAddress: string, into: Collections): void {
       for_each: r.for_each_expression ?? {},
       depends_on: r.depends_on ?? [],
       provisioners,
-    };
+    });
   }
   for (const [name, v] of Object.entries(obj(module.variables))) {
     const variable = obj(v);
-    into.variables[key(moduleAddress, name)] = {
+    put(into.variables, key(moduleAddress, name), {
       name,
       module_address: moduleAddress,
       // A variable without a default is required: HCP shows its default as null.
       default: 'default' in variable ? variable.default! : null,
       description: variable.description ?? '',
-    };
+    });
   }
   for (const [name, v] of Object.entries(obj(module.outputs))) {
     const output = obj(v);
-    into.outputs[key(moduleAddress, name)] = {
+    put(into.outputs, key(moduleAddress, name), {
       name,
       module_address: moduleAddress,
       value: output.expression ?? {},
       description: output.description ?? '',
       sensitive: output.sensitive ?? false,
       depends_on: output.depends_on ?? [],
-    };
+    });
   }
   for (const [name, v] of Object.entries(obj(module.module_calls))) {
     const call = obj(v);
-    into.module_calls[key(moduleAddress, name)] = {
+    put(into.module_calls, key(moduleAddress, name), {
       name,
       module_address: moduleAddress,
       source: call.source ?? '',
@@ -74,7 +74,7 @@ function walk(module: Obj, moduleAddress: string, into: Collections): void {
       count: call.count_expression ?? {},
       for_each: call.for_each_expression ?? {},
       depends_on: call.depends_on ?? [],
-    };
+    });
     walk(obj(call.module), moduleAddress ? `${moduleAddress}.module.${name}` : `module.${name}`, into);
   }
 }
@@ -89,7 +89,7 @@ export function tfconfigFromJson(plan: unknown): Obj {
   const providers: Obj = {};
   for (const [providerKey, v] of Object.entries(obj(configuration.provider_config))) {
     const provider = obj(v);
-    providers[providerKey] = {
+    put(providers, providerKey, {
       name: provider.name ?? '',
       full_name: provider.full_name ?? '',
       alias: provider.alias ?? '',
@@ -97,7 +97,7 @@ export function tfconfigFromJson(plan: unknown): Obj {
       provider_config_key: providerKey,
       version_constraint: provider.version_constraint ?? '',
       config: provider.expressions ?? {},
-    };
+    });
   }
   const collections: Collections = { resources: {}, provisioners: {}, variables: {}, outputs: {}, module_calls: {} };
   walk(obj(configuration.root_module), '', collections);

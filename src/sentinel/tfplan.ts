@@ -7,7 +7,7 @@
 //   object; module_address "" at the root; deposed "" when not deposed),
 //   output_changes (name → {name, change}), and raw (the JSON document itself).
 // Not covered: sensitive-value redaction (the values are used as they are in the JSON).
-import { list, obj, str, type Json, type Obj } from './json.ts';
+import { list, obj, str, type Json, type Obj, put } from './json.ts';
 import { flattenResources, outputValues } from './tfstate.ts';
 
 function change(c: Obj): Obj {
@@ -30,7 +30,7 @@ function changes(items: Json[]): Obj {
     const rc = obj(item);
     const address = str(rc.address);
     const deposed = str(rc.deposed);
-    out[deposed ? `${address}:${deposed}` : address] = {
+    put(out, deposed ? `${address}:${deposed}` : address, {
       address,
       module_address: rc.module_address ?? '',
       mode: rc.mode ?? 'managed',
@@ -40,7 +40,7 @@ function changes(items: Json[]): Obj {
       provider_name: rc.provider_name ?? '',
       deposed,
       change: change(obj(rc.change)),
-    };
+    });
   }
   return out;
 }
@@ -49,10 +49,10 @@ function changes(items: Json[]): Obj {
 export function tfplanFromJson(plan: unknown): Obj {
   const p = obj(plan);
   const variables: Obj = {};
-  for (const [name, v] of Object.entries(obj(p.variables))) variables[name] = { name, value: obj(v).value ?? null };
+  for (const [name, v] of Object.entries(obj(p.variables))) put(variables, name, { name, value: obj(v).value ?? null });
   const planned = obj(p.planned_values);
   const outputChanges: Obj = {};
-  for (const [name, c] of Object.entries(obj(p.output_changes))) outputChanges[name] = { name, change: change(obj(c)) };
+  for (const [name, c] of Object.entries(obj(p.output_changes))) put(outputChanges, name, { name, change: change(obj(c)) });
   return {
     terraform_version: p.terraform_version ?? '',
     variables,

@@ -1,7 +1,7 @@
 // The `tfrun` import: the run a policy check belongs to, in the shape HCP Terraform gives it. The
 // caller (a policy check of a run, or `hangar sentinel apply --run`) describes the run; anything it
 // leaves out takes the value of a plain, non-speculative plan-and-apply run.
-import { list, obj, type Json, type Obj } from './json.ts';
+import { list, obj, type Json, type Obj, put } from './json.ts';
 
 export interface RunDescription {
   id?: string;
@@ -44,7 +44,7 @@ export function tfrunFromRun(run: unknown): Obj {
   const vcs = r.workspace && ws.vcs_repo ? obj(ws.vcs_repo) : null;
   const variables: Obj = {};
   for (const [name, v] of Object.entries(obj(r.variables))) {
-    variables[name] = { category: obj(v).category ?? 'terraform', sensitive: obj(v).sensitive ?? false };
+    put(variables, name, { category: obj(v).category ?? 'terraform', sensitive: obj(v).sensitive ?? false });
   }
   const data: Obj = {
     id: r.id ?? '',

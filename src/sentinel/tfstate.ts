@@ -1,7 +1,7 @@
 // The `tfstate/v2` import built from `terraform show -json` of a state (or a plan's `prior_state`),
 // the way HCP Terraform shapes it: `terraform_version`; `resources` keyed by address (every module
 // flattened; a deposed object under "address:deposed_key"); `outputs` keyed by name.
-import { list, obj, str, type Json, type Obj } from './json.ts';
+import { list, obj, str, type Json, type Obj, put } from './json.ts';
 
 /** The resources of a module and its children, keyed by address, as `tfstate/v2` and `planned_values` show them. */
 export function flattenResources(module: Obj, into: Obj = {}): Obj {
@@ -9,7 +9,7 @@ export function flattenResources(module: Obj, into: Obj = {}): Obj {
     const r = obj(item);
     const address = str(r.address);
     const deposed = str(r.deposed_key);
-    into[deposed ? `${address}:${deposed}` : address] = {
+    put(into, deposed ? `${address}:${deposed}` : address, {
       address,
       module_address: str(module.address),
       mode: r.mode ?? 'managed',
@@ -21,7 +21,7 @@ export function flattenResources(module: Obj, into: Obj = {}): Obj {
       depends_on: r.depends_on ?? [],
       tainted: r.tainted ?? false,
       deposed_key: deposed,
-    };
+    });
   }
   for (const child of list(module.child_modules)) flattenResources(obj(child), into);
   return into;
@@ -34,7 +34,7 @@ export function outputValues(outputs: Obj): Obj {
     const v = obj(o);
     const entry: Obj = { name, sensitive: v.sensitive ?? false };
     if ('value' in v) entry.value = v.value as Json;
-    out[name] = entry;
+    put(out, name, entry);
   }
   return out;
 }
