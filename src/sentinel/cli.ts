@@ -8,7 +8,10 @@ import v8 from 'node:v8';
 import { parseHcl, setOwn, type HclBody } from './hcl.ts';
 import { evaluatePolicy, describeError, type ImportSpec, type Limits } from './index.ts';
 import { runTestCases } from './testing.ts';
+import { tfconfigFromJson } from './tfconfig.ts';
 import { tfplanFromJson } from './tfplan.ts';
+import { tfrunFromRun } from './tfrun.ts';
+import { tfstateFromJson } from './tfstate.ts';
 import { toDisplay, fromJS } from './values.ts';
 
 export const SENTINEL_USAGE = `Usage: hangar sentinel <command>
@@ -16,8 +19,10 @@ export const SENTINEL_USAGE = `Usage: hangar sentinel <command>
   test [DIR] [--skip-network] [--verbose]
                        run every test case under DIR (default: .), laid out as \`sentinel test\`
                        reads them: <policy>.sentinel with cases in test/<policy>/*.hcl
-  apply POLICY [--param KEY=VALUE]... [--plan PLAN.json]
-                       evaluate one policy; --plan gives tfplan/v2 from \`terraform show -json\`
+  apply POLICY [--param KEY=VALUE]... [--plan PLAN.json] [--state STATE.json] [--run RUN.json]
+                       evaluate one policy; --plan gives tfplan/v2, tfconfig/v2 and tfstate/v2
+                       (its prior state) from \`terraform show -json PLANFILE\`, --state gives
+                       tfstate/v2 from \`terraform show -json\`, --run describes the run for tfrun
 
 HANGAR_POLICY_TIMEOUT bounds one evaluation, in seconds (default 10).`;
 
@@ -101,7 +106,22 @@ function policySetConfig(policyFile: string): { imports: Record<string, ImportSp
   return { imports, params };
 }
 
-function apply(policyFile: string, paramArgs: string[], planFile: string | undefined, limits: Partial<Limits>, io: Io): number {
+function readJson(file: string, what: string, io: Io): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    io.err(`sentinel: cannot read the ${what} ${file}: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+interface RunFiles {
+  plan?: string | undefined;
+  state?: string | undefined;
+  run?: string | undefined;
+}
+
+function apply(policyFile: string, paramArgs: string[], files: RunFiles, limits: Partial<Limits>, io: Io): number {
   if (!existsSync(policyFile)) {
     io.err(`sentinel: no such policy ${policyFile}`);
     return 2;
@@ -115,15 +135,28 @@ function apply(policyFile: string, paramArgs: string[], planFile: string | undef
     }
     setOwn(params, arg.slice(0, eq), paramValue(arg.slice(eq + 1)));
   }
-  if (planFile) {
-    let plan: unknown;
-    try {
-      plan = JSON.parse(readFileSync(planFile, 'utf8'));
-    } catch (err) {
-      io.err(`sentinel: cannot read the plan ${planFile}: ${(err as Error).message}`);
-      return 2;
-    }
+  // What the command line gives wins over a mock of the same import in sentinel.hcl.
+  if (files.plan) {
+    const plan = readJson(files.plan, 'plan', io);
+    if (plan === undefined) return 2;
     imports['tfplan/v2'] = { data: tfplanFromJson(plan) };
+    imports['tfconfig/v2'] = { data: tfconfigFromJson(plan) };
+    // During a plan, HCP's tfstate/v2 is the state the plan started from.
+    const prior = (plan as { prior_state?: unknown } | null)?.prior_state;
+    if (!files.state) imports['tfstate/v2'] = { data: tfstateFromJson(prior ?? {}) };
+  }
+  if (files.state) {
+    const state = readJson(files.state, 'state', io);
+    if (state === undefined) return 2;
+    imports['tfstate/v2'] = { data: tfstateFromJson(state) };
+  }
+  if (files.run) {
+    const run = readJson(files.run, 'run description', io);
+    if (run === undefined) return 2;
+    imports.tfrun = { data: tfrunFromRun(run) };
+  } else if (files.plan && !Object.hasOwn(imports, 'tfrun')) {
+    // Evaluating a plan from the command line is a speculative check of no particular run.
+    imports.tfrun = { data: tfrunFromRun({ speculative: true }) };
   }
   const r = evaluatePolicy({ source: readFileSync(policyFile, 'utf8'), filename: display(policyFile), params, imports, limits });
   for (const line of r.prints) io.out(line);
@@ -155,6 +188,8 @@ export function sentinelCommand(argv: string[], io: Io = { out: (l) => console.l
       options: {
         param: { type: 'string', multiple: true },
         plan: { type: 'string' },
+        state: { type: 'string' },
+        run: { type: 'string' },
         'skip-network': { type: 'boolean' },
         verbose: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
@@ -180,7 +215,7 @@ export function sentinelCommand(argv: string[], io: Io = { out: (l) => console.l
     return test(target ?? '.', { skipNetwork: values['skip-network'] ?? false, verbose: values.verbose ?? false }, limits, io);
   }
   if (command === 'apply' && target && extra.length === 0) {
-    return apply(target, values.param ?? [], values.plan, limits, io);
+    return apply(target, values.param ?? [], { plan: values.plan, state: values.state, run: values.run }, limits, io);
   }
   io.err(SENTINEL_USAGE);
   return 2;
