@@ -19,6 +19,7 @@ import { teamProjectsRoutes } from './team-projects/routes.ts';
 import { tagsRoutes } from './tags/routes.ts';
 import { organizationTagsRoutes } from './organization-tags/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
+import { organizationMembershipsRoutes } from './organization-memberships/routes.ts';
 import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
 import { runsRoutes } from './runs/routes.ts';
@@ -179,6 +180,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await usersRoutes(typed, services);
         await organizationsRoutes(typed, services);
         await teamsRoutes(typed, services);
+        await organizationMembershipsRoutes(typed, services);
         await tokensRoutes(typed, services);
         await policySetsRoutes(typed, services);
         await policySetParametersRoutes(typed, services);

@@ -16,6 +16,7 @@ import { createProjectGrantLoader, createTeamGrantsLoader, createTeamProjectsSer
 import { createTagsService } from './tags/service.ts';
 import { createOrganizationTagsService } from './organization-tags/service.ts';
 import { createTeamsService } from './teams/service.ts';
+import { createOrganizationMembershipsService } from './organization-memberships/service.ts';
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
@@ -49,6 +50,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     workspaceGifts: createWorkspaceGiftsLoader({ database, workspaces }),
     users,
   });
+  const organizationMemberships = createOrganizationMembershipsService({ database, organizationLookup, organizations, teams, users });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
   const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
@@ -66,7 +68,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

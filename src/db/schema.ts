@@ -1,6 +1,6 @@
 // Table types for Kysely. Timestamps are ISO-8601 text (`2026-11-22T10:04:05.123Z`): the same
 // on both engines, and fixed-width so text order is time order.
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** SQLite hands booleans back as 0/1, PostgreSQL as true/false; stores normalise with Boolean(). */
 export type DbBool = ColumnType<boolean | 0 | 1, boolean, boolean>;
@@ -12,6 +12,8 @@ export interface UsersTable {
   is_site_admin: DbBool;
   is_service_account: DbBool;
   created_at: string;
+  /** `scrypt$N$r$p$salt$hash` (users/passwords.ts); null: no password. */
+  password_hash: string | null;
 }
 
 export interface OrganizationsTable {
@@ -371,6 +373,23 @@ export interface RunsTable {
   canceled_at: string | null;
 }
 
+/** One user in one organization: `invited` until the user accepts, then `active` (migration 0023). */
+export interface OrganizationMembershipsTable {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  status: 'invited' | 'active';
+  created_at: string;
+  seq: Generated<number>;
+}
+
+/** The teams an invitation puts its user on when accepted. */
+export interface OrganizationMembershipTeamsTable {
+  membership_id: string;
+  team_id: string;
+  created_at: string;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -401,4 +420,6 @@ export interface Schema {
   team_workspaces: TeamWorkspacesTable;
   configuration_versions: ConfigurationVersionsTable;
   runs: RunsTable;
+  organization_memberships: OrganizationMembershipsTable;
+  organization_membership_teams: OrganizationMembershipTeamsTable;
 }

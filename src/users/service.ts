@@ -31,6 +31,13 @@ function viewFor(caller: Caller, user: User): UserView {
   return { user, permissions: userPermissions(user), showsEmail: can({ principal: caller.principal, userId: user.id }, 'read-user-email') };
 }
 
+/** A username from an address's local part: its letters, digits, ".", "-" and "_" (never a service account's prefix). */
+function invitedUsername(email: string): string {
+  const local = email.slice(0, email.lastIndexOf('@')).replace(/[^A-Za-z0-9._-]/g, '').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
+  const name = local.length === 0 ? 'user' : local;
+  return name.toLowerCase().startsWith(SERVICE_ACCOUNT_PREFIX) ? `user-${name}`.slice(0, 64) : name;
+}
+
 export function createUsersService({ database }: { database: Database }) {
   const db = database.db;
 
@@ -94,6 +101,26 @@ export function createUsersService({ database }: { database: Database }) {
     },
 
     deleteServiceUser: (q: Queryable, id: string) => store.deleteUser(q, id),
+
+    /**
+     * The person an invitation to `email` is for: whoever has the address already, or a new user
+     * named after the address's local part (with a random suffix when that name is taken), who
+     * has no password and no token until one is set for them.
+     */
+    async forInvitation(q: Queryable, email: string): Promise<User> {
+      checkAttributes({ email: [Email, email] });
+      const existing = await store.findPersonByEmail(q, email);
+      if (existing) return existing;
+      const base = invitedUsername(email);
+      let username = base;
+      for (let attempt = 0; await store.usernameTaken(q, username); attempt++) {
+        if (attempt >= 5) throw errors.conflict('No free username could be found for this address; create the user first');
+        username = `${base.slice(0, 57)}-${randomBase62(6)}`;
+      }
+      const user: User = { id: newId('user'), username, email, isSiteAdmin: false, isServiceAccount: false, createdAt: now() };
+      await store.insertUser(q, user);
+      return user;
+    },
 
     accountDetails,
 
