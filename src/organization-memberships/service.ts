@@ -2,7 +2,7 @@
 // `invited` until its user accepts it, then `active`. Rights come from teams alone, and only
 // active members are on teams: the teams an invitation names wait beside it (store.invitedTeams)
 // and are joined when it is accepted.
-import { authorize, type ActionOn } from '../auth/authorize.ts';
+import { authorize, can, denied, type ActionOn } from '../auth/authorize.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { Standing } from '../auth/organization.ts';
 import { seesMembershipTeam } from '../auth/teams.ts';
@@ -238,7 +238,10 @@ export function createOrganizationMembershipsService(deps: {
       await deps.database.transaction(async (trx) => {
         if (!own) {
           const teamIds = (await deps.teams.teamIdsOfUsers(trx, membership.organizationId, [membership.userId])).get(membership.userId) ?? [];
-          for (const team of await deps.teams.inOrganization(trx, membership.organizationId, teamIds)) authorize({ standing, team }, 'manage-owners-team-membership');
+          // A 403 even where the owners team is hidden from the caller: the membership is not.
+          for (const team of await deps.teams.inOrganization(trx, membership.organizationId, teamIds)) {
+            if (!can({ standing, team }, 'manage-owners-team-membership')) throw denied('manage-owners-team-membership');
+          }
         }
         await deps.teams.leaveOrganization(trx, membership.organizationId, membership.userId);
         await store.deleteMembership(trx, membership.id);
