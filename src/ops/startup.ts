@@ -69,6 +69,13 @@ export async function listenOrExplain<T>(listen: () => Promise<T>, where: { host
   }
 }
 
+/** The configured database in words, for the operator (`database: …`): never a password. */
+export function describeDatabase(config: Config): string {
+  if (config.databaseUrl.startsWith('sqlite:')) return `SQLite ${config.databaseUrl.slice('sqlite:'.length)}`;
+  const { at, user, database } = server(config);
+  return `PostgreSQL ${database} at ${at} as ${user}`;
+}
+
 /** Where the configured PostgreSQL server is, for messages: never the user's password. */
 function server(config: Config): { at: string; user: string; database: string } {
   try {

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import { authorize, can } from '../auth/authorize.ts';
+import { hashPassword, passwordProblem, verifyPassword } from '../auth/passwords.ts';
 import { userPermissions, type UserPermissions } from '../auth/permission-sets.ts';
 import type { Principal } from '../auth/principal.ts';
 import { guarded } from '../db/constraints.ts';
@@ -101,6 +102,27 @@ export function createUsersService({ database }: { database: Database }) {
     },
 
     deleteServiceUser: (q: Queryable, id: string) => store.deleteUser(q, id),
+
+    /** `hangar user password NAME`: sets (or replaces) a person's password. */
+    async setPassword(username: string, password: string): Promise<User> {
+      const user = (await store.findUsersByUsernames(db, [username]))[0];
+      if (!user || user.isServiceAccount) throw errors.notFound();
+      const problem = passwordProblem(password);
+      if (problem) throw errors.invalidAttribute('/data/attributes/password', problem);
+      await store.setPasswordHash(db, user.id, await hashPassword(password));
+      return user;
+    },
+
+    /**
+     * The person with this username when `password` is theirs; undefined otherwise, in about the
+     * same time whether or not the user exists or has a password.
+     */
+    async checkPassword(username: string, password: string): Promise<User | undefined> {
+      const user = (await store.findUsersByUsernames(db, [username]))[0];
+      const person = user && !user.isServiceAccount ? user : undefined;
+      const stored = person ? await store.findPasswordHash(db, person.id) : null;
+      return (await verifyPassword(stored, password)) ? person : undefined;
+    },
 
     /**
      * The person an invitation to `email` is for: whoever has the address already, or a new user

@@ -84,3 +84,12 @@ export async function usernameTaken(q: Queryable, username: string): Promise<boo
     .executeTakeFirst();
   return r !== undefined;
 }
+
+export async function setPasswordHash(q: Queryable, id: string, hash: string | null): Promise<void> {
+  await q.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute();
+}
+
+export async function findPasswordHash(q: Queryable, id: string): Promise<string | null> {
+  const r = await q.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirst();
+  return r?.password_hash ?? null;
+}
