@@ -25,6 +25,7 @@ import { configurationVersionsRoutes, uploadRoutes } from './configuration-versi
 import { runsRoutes } from './runs/routes.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
+import { sessionsRoutes } from './sessions/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import { openKeyring } from './crypto/keys.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
@@ -200,6 +201,15 @@ export async function buildApp({ config, database, logger, keyring, services: gi
       });
     },
     { prefix: '/api/v2' },
+  );
+
+  // The browser's front door: sessions in a cookie, beside the bearer tokens of /api/v2.
+  await app.register(
+    async (web) => {
+      jsonApiResponses(web);
+      await sessionsRoutes(web as unknown as Api, { sessions: services.sessions, grants: services.teams.grants, anonymous: limits.anonymous });
+    },
+    { prefix: '/app' },
   );
 
   // Upload URLs of configuration versions: the URL is the credential, the body raw bytes.

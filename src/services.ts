@@ -22,6 +22,7 @@ import { createRunsService } from './runs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
+import { createSessionsService } from './sessions/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
@@ -50,6 +51,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     workspaceGifts: createWorkspaceGiftsLoader({ database, workspaces }),
     users,
   });
+  const sessions = createSessionsService({ database, users });
   const organizationMemberships = createOrganizationMembershipsService({ database, organizationLookup, organizations, teams, users });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
@@ -68,7 +70,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, sessions, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -390,6 +390,27 @@ export interface OrganizationMembershipTeamsTable {
   created_at: string;
 }
 
+/** A browser session (migration 0023): the cookie's secret only as its digest. */
+export interface SessionsTable {
+  id: string;
+  digest: string;
+  user_id: string;
+  created_at: string;
+  last_seen_at: string;
+  /** The absolute end, whatever the session's use. */
+  expires_at: string;
+  revoked_at: string | null;
+  address: string | null;
+}
+
+/** Failed sign-ins for one key (`account:<username>` or `address:<ip>`). */
+export interface SignInThrottlesTable {
+  key: string;
+  failures: number;
+  window_started_at: string;
+  blocked_until: string | null;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -422,4 +443,6 @@ export interface Schema {
   runs: RunsTable;
   organization_memberships: OrganizationMembershipsTable;
   organization_membership_teams: OrganizationMembershipTeamsTable;
+  sessions: SessionsTable;
+  sign_in_throttles: SignInThrottlesTable;
 }

@@ -91,6 +91,9 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     path: '/.well-known/terraform.json',
     why: 'service discovery for Terraform, outside /api/v2: a fixed document served to anyone (api.test.ts checks it)',
   },
+  { method: 'POST', path: '/app/session', why: 'browser sign-in with a username and password, before any token or session exists (sessions.test.ts)' },
+  { method: 'DELETE', path: '/app/session', why: 'browser sign-out: ends the session its cookie names, if any, for anyone (sessions.test.ts)' },
+  { method: 'GET', path: '/app/session', why: 'the browser session behind a cookie, not a bearer token: 401 without a live one (sessions.test.ts)' },
   { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
   {
     method: 'PUT',

@@ -1,5 +1,5 @@
 // People: organization memberships (TFE's invitations), the teams an invitation will put its user
-// on, and users' passwords.
+// on, users' passwords, browser sessions and sign-in throttling.
 //
 // A membership is one user in one organization, `invited` until the user accepts, then `active`.
 // Permissions still come only from `team_memberships`, which holds active members alone: the
@@ -49,6 +49,31 @@ export async function up(db: Kysely<any>): Promise<void> {
     const rows = pairs.slice(i, i + 500).map((p) => ({ id: `ou-${randomBase62(16)}`, organization_id: p.organization_id, user_id: p.user_id, status: 'active', created_at: p.created_at }));
     await db.insertInto('organization_memberships').values(rows).execute();
   }
+
+  // Browser sessions: the cookie's secret is stored only as its SHA-256 digest. A session ends
+  // when idle too long (last_seen_at), at expires_at whatever its use, or when revoked.
+  await db.schema
+    .createTable('sessions')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('digest', 'text', (c) => c.notNull().unique())
+    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('last_seen_at', 'text', (c) => c.notNull())
+    .addColumn('expires_at', 'text', (c) => c.notNull())
+    .addColumn('revoked_at', 'text')
+    .addColumn('address', 'text')
+    .execute();
+  await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
+
+  // Failed sign-ins per account and per client address, in a window, and until when each is
+  // refused: in the database, so every instance counts the same failures.
+  await db.schema
+    .createTable('sign_in_throttles')
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('failures', 'integer', (c) => c.notNull())
+    .addColumn('window_started_at', 'text', (c) => c.notNull())
+    .addColumn('blocked_until', 'text')
+    .execute();
 
   await addCreationOrder(db, 'organization_memberships');
   // An organization's list, in creation order.
