@@ -82,7 +82,7 @@ for (const dialect of dialects()) {
       const secret = 'a long enough secret  ';
       const r = hangar(['user', 'password', 'alice'], env, `${secret}\n`);
       assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stderr, dialect === 'sqlite' ? /^database: SQLite .*hangar\.db$/m : /^database: PostgreSQL hangar_proc\w* at 127\.0\.0\.1:5432 as postgres$/m);
+      assert.match(r.stderr, dialect === 'sqlite' ? /^database: sqlite .*hangar\.db$/m : /^database: postgres 127\.0\.0\.1:5432\/hangar_proc\w*$/m);
       assert.match(r.stderr, /password set for alice/);
       assert.ok(!r.stderr.includes(secret) && !r.stdout.includes(secret), 'the password is never printed');
       // Everything on the line is the password, surrounding spaces included.

@@ -37,6 +37,8 @@ export interface OrganizationsTable {
   default_execution_mode: string;
   /** Set exactly when the default mode is `agent`. */
   default_agent_pool_id: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface TeamsTable {
@@ -51,6 +53,8 @@ export interface TeamsTable {
   /** The identity provider's id for the team (stored and shown; Hangar has no SSO). */
   sso_team_id: string | null;
   allow_member_token_management: DbBool;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface TeamMembershipsTable {
@@ -80,6 +84,8 @@ export interface AuthTokensTable {
   created_at: string;
   last_used_at: string | null;
   expired_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface ProjectsTable {
@@ -90,6 +96,8 @@ export interface ProjectsTable {
   auto_destroy_activity_duration: string | null;
   is_default: DbBool;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** Each organization's number of projects, kept by triggers on `projects` (migration 0012). */
@@ -163,6 +171,50 @@ export interface WorkspaceRemoteStateConsumersTable {
   created_at: string;
 }
 
+export interface PoliciesTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  kind: string;
+  /** OPA only: the query that decides. */
+  query: string | null;
+  enforcement_level: string;
+  /** Null: `<name>.sentinel` (or `.rego`). */
+  enforce_path: string | null;
+  /** The uploaded source, as uploaded; null until the first upload. */
+  source: Uint8Array | null;
+  created_at: string;
+  updated_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
+}
+
+export interface PolicySetPoliciesTable {
+  policy_set_id: string;
+  policy_id: string;
+  created_at: string;
+}
+
+export interface PolicySetVersionsTable {
+  id: string;
+  policy_set_id: string;
+  status: string;
+  source: string;
+  /** Why the upload was refused; set exactly when errored. */
+  error: string | null;
+  /** JSON: the policies, modules and params sentinel.hcl declared; set exactly when ready. */
+  manifest: string | null;
+  policy_count: number;
+  archive: Uint8Array | null;
+  created_at: string;
+  updated_at: string;
+  ready_at: string | null;
+  errored_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts). */
+  seq: Generated<number>;
+}
+
 export interface PolicySetProjectsTable {
   policy_set_id: string;
   project_id: string;
@@ -194,6 +246,8 @@ export interface PolicySetParametersTable {
   encrypted_value: string | null;
   created_at: string;
   updated_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** A team's access to a project: the level and the effective value of each permission. */
@@ -215,6 +269,8 @@ export interface TeamProjectsTable {
   workspace_move: DbBool;
   workspace_run_tasks: DbBool;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface AgentPoolsTable {
@@ -223,6 +279,8 @@ export interface AgentPoolsTable {
   name: string;
   organization_scoped: DbBool;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** A workspace an agent pool may serve (its `allowed-workspaces`). */
@@ -243,6 +301,8 @@ export interface AgentsTable {
   ip_address: string | null;
   last_ping_at: string;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** A key (and value, "" for a key-only tag) on a workspace or a project; `position` keeps arrival order. */
@@ -302,6 +362,8 @@ export interface StateVersionsTable {
   run_id: string | null;
   created_at: string;
   finalized_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** State bytes, sealed with the keyring (crypto/keyring.ts); kind `state` or `json-state`. */
@@ -338,6 +400,8 @@ export interface TeamWorkspacesTable {
   workspace_locking: DbBool;
   run_tasks: DbBool;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface ConfigurationVersionsTable {
@@ -353,6 +417,8 @@ export interface ConfigurationVersionsTable {
   archive_size: number | null;
   created_at: string;
   uploaded_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface RunsTable {
@@ -371,6 +437,8 @@ export interface RunsTable {
   created_at: string;
   discarded_at: string | null;
   canceled_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** One user in one organization: `invited` until the user accepts, then `active` (migration 0023). */
@@ -425,6 +493,9 @@ export interface Schema {
   policy_set_workspaces: PolicySetWorkspacesTable;
   policy_set_workspace_exclusions: PolicySetWorkspaceExclusionsTable;
   policy_set_parameters: PolicySetParametersTable;
+  policies: PoliciesTable;
+  policy_set_policies: PolicySetPoliciesTable;
+  policy_set_versions: PolicySetVersionsTable;
   workspaces: WorkspacesTable;
   workspace_remote_state_consumers: WorkspaceRemoteStateConsumersTable;
   team_projects: TeamProjectsTable;
@@ -445,4 +516,54 @@ export interface Schema {
   organization_membership_teams: OrganizationMembershipTeamsTable;
   sessions: SessionsTable;
   sign_in_throttles: SignInThrottlesTable;
+  variable_sets: VariableSetsTable;
+  variable_set_workspaces: VariableSetWorkspacesTable;
+  variable_set_projects: VariableSetProjectsTable;
+  variables: VariablesTable;
+}
+
+export interface VariableSetsTable {
+  id: string;
+  organization_id: string;
+  /** The owning project (TFE's `parent`), or null for a set the organization owns. */
+  project_id: string | null;
+  name: string;
+  description: string;
+  global: DbBool;
+  priority: DbBool;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
+}
+
+export interface VariableSetWorkspacesTable {
+  variable_set_id: string;
+  workspace_id: string;
+  created_at: string;
+}
+
+export interface VariableSetProjectsTable {
+  variable_set_id: string;
+  project_id: string;
+  created_at: string;
+}
+
+/** A workspace's variable or a variable set's: exactly one of the two owners is set. */
+export interface VariablesTable {
+  id: string;
+  workspace_id: string | null;
+  variable_set_id: string | null;
+  key: string;
+  category: string;
+  description: string;
+  hcl: DbBool;
+  sensitive: DbBool;
+  /** Clear text; null exactly when the variable is sensitive. */
+  value: string | null;
+  /** Ciphertext (crypto/keyring.ts); set exactly when the variable is sensitive. */
+  encrypted_value: string | null;
+  version_id: string;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
 }

@@ -69,13 +69,6 @@ export async function listenOrExplain<T>(listen: () => Promise<T>, where: { host
   }
 }
 
-/** The configured database in words, for the operator (`database: …`): never a password. */
-export function describeDatabase(config: Config): string {
-  if (config.databaseUrl.startsWith('sqlite:')) return `SQLite ${config.databaseUrl.slice('sqlite:'.length)}`;
-  const { at, user, database } = server(config);
-  return `PostgreSQL ${database} at ${at} as ${user}`;
-}
-
 /** Where the configured PostgreSQL server is, for messages: never the user's password. */
 function server(config: Config): { at: string; user: string; database: string } {
   try {
@@ -146,4 +139,18 @@ export function explainStartupError(error: unknown, config: Config | null): stri
     return `cannot write ${e.path} (${FS_REASONS[e.code]}); set HANGAR_DATA_DIR to a writable directory`;
   }
   return null;
+}
+
+/**
+ * Which database a command used, for the operator: `sqlite /abs/path/hangar.db` or
+ * `postgres host:port/database`. Never the user's password (nor the user: it is not needed to
+ * tell two databases apart).
+ */
+export function databaseLabel(config: Pick<Config, 'databaseUrl'>): string {
+  if (config.databaseUrl.startsWith('sqlite:')) {
+    const file = config.databaseUrl.slice('sqlite:'.length);
+    return `sqlite ${file === ':memory:' ? file : path.resolve(file)}`;
+  }
+  const { at, database } = server(config as Config);
+  return `postgres ${at}/${database}`;
 }

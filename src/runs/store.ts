@@ -65,5 +65,5 @@ export async function finishRun(q: Queryable, id: string, status: 'discarded' | 
 /** A workspace's runs, newest first. */
 export async function listRuns(q: Queryable, workspaceId: string, page: Window) {
   const base = q.selectFrom('runs').where('workspace_id', '=', workspaceId);
-  return listWithTotal(base, base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), page, RUNS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq', 'desc'), page, RUNS.read);
 }

@@ -92,6 +92,8 @@ export interface WorkspaceLockView {
 
 /** Loads the locks of the given workspaces (one query), by workspace id. */
 export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, WorkspaceLockView>>;
+/** Workspace id → the ids of its own variables, oldest first (the variables domain registers it). */
+export type VariableIdsReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string[]>>;
 /** Workspace id → its current configuration version's id, for those that have one. */
 export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
 
@@ -108,6 +110,8 @@ export interface WorkspaceView {
   currentConfigurationVersionId: string | null;
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
+  /** The ids of its own variables (TFE's `vars` relationship). */
+  variableIds: string[];
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
@@ -294,6 +298,8 @@ export function createWorkspacesService(deps: {
   let readLocks: WorkspaceLockReader = async () => new Map();
   // Registered by the configuration-versions domain, likewise.
   let readCurrentConfigurations: CurrentConfigurationReader = async () => new Map();
+  // Registered by the variables domain, likewise.
+  let readVariableIds: VariableIdsReader = async () => new Map();
 
   /**
    * The views of found workspaces: one query for all their locks, one for their current
@@ -303,6 +309,7 @@ export function createWorkspacesService(deps: {
     const ids = found.map((f) => f.workspace.id);
     const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
     const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
+    const variables = found.length ? await readVariableIds(q, ids) : new Map<string, string[]>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
     return found.map(({ workspace, standing, org, project, authority }) => ({
@@ -315,6 +322,7 @@ export function createWorkspacesService(deps: {
       lock: locks.get(workspace.id) ?? null,
       currentConfigurationVersionId: configurations.get(workspace.id) ?? null,
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
+      variableIds: variables.get(workspace.id) ?? [],
     }));
   }
   const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
@@ -406,6 +414,11 @@ export function createWorkspacesService(deps: {
     useCurrentConfigurationReader(reader: CurrentConfigurationReader): void {
       readCurrentConfigurations = reader;
     },
+    useVariableIdsReader(reader: VariableIdsReader): void {
+      readVariableIds = reader;
+    },
+    /** For domains acting without a caller (a run's variables) or on ids already checked: the rows (one query). */
+    rows: (ids: readonly string[], q: Queryable = db) => store.findWorkspacesByIds(q, ids),
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
