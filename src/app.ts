@@ -19,11 +19,13 @@ import { teamProjectsRoutes } from './team-projects/routes.ts';
 import { tagsRoutes } from './tags/routes.ts';
 import { organizationTagsRoutes } from './organization-tags/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
+import { organizationMembershipsRoutes } from './organization-memberships/routes.ts';
 import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
 import { runsRoutes } from './runs/routes.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
+import { sessionsRoutes } from './sessions/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import { openKeyring } from './crypto/keys.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
@@ -183,6 +185,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await usersRoutes(typed, services);
         await organizationsRoutes(typed, services);
         await teamsRoutes(typed, services);
+        await organizationMembershipsRoutes(typed, services);
         await tokensRoutes(typed, services);
         await policySetsRoutes(typed, services);
         await policySetParametersRoutes(typed, services);
@@ -212,6 +215,15 @@ export async function buildApp({ config, database, logger, keyring, services: gi
       });
     },
     { prefix: '/api/v2' },
+  );
+
+  // The browser's front door: sessions in a cookie, beside the bearer tokens of /api/v2.
+  await app.register(
+    async (web) => {
+      jsonApiResponses(web);
+      await sessionsRoutes(web as unknown as Api, { sessions: services.sessions, grants: services.teams.grants, anonymous: limits.anonymous });
+    },
+    { prefix: '/app' },
   );
 
   // Upload URLs of configuration versions: the URL is the credential, the body raw bytes.

@@ -26,6 +26,7 @@ Commands:
   bootstrap [--username NAME]             ensure a site-admin user (default: admin) and print a new API token for it
   user create NAME --email E [--site-admin]
                                           create a user
+  user password NAME                      set user NAME's password, read from standard input
   token create NAME [--description D]     print a new API token for user NAME
   rotate-key [--batch-size N]             re-encrypt every sensitive value with the first key of HANGAR_ENCRYPTION_KEY
   backup FILE                             copy the SQLite database (and a generated key) to FILE while the server runs
@@ -186,6 +187,20 @@ async function run(argv: string[]): Promise<number> {
         return 0;
       });
     case 'user':
+      if (sub === 'password' && name) {
+        const password = await readPassword();
+        return withDatabase(config, async (database) => {
+          const users = createServices(database).users;
+          const found = await users.findByUsername(name);
+          if (!found || found.isServiceAccount) {
+            console.error(`no user named ${name}`);
+            return 1;
+          }
+          const user = await users.setPassword(name, password);
+          console.error(`password set for ${user.username} (${user.id})`);
+          return 0;
+        });
+      }
       if (sub !== 'create' || !name || !values.email) break;
       return withDatabase(config, async (database) => {
         const user = await createServices(database).users.create({
@@ -232,6 +247,36 @@ async function run(argv: string[]): Promise<number> {
   }
   console.error(USAGE);
   return 2;
+}
+
+/**
+ * The new password: the first line of standard input (a pipe, or typed at a terminal, where it is
+ * not echoed). Only the line's end is removed; spaces inside and around it are part of it.
+ */
+async function readPassword(): Promise<string> {
+  const input = process.stdin;
+  const tty = input.isTTY;
+  if (tty) {
+    process.stderr.write('new password: ');
+    input.setRawMode(true);
+  }
+  let text = '';
+  try {
+    for await (const chunk of input) {
+      text += chunk.toString('utf8');
+      // At a terminal, raw mode hands over each key: Enter ends it, Ctrl-C or Ctrl-D gives up.
+      if (tty && /[\r\n\u0003\u0004]/.test(text)) break;
+      if (text.length > 64 * 1024) break;
+    }
+  } finally {
+    if (tty) {
+      input.setRawMode(false);
+      input.pause();
+      process.stderr.write('\n');
+    }
+  }
+  if (/\u0003/.test(text)) throw new ApiError(400, [{ status: '400', title: 'bad request', detail: 'cancelled' }]);
+  return text.split(/\r?\n|\r|\u0004/)[0] ?? '';
 }
 
 /** The configuration, once read: start-up failures are explained in its terms. */

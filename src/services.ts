@@ -18,11 +18,13 @@ import { createProjectGrantLoader, createTeamGrantsLoader, createTeamProjectsSer
 import { createTagsService } from './tags/service.ts';
 import { createOrganizationTagsService } from './organization-tags/service.ts';
 import { createTeamsService } from './teams/service.ts';
+import { createOrganizationMembershipsService } from './organization-memberships/service.ts';
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
+import { createSessionsService } from './sessions/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
@@ -56,6 +58,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
     workspaceGifts: createWorkspaceGiftsLoader({ database, workspaces }),
     users,
   });
+  const sessions = createSessionsService({ database, users });
+  const organizationMemberships = createOrganizationMembershipsService({ database, organizationLookup, organizations, teams, users });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
   const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
@@ -75,7 +79,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents, variableSets, variables };
+  return { users, sessions, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents, variableSets, variables };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -213,6 +213,11 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'read-state': 403,
   'write-state': 403,
   'move-workspace-out': 403,
+  'read-memberships': 403,
+  'invite-member': 403,
+  'read-membership': 404,
+  'accept-membership': 403,
+  'destroy-membership': 403,
   'read-variables': 403,
   'write-variables': 403,
   'read-variable-sets': 403,
@@ -253,6 +258,11 @@ const SUBJECTS: Record<Kind, { hidden: unknown; bare: unknown; full: unknown }> 
     hidden: { standing: STRANGER, organizationAccess: [], projects: [] },
     bare: { standing: standing(), organizationAccess: ['manage-policies'], projects: [] },
     full: { standing: OWNER, organizationAccess: ['manage-policies'], projects: [{ projectId: 'prj-1', to: projectGrant('admin'), held: [] }] },
+  },
+  membership: {
+    hidden: { principal: user('user-1'), standing: standing(), membership: { userId: 'user-2' } },
+    bare: { principal: user('user-1'), standing: OWNER, membership: { userId: 'user-2' } },
+    full: { principal: user('user-1'), standing: OWNER, membership: { userId: 'user-1' } },
   },
 };
 

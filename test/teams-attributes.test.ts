@@ -105,8 +105,8 @@ suite('team attributes', (ctx) => {
     assertError(await ctx.patch(url, org.owner.token, teamBody({ 'sso-team-id': 42 })), 422, '/data/attributes/sso-team-id');
     assertError(await ctx.patch(url, org.owner.token, teamBody({ 'sso-team-id': 'x'.repeat(256) })), 422, '/data/attributes/sso-team-id');
     assertError(await ctx.post(teamsOf(org.name), org.owner.token, teamBody({ name: unique('t'), 'allow-member-token-management': 'yes' })), 422, '/data/attributes/allow-member-token-management');
-    const badInclude = assertError(await ctx.get(`${url}?include=organization-memberships`, org.owner.token), 400);
-    assert.match(badInclude.detail!, /organization-memberships/);
+    const badInclude = assertError(await ctx.get(`${url}?include=memberships`, org.owner.token), 400);
+    assert.match(badInclude.detail!, /memberships/);
     assertError(await ctx.get(`${teamsOf(org.name)}?include=nope`, org.owner.token), 400);
     const stranger = await ctx.organization();
     assertError(await ctx.get(`${url}?include=users`, stranger.owner.token), 404);

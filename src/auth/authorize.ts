@@ -40,6 +40,12 @@ export interface ProjectSubject {
 export interface TeamGrantSubject extends ProjectSubject {
   grant: { teamId: string };
 }
+/** One user's membership of an organization: its user, and the caller's standing there. */
+export interface MembershipSubject {
+  principal: Principal;
+  standing: Standing;
+  membership: { userId: string };
+}
 /** A team's grant on a workspace the caller may read (authority: over that workspace). */
 export type WorkspaceTeamGrantSubject = TeamGrantSubject;
 
@@ -55,6 +61,7 @@ interface Subjects {
   workspace: ProjectSubject;
   'workspace-team-grant': WorkspaceTeamGrantSubject;
   gift: GiftSubject;
+  membership: MembershipSubject;
 }
 export type Kind = keyof Subjects;
 
@@ -72,6 +79,9 @@ interface Row<K extends Kind> {
 const row = <K extends Kind>(on: K, deny: Deny<Subjects[K]>, allows: (subject: Subjects[K]) => boolean): Row<K> => ({ on, deny, allows });
 
 const MANAGE_TEAMS = 'You are not allowed to manage teams';
+
+/** The membership is the caller's own (its user's token, not an organization's or a team's). */
+const ownMembership = ({ principal, membership }: MembershipSubject) => principal.kind === 'user' && principal.user.id === membership.userId;
 
 /** Every action: what it is checked against, the rule, and how a refusal is answered. */
 export const ACTIONS = {
@@ -119,6 +129,17 @@ export const ACTIONS = {
   // Variable sets the organization owns (see organization.ts for who holds these).
   'read-variable-sets': row('organization', forbid('You are not allowed to read variable sets'), ({ standing }) => holds(standing, 'read-variable-sets')),
   'manage-variable-sets': row('organization', forbid('You are not allowed to manage variable sets'), ({ standing }) => holds(standing, 'manage-variable-sets')),
+
+  // Organization memberships (invitations): `manage-membership` (which `manage-teams` implies)
+  // invites and removes people. The list exists for every member, but only they may read it:
+  // it holds everyone's e-mail address.
+  'read-memberships': row('organization', forbid("You are not allowed to view the organization's memberships"), ({ standing }) => holds(standing, 'manage-membership')),
+  'invite-member': row('organization', forbid('You are not allowed to invite members'), ({ standing }) => holds(standing, 'manage-membership')),
+  // A membership exists for its own user (invited, and so no member yet) and for those who manage
+  // memberships; its user alone accepts it, and its user (leaving) or a manager removes it.
+  'read-membership': row('membership', HIDE, (m) => ownMembership(m) || holds(m.standing, 'manage-membership')),
+  'accept-membership': row('membership', forbid('Only the invited user may accept an invitation'), ownMembership),
+  'destroy-membership': row('membership', forbid('You are not allowed to remove members'), (m) => ownMembership(m) || holds(m.standing, 'manage-membership')),
 
   // Teams
   'read-team': row('team', HIDE, ({ standing, team }) => seesTeam(standing, team)),
@@ -196,6 +217,7 @@ export const SEE: Record<Kind, Action | null> = {
   workspace: 'read-workspace',
   'workspace-team-grant': 'read-workspace-team-grant',
   gift: 'read-organization',
+  membership: 'read-membership',
 };
 
 type Rule = (subject: unknown) => boolean;

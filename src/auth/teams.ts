@@ -9,6 +9,11 @@ export function seesTeam(s: Standing, team: { id: string; visibility: string }):
   return s.member && (team.visibility === 'organization' || holds(s, 'see-secret-teams') || s.teamIds.includes(team.id));
 }
 
+/** A membership's teams: all of them to its own user (who is, or is invited to be, on each), visible ones to others. */
+export function seesMembershipTeam(s: Standing, own: boolean, team: { id: string; visibility: string }): boolean {
+  return own || seesTeam(s, team);
+}
+
 /** SQL half of seesTeam, for the organization's team list (null: every team). */
 export function teamFilter(s: Standing): RowFilter<'teams'> {
   if (holds(s, 'see-secret-teams')) return null;

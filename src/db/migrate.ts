@@ -22,6 +22,7 @@ import * as trigramIndexDirectWrites from './migrations/0017_trigram_index_direc
 import * as creationOrder from './migrations/0018_creation_order.ts';
 import * as policies from './migrations/0024_policies.ts';
 import * as variables from './migrations/0019_variables.ts';
+import * as people from './migrations/0023_people.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0018_creation_order': creationOrder,
   '0024_policies': policies,
   '0019_variables': variables,
+  '0023_people': people,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -12,6 +12,8 @@ export interface UsersTable {
   is_site_admin: DbBool;
   is_service_account: DbBool;
   created_at: string;
+  /** `scrypt$N$r$p$salt$hash` (users/passwords.ts); null: no password. */
+  password_hash: string | null;
 }
 
 export interface OrganizationsTable {
@@ -439,6 +441,44 @@ export interface RunsTable {
   seq: Generated<number>;
 }
 
+/** One user in one organization: `invited` until the user accepts, then `active` (migration 0023). */
+export interface OrganizationMembershipsTable {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  status: 'invited' | 'active';
+  created_at: string;
+  seq: Generated<number>;
+}
+
+/** The teams an invitation puts its user on when accepted. */
+export interface OrganizationMembershipTeamsTable {
+  membership_id: string;
+  team_id: string;
+  created_at: string;
+}
+
+/** A browser session (migration 0023): the cookie's secret only as its digest. */
+export interface SessionsTable {
+  id: string;
+  digest: string;
+  user_id: string;
+  created_at: string;
+  last_seen_at: string;
+  /** The absolute end, whatever the session's use. */
+  expires_at: string;
+  revoked_at: string | null;
+  address: string | null;
+}
+
+/** Failed sign-ins for one key (`account:<username>` or `address:<ip>`). */
+export interface SignInThrottlesTable {
+  key: string;
+  failures: number;
+  window_started_at: string;
+  blocked_until: string | null;
+}
+
 export interface Schema {
   users: UsersTable;
   organizations: OrganizationsTable;
@@ -472,6 +512,10 @@ export interface Schema {
   team_workspaces: TeamWorkspacesTable;
   configuration_versions: ConfigurationVersionsTable;
   runs: RunsTable;
+  organization_memberships: OrganizationMembershipsTable;
+  organization_membership_teams: OrganizationMembershipTeamsTable;
+  sessions: SessionsTable;
+  sign_in_throttles: SignInThrottlesTable;
   variable_sets: VariableSetsTable;
   variable_set_workspaces: VariableSetWorkspacesTable;
   variable_set_projects: VariableSetProjectsTable;

@@ -48,6 +48,10 @@ export const errors = {
   invalid: (list: Array<{ pointer: string; detail: string }>) =>
     new ApiError(422, list.map(({ pointer, detail }) => ({ status: '422', title: 'invalid attribute', detail, source: { pointer } }))),
   tooManyRequests: () => one(429, 'too many requests', 'You have exceeded the API rate limit'),
+  /** A wrong username or password: one answer for both, so that accounts cannot be probed. */
+  badCredentials: () => one(401, 'unauthorized', 'The username or password is incorrect'),
+  /** Too many failed sign-ins for the account or from the address; `seconds`: until the next may be tried. */
+  tooManySignIns: (seconds: number) => one(429, 'too many requests', `Too many failed sign-ins; try again in ${seconds} seconds`),
   internal: () => one(500, 'internal server error'),
   /** The database could not serve the request now; answered with Retry-After. */
   unavailable: () => one(503, 'service unavailable', 'The database is unavailable; retry the request shortly'),

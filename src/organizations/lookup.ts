@@ -56,6 +56,9 @@ export function createOrganizationLookup({ database }: { database: Database }) {
     /** The same, by the organization's internal id (for things that belong to one). */
     findById: async (caller: Caller, id: string, action: OrganizationAction = 'read-organization') => authorized(await byId(caller, id), action),
 
+    /** The organization with this id, without any check: for naming one the caller is invited to. */
+    organizationById: rowById,
+
     /** The organization and the caller's standing in it, without any check; undefined when it does not exist or the caller is no member. */
     standingIn: byId,
   };

@@ -6,7 +6,10 @@ import { commaList, includes } from '../jsonapi/query.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { CreateTeamBody, ListTeamsQuery, ShowTeamQuery, TeamDocument, TeamListDocument, TeamMembersBody, TeamParams, UpdateTeamBody } from './schemas.ts';
 import { included, teamResource } from './serialize.ts';
-import { TEAM_INCLUDES, type TeamInclude, type TeamInput, type TeamsService } from './service.ts';
+import { TEAM_INCLUDES, type TeamInclude, type TeamInput, type TeamsDocument, type TeamsService, type TeamView } from './service.ts';
+import type { Caller } from '../auth/caller.ts';
+import { membershipResource } from '../organization-memberships/serialize.ts';
+import type { OrganizationMembershipsService } from '../organization-memberships/service.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 type Attributes = NonNullable<Static<typeof UpdateTeamBody>['data']['attributes']>;
@@ -24,7 +27,23 @@ const teamIncludes = (value: string | undefined) => includes(value, TEAM_INCLUDE
 
 const tags = ['Teams'];
 
-export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }): Promise<void> {
+/**
+ * Teams as resources, with their `organization-memberships` (relationship and `included`) when
+ * the request includes them: the memberships domain knows those.
+ */
+async function resources(caller: Caller, memberships: OrganizationMembershipsService, views: readonly TeamView[], include: readonly TeamInclude[], document: TeamsDocument<unknown>) {
+  const base = included(document).included;
+  if (!include.includes('organization-memberships')) {
+    return { data: views.map((v) => teamResource(v)), ...(base ? { included: base } : {}) };
+  }
+  const linked = await memberships.ofTeams(caller, views.map((v) => ({ id: v.team.id, organizationId: v.team.organizationId, memberIds: v.memberIds })));
+  return {
+    data: views.map((v) => teamResource(v, linked.byTeam.get(v.team.id) ?? [])),
+    included: [...(base ?? []), ...linked.memberships.map(membershipResource)],
+  };
+}
+
+export async function teamsRoutes(app: Api, { teams, organizationMemberships }: { teams: TeamsService; organizationMemberships: OrganizationMembershipsService }): Promise<void> {
   app.get(
     '/organizations/:organization_name/teams',
     { schema: { summary: "List an organization's teams", tags, params: OrganizationParams, querystring: ListTeamsQuery, response: responses({ 200: TeamListDocument }) } },
@@ -34,7 +53,8 @@ export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }):
       const filter = { names: commaList(query['filter[names]']), search: query.q };
       const include = teamIncludes(query.include);
       const listed = await teams.list(request.caller, request.params.organization_name, filter, page, include);
-      return { data: listed.teams.map(teamResource), ...included(listed), ...envelope(absoluteUrl(request, app.config.baseUrl), page, listed.total) };
+      const shown = await resources(request.caller, organizationMemberships, listed.teams, include, listed);
+      return { ...shown, ...envelope(absoluteUrl(request, app.config.baseUrl), page, listed.total) };
     },
   );
 
@@ -50,8 +70,10 @@ export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }):
   );
 
   app.get('/teams/:team_id', { schema: { summary: 'Show a team', tags, params: TeamParams, querystring: ShowTeamQuery, response: responses({ 200: TeamDocument }) } }, async (request) => {
-    const shown = await teams.show(request.caller, request.params.team_id, teamIncludes(request.query.include));
-    return { data: teamResource(shown.teams), ...included(shown) };
+    const include = teamIncludes(request.query.include);
+    const shown = await teams.show(request.caller, request.params.team_id, include);
+    const { data, ...rest } = await resources(request.caller, organizationMemberships, [shown.teams], include, shown);
+    return { data: data[0]!, ...rest };
   });
 
   app.patch('/teams/:team_id', { schema: { summary: "Update a team: name, visibility, organization access", tags, params: TeamParams, body: UpdateTeamBody, response: responses({ 200: TeamDocument }) } }, async (request) => {

@@ -70,9 +70,14 @@ export const TeamResource = Resource('Team', 'teams', {
   relationships: {
     organization: ToOne('organizations'),
     users: ToMany('users'),
+    'organization-memberships': Type.Optional(ToMany('organization-memberships')),
     'authentication-token': Open({ meta: Open({}) }),
   },
 });
 
-export const TeamDocument = Document(TeamResource, 'The team (with its users in `included` when asked: include=users)', UserResource);
-export const TeamListDocument = ListDocument(TeamResource, 'A page of teams (with their users in `included` when asked: include=users)', { included: UserResource });
+// organization-memberships/schemas.ts names teams in its own documents, so its resource is named
+// here by reference rather than imported.
+const Included = Type.Union([UserResource, Type.Unsafe({ $ref: 'OrganizationMembership#' })]);
+
+export const TeamDocument = Document(TeamResource, 'The team (with its users and memberships in `included` when asked: include=users,organization-memberships)', Included);
+export const TeamListDocument = ListDocument(TeamResource, 'A page of teams (with their users and memberships in `included` when asked)', { included: Included });

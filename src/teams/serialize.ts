@@ -2,7 +2,8 @@ import { toOne } from '../jsonapi/relationships.ts';
 import { userResource } from '../users/serialize.ts';
 import type { TeamsDocument, TeamView } from './service.ts';
 
-export function teamResource({ team, memberIds, organizationName, permissions }: TeamView) {
+/** `membershipIds`: the team's `organization-memberships`, when the request included them. */
+export function teamResource({ team, memberIds, organizationName, permissions }: TeamView, membershipIds?: readonly string[]) {
   return {
     id: team.id,
     type: 'teams',
@@ -18,6 +19,7 @@ export function teamResource({ team, memberIds, organizationName, permissions }:
     relationships: {
       organization: toOne('organizations', organizationName),
       users: { data: memberIds.map((id) => ({ id, type: 'users' })) },
+      ...(membershipIds ? { 'organization-memberships': { data: membershipIds.map((id) => ({ id, type: 'organization-memberships' })) } } : {}),
       'authentication-token': { meta: {} },
     },
     links: { self: `/api/v2/teams/${team.id}` },

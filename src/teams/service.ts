@@ -6,7 +6,7 @@ import { teamPermissions, type TeamPermissions } from '../auth/permission-sets.t
 import { teamFilter } from '../auth/teams.ts';
 import { guarded } from '../db/constraints.ts';
 import { GenerationCache } from '../db/changes.ts';
-import type { Database } from '../db/index.ts';
+import type { Database, Queryable } from '../db/index.ts';
 import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess, type ProjectGrant } from '../grants.ts';
 import { newId } from '../ids.ts';
 import { ApiError, errors, unknownIds } from '../jsonapi/errors.ts';
@@ -39,7 +39,7 @@ export interface TeamView {
 }
 
 /** Related resources a team document can include. */
-export const TEAM_INCLUDES = ['users'] as const;
+export const TEAM_INCLUDES = ['users', 'organization-memberships'] as const;
 export type TeamInclude = (typeof TEAM_INCLUDES)[number];
 
 /** Teams, and the users on them when asked for (`include=users`). */
@@ -57,6 +57,21 @@ export type TeamGrantsLoader = (teamId: string) => Promise<Array<ProjectGrant & 
 const ssoTeamId = (value: string | null | undefined) => (value === '' ? null : value);
 
 type FoundTeam = TeamSubject & { team: Team };
+
+/**
+ * Organization memberships, as the teams domain needs them (organization-memberships/ registers
+ * it): who may go on a team now, and who is only invited to.
+ */
+export interface MembershipGate {
+  /**
+   * Of users about to be put on `team` by username, those to put on it now. Users without a
+   * membership become active members; invited users are invited to the team instead (it waits
+   * for them to accept), and are not returned.
+   */
+  admit(q: Queryable, team: Team, userIds: readonly string[], at: string): Promise<string[]>;
+  /** Withdraws the invitations of these users to `team`. */
+  release(q: Queryable, team: Team, userIds: readonly string[]): Promise<void>;
+}
 
 export function createTeamsService(deps: {
   database: Database;
@@ -149,6 +164,18 @@ export function createTeamsService(deps: {
     return found;
   }
 
+  let gate: MembershipGate | null = null;
+
+  /** Takes users off a team; the owners team keeps at least one member. Run inside a transaction. */
+  async function takeOff(trx: Queryable, team: Team, userIds: readonly string[]): Promise<void> {
+    await store.lockTeam(trx, team.id);
+    await store.members.remove(trx, team.id, userIds);
+    // An organization without owners could never be managed again.
+    if (team.isOwners && (await store.countMembers(trx, team.id)) === 0) {
+      throw errors.conflict('The owners team must keep at least one member');
+    }
+  }
+
   // Every organization is born with its owners team, the creator in it.
   deps.organizations.onCreated(async (q, org, creator) => {
     const team: Team = {
@@ -181,6 +208,49 @@ export function createTeamsService(deps: {
   }
 
   return {
+    useMemberships(g: MembershipGate): void {
+      gate = g;
+    },
+
+    /**
+     * A team whose members the caller may change (`adding`: and may give its new members what
+     * the team holds): for changes by organization membership.
+     */
+    async forMembershipChange(caller: Caller, id: string, adding: boolean): Promise<{ team: Team; standing: Standing }> {
+      const found = await findForMembership(caller, id);
+      if (adding) await checkMembershipGift(found);
+      return found;
+    },
+
+    /** Puts users (active members of the team's organization) on a team. */
+    putOn: (q: Queryable, teamId: string, userIds: readonly string[], at: string) => store.members.add(q, teamId, userIds, at),
+
+    takeOff,
+
+    /** Teams as a caller with `standing` in their organization sees them (one query for their members). */
+    async viewsOf(standing: Standing, teams: readonly Team[]): Promise<TeamView[]> {
+      const members = await store.members.of(db, teams.map((t) => t.id));
+      return teams.map((team) => viewOf(team, members.get(team.id) ?? [], standing));
+    },
+
+    /** Takes a user off every team of an organization (leaving it); the owners team keeps one member. */
+    async leaveOrganization(trx: Queryable, organizationId: string, userId: string): Promise<void> {
+      const teams = (await store.teamsOfUser(trx, userId, [organizationId]));
+      for (const team of teams) await takeOff(trx, team, [userId]);
+    },
+
+    /** The teams each user is on in one organization (one query): user id → team ids. */
+    async teamIdsOfUsers(q: Queryable, organizationId: string, userIds: readonly string[]): Promise<Map<string, string[]>> {
+      const result = new Map<string, string[]>(userIds.map((id) => [id, []]));
+      for (const r of await store.teamsOfUsers(q, organizationId, userIds)) result.get(r.userId)?.push(r.teamId);
+      return result;
+    },
+
+    /** Teams of one organization among `ids`, whatever their visibility (for invitations naming them). */
+    inOrganization: (q: Queryable, organizationId: string, ids: readonly string[]) => store.findTeamsByIds(q, organizationId, ids),
+
+    checkMembershipGift: async (standing: Standing, team: Team) => checkMembershipGift({ standing, team }),
+
     /**
      * A team of the organization, whatever its visibility: for granting it access to something
      * (a project admin names teams by id, secret ones included). Undefined when absent.
@@ -290,19 +360,18 @@ export function createTeamsService(deps: {
       await checkMembershipGift(found);
       const { team } = found;
       const ids = await usersByName(usernames);
-      await store.members.add(db, team.id, ids, now());
+      const at = now();
+      if (!gate) return store.members.add(db, team.id, ids, at);
+      const g = gate;
+      await deps.database.transaction(async (trx) => store.members.add(trx, team.id, await g.admit(trx, team, ids, at), at));
     },
 
     async removeUsers(caller: Caller, id: string, usernames: string[]): Promise<void> {
       const { team } = await findForMembership(caller, id);
       const ids = await usersByName(usernames);
       await deps.database.transaction(async (trx) => {
-        await store.lockTeam(trx, team.id);
-        await store.members.remove(trx, team.id, ids);
-        // An organization without owners could never be managed again.
-        if (team.isOwners && (await store.countMembers(trx, team.id)) === 0) {
-          throw errors.conflict('The owners team must keep at least one member');
-        }
+        await takeOff(trx, team, ids);
+        await gate?.release(trx, team, ids);
       });
     },
   };

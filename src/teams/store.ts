@@ -112,3 +112,23 @@ export async function lockTeam(q: Queryable, id: string): Promise<void> {
   if (!supportsRowLocks(q)) return;
   await q.selectFrom('teams').select('id').where('id', '=', id).forUpdate().execute();
 }
+
+/** Who is on which team of one organization, for these users. */
+export async function teamsOfUsers(q: Queryable, organizationId: string, userIds: readonly string[]): Promise<Array<{ userId: string; teamId: string }>> {
+  if (userIds.length === 0) return [];
+  return q
+    .selectFrom('team_memberships as m')
+    .innerJoin('teams as t', 't.id', 'm.team_id')
+    .select(['m.user_id as userId', 'm.team_id as teamId'])
+    .where('t.organization_id', '=', organizationId)
+    .where('m.user_id', 'in', [...new Set(userIds)])
+    .orderBy('m.created_at')
+    .orderBy('m.team_id')
+    .execute();
+}
+
+export async function findTeamsByIds(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Team[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.selectFrom('teams').selectAll().where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)]).execute();
+  return rows.map(TEAMS.read);
+}

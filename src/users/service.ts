@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import { authorize, can } from '../auth/authorize.ts';
+import { hashPassword, passwordProblem, verifyPassword } from '../auth/passwords.ts';
 import { userPermissions, type UserPermissions } from '../auth/permission-sets.ts';
 import type { Principal } from '../auth/principal.ts';
 import { guarded } from '../db/constraints.ts';
@@ -29,6 +30,13 @@ const accountId = (p: Principal): string | null => (p.kind === 'user' ? p.user.i
 /** A user as `caller` sees it: the e-mail address only when it is the caller's own. */
 function viewFor(caller: Caller, user: User): UserView {
   return { user, permissions: userPermissions(user), showsEmail: can({ principal: caller.principal, userId: user.id }, 'read-user-email') };
+}
+
+/** A username from an address's local part: its letters, digits, ".", "-" and "_" (never a service account's prefix). */
+function invitedUsername(email: string): string {
+  const local = email.slice(0, email.lastIndexOf('@')).replace(/[^A-Za-z0-9._-]/g, '').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
+  const name = local.length === 0 ? 'user' : local;
+  return name.toLowerCase().startsWith(SERVICE_ACCOUNT_PREFIX) ? `user-${name}`.slice(0, 64) : name;
 }
 
 export function createUsersService({ database }: { database: Database }) {
@@ -94,6 +102,47 @@ export function createUsersService({ database }: { database: Database }) {
     },
 
     deleteServiceUser: (q: Queryable, id: string) => store.deleteUser(q, id),
+
+    /** `hangar user password NAME`: sets (or replaces) a person's password. */
+    async setPassword(username: string, password: string): Promise<User> {
+      const user = (await store.findUsersByUsernames(db, [username]))[0];
+      if (!user || user.isServiceAccount) throw errors.notFound();
+      const problem = passwordProblem(password);
+      if (problem) throw errors.invalidAttribute('/data/attributes/password', problem);
+      await store.setPasswordHash(db, user.id, await hashPassword(password));
+      return user;
+    },
+
+    /**
+     * The person with this username when `password` is theirs; undefined otherwise, in about the
+     * same time whether or not the user exists or has a password.
+     */
+    async checkPassword(username: string, password: string): Promise<User | undefined> {
+      const user = (await store.findUsersByUsernames(db, [username]))[0];
+      const person = user && !user.isServiceAccount ? user : undefined;
+      const stored = person ? await store.findPasswordHash(db, person.id) : null;
+      return (await verifyPassword(stored, password)) ? person : undefined;
+    },
+
+    /**
+     * The person an invitation to `email` is for: whoever has the address already, or a new user
+     * named after the address's local part (with a random suffix when that name is taken), who
+     * has no password and no token until one is set for them.
+     */
+    async forInvitation(q: Queryable, email: string): Promise<User> {
+      checkAttributes({ email: [Email, email] });
+      const existing = await store.findPersonByEmail(q, email);
+      if (existing) return existing;
+      const base = invitedUsername(email);
+      let username = base;
+      for (let attempt = 0; await store.usernameTaken(q, username); attempt++) {
+        if (attempt >= 5) throw errors.conflict('No free username could be found for this address; create the user first');
+        username = `${base.slice(0, 57)}-${randomBase62(6)}`;
+      }
+      const user: User = { id: newId('user'), username, email, isSiteAdmin: false, isServiceAccount: false, createdAt: now() };
+      await store.insertUser(q, user);
+      return user;
+    },
 
     accountDetails,
 

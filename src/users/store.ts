@@ -62,3 +62,34 @@ export async function setSiteAdmin(q: Queryable, id: string, isSiteAdmin: boolea
 export async function deleteUser(q: Queryable, id: string): Promise<void> {
   await q.deleteFrom('users').where('id', '=', id).execute();
 }
+
+/** The oldest person (not a service account) with this address, case-insensitively. */
+export async function findPersonByEmail(q: Queryable, email: string): Promise<User | undefined> {
+  const r = await q
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('is_service_account', '=', false)
+    .orderBy('created_at')
+    .orderBy('id')
+    .executeTakeFirst();
+  return r && USERS.read(r);
+}
+
+export async function usernameTaken(q: Queryable, username: string): Promise<boolean> {
+  const r = await q
+    .selectFrom('users')
+    .select('id')
+    .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function setPasswordHash(q: Queryable, id: string, hash: string | null): Promise<void> {
+  await q.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute();
+}
+
+export async function findPasswordHash(q: Queryable, id: string): Promise<string | null> {
+  const r = await q.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirst();
+  return r?.password_hash ?? null;
+}

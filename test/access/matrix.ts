@@ -91,6 +91,9 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     path: '/.well-known/terraform.json',
     why: 'service discovery for Terraform, outside /api/v2: a fixed document served to anyone (api.test.ts checks it)',
   },
+  { method: 'POST', path: '/app/session', why: 'browser sign-in with a username and password, before any token or session exists (sessions.test.ts)' },
+  { method: 'DELETE', path: '/app/session', why: 'browser sign-out: ends the session its cookie names, if any, for anyone (sessions.test.ts)' },
+  { method: 'GET', path: '/app/session', why: 'the browser session behind a cookie, not a bearer token: 401 without a live one (sessions.test.ts)' },
   { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
   {
     method: 'PUT',
@@ -265,6 +268,37 @@ export const MATRIX: Section[] = [
         [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'the owners team'),
       row('DELETE /api/v2/teams/:team_id/relationships/users', 'remove users from a team',
         [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'the owners team'),
+    ],
+  },
+  {
+    title: 'Organization memberships (invitations)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // `manage-membership` (which `manage-teams` implies) lists, invites and removes; the list
+      // holds every member's address, so other members are refused it.
+      row('GET /api/v2/organizations/:organization_name/organization-memberships', "list the organization's members and invitations",
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200, 403]),
+      row('POST /api/v2/organizations/:organization_name/organization-memberships', 'invite someone by e-mail address',
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 201, 403, 201, 403]),
+      // Everyone's own memberships (none for tokens that are no user).
+      row('GET /api/v2/organization-memberships', "list the caller's own memberships and invitations",
+        [200, 200, 200, 200, 200, 200, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      // A membership exists for its own user and those who manage memberships.
+      row('GET /api/v2/organization-memberships/:membership_id', 'show a membership',
+        [200, 404, 404, 404, 404, 404, 200, 401, 401, 401, 404, 404, 200, 404, 200, 404], 'an invitation'),
+      row('DELETE /api/v2/organization-memberships/:membership_id', 'remove a member or withdraw an invitation',
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 204, 404, 204, 404], 'an invitation'),
+      // Only the invited user accepts (a token that is no user has no invitation to accept: it
+      // is not in the inviting organization, which it does not see).
+      row('POST /api/v2/organization-memberships/:membership_id/actions/accept', 'accept an invitation',
+        [200, 200, 200, 200, 200, 200, 404, 401, 401, 401, 200, 200, 200, 200, 200, 200], 'an invitation of the caller'),
+      // Team membership by organization membership follows the rules for adding users.
+      row('POST /api/v2/teams/:team_id/relationships/organization-memberships', 'add members to a team by membership',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204, 403], 'a visible team'),
+      row('POST /api/v2/teams/:team_id/relationships/organization-memberships', 'add members to a team by membership',
+        [204, 404, 404, 404, 404, 404, 204, 401, 401, 401, 404, 404, 404, 404, 204, 404], 'the owners team'),
+      row('DELETE /api/v2/teams/:team_id/relationships/organization-memberships', 'remove members from a team by membership',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204, 403], 'a visible team'),
     ],
   },
   {

@@ -5,7 +5,7 @@ import { unique } from '../helpers/harness.ts';
 import { projectRefs, workspaceRefs } from '../helpers/policy-sets.ts';
 import { poolBody } from '../helpers/agents.ts';
 import { lock, stateFile, unlock, versionBody } from '../helpers/state.ts';
-import { membersBody, tokenBody, type World } from './world.ts';
+import { invitationBody, membersBody, membershipsBody, tokenBody, type World } from './world.ts';
 
 export interface CellRequest {
   params?: Record<string, string>;
@@ -252,6 +252,35 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'POST /api/v2/teams/:team_id/relationships/users [a visible team with admin access to the project]': {
     make: async (w) => ({ params: { team_id: await w.freshTeamWithProjectAccess('admin') }, body: membersBody(await w.outsideUser()) }),
+  },
+
+  // ---- organization memberships
+  'GET /api/v2/organizations/:organization_name/organization-memberships': { make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/organization-memberships': {
+    make: async (w) => ({ params: await org(w), body: invitationBody(`${unique('invitee')}@example.test`) }),
+  },
+  'GET /api/v2/organization-memberships': { make: async () => ({}) },
+  'GET /api/v2/organization-memberships/:membership_id [an invitation]': { make: async (w) => ({ params: { membership_id: await w.invitation() } }) },
+  'DELETE /api/v2/organization-memberships/:membership_id [an invitation]': { make: async (w) => ({ params: { membership_id: await w.freshInvitation() } }) },
+  'POST /api/v2/organization-memberships/:membership_id/actions/accept [an invitation of the caller]': {
+    make: async (w) => {
+      const params: Record<string, string> = {};
+      return { params, contentType: 'application/vnd.api+json', asCaller: async (token) => void (params.membership_id = await w.invitationOf(token)) };
+    },
+  },
+  'POST /api/v2/teams/:team_id/relationships/organization-memberships [a visible team]': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: membershipsBody(await w.freshInvitation()) }),
+  },
+  'POST /api/v2/teams/:team_id/relationships/organization-memberships [the owners team]': {
+    make: async (w) => ({ params: { team_id: await w.ownersTeam() }, body: membershipsBody(await w.freshInvitation()) }),
+  },
+  'DELETE /api/v2/teams/:team_id/relationships/organization-memberships [a visible team]': {
+    make: async (w) => {
+      const team = await w.freshTeam();
+      const membership = await w.freshInvitation();
+      await w.ctx.post(`/api/v2/teams/${team}/relationships/organization-memberships`, (await w.org()).owner.token, membershipsBody(membership));
+      return { params: { team_id: team }, body: membershipsBody(membership) };
+    },
   },
   'PATCH /api/v2/teams/:team_id [giving a visible team manage-policies]': {
     make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: doc('teams', { 'organization-access': { 'manage-policies': true } }) }),

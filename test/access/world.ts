@@ -352,7 +352,33 @@ export class World {
   }
 
   setVariable = () => this.#once('setVariable', () => this.freshSetVariable());
+
+  /** A new invitation to the organization (of a new address), by its owner: the membership id. */
+  async freshInvitation(): Promise<string> {
+    const org = await this.org();
+    return (await this.#post(`/api/v2/organizations/${org.name}/organization-memberships`, invitationBody(`${unique('invitee')}@example.test`), 201, 'invitation')).id;
+  }
+
+  invitation = () => this.#once('invitation', () => this.freshInvitation());
+
+  /** A second organization, of another owner, that invites the matrix's callers. */
+  invitingOrg = () => this.#once('invitingOrg', () => this.ctx.organization());
+
+  /**
+   * An invitation of the caller behind `token` to the inviting organization (by the caller's
+   * account's address; a new address for callers without an account): the membership id.
+   */
+  async invitationOf(token: string | null): Promise<string> {
+    const account = await this.ctx.get('/api/v2/account/details', token);
+    const email = account.status === 200 ? (account.body.data.attributes.email as string) : `${unique('nobody')}@example.test`;
+    const org = await this.invitingOrg();
+    return (await must(this.ctx.post(`/api/v2/organizations/${org.name}/organization-memberships`, org.owner.token, invitationBody(email)), 201, 'invitation')).id;
+  }
 }
+
+export const invitationBody = (email: string) => ({ data: { type: 'organization-memberships', attributes: { email } } });
+
+export const membershipsBody = (...ids: string[]) => ({ data: ids.map((id) => ({ type: 'organization-memberships', id })) });
 
 export const tokenBody = (description: string) => ({ data: { type: 'authentication-tokens', attributes: { description } } });
 

@@ -8,9 +8,9 @@ import { scratchPostgres } from './postgres.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
-/** Runs `hangar <args>` to completion. */
-export function hangar(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
+/** Runs `hangar <args>` to completion (`input`: what it reads on standard input). */
+export function hangar(args: string[], env: Record<string, string>, input?: string) {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000, ...(input === undefined ? {} : { input }) });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -70,6 +70,10 @@ async function organizationWorld(ctx: TestContext) {
     'agent token',
   );
   const agentSecret = agentToken.attributes.token as string;
+  const invitation = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/organization-memberships`, t, { data: { type: 'organization-memberships', attributes: { email: `invitee@${org.name}.test` } } }),
+    'invitation',
+  );
   const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });
   if (registered.status >= 300) throw new Error(`agent register: ${registered.status} ${registered.raw}`);
   return {
@@ -93,6 +97,7 @@ async function organizationWorld(ctx: TestContext) {
       policy_set_version_id: version.id,
       agent_pool_id: pool.id,
       agent_id: registered.body.id,
+      membership_id: invitation.id,
     } as Record<string, string>,
   };
 }
