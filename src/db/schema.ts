@@ -296,6 +296,8 @@ export interface StateVersionsTable {
   modules: string | null;
   billable_rum_count: number | null;
   json_state_uploaded: DbBool;
+  /** What the create was told: the upload that finalizes a pending version skips the sequence checks too. */
+  force: DbBool;
   created_by: string | null;
   run_id: string | null;
   created_at: string;

@@ -275,6 +275,7 @@ export function createStateVersionsService(deps: {
         modules: null,
         billableRumCount: null,
         jsonStateUploaded: false,
+        force: input.force === true,
         createdBy: holder.type === 'users' ? holder.id : null,
         runId: null,
         createdAt: at,
@@ -284,7 +285,7 @@ export function createStateVersionsService(deps: {
         // Holding the lock row serializes writers of this workspace (PostgreSQL; SQLite runs one transaction at a time).
         const lock = await workspaceLocks.current(trx, found.workspace.id, true);
         if (!lock || lock.holderType !== holder.type || lock.holderId !== holder.id) throw notLockedByYou();
-        await checkSequence(trx, found.workspace.id, input.serial, version.lineage ?? parsed?.lineage ?? null, md5, input.force === true);
+        await checkSequence(trx, found.workspace.id, input.serial, version.lineage ?? parsed?.lineage ?? null, md5, version.force);
         await store.insertVersion(trx, version);
         if (jsonState) {
           await blobs.put(trx, { owner: version.id, kind: 'json-state' }, keyring().encryptBytes(jsonState, blobAd(version.id, 'json-state')), jsonState.length);
@@ -329,7 +330,7 @@ export function createStateVersionsService(deps: {
           await workspaceLocks.current(trx, version.workspaceId, true);
           const fresh = await store.findVersion(trx, id, true);
           if (!fresh || fresh.status !== 'pending') throw uploadUsedUp();
-          await checkSequence(trx, version.workspaceId, version.serial, version.lineage ?? parsed.lineage, version.md5, false);
+          await checkSequence(trx, version.workspaceId, version.serial, version.lineage ?? parsed.lineage, version.md5, version.force);
           if ((await store.finalize(trx, id, await storeState(trx, version, bytes, parsed))) !== 1) throw uploadUsedUp();
         }),
         { unique: uploadUsedUp, foreignKey: () => errors.notFound() },

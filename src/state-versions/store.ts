@@ -24,6 +24,8 @@ export interface StateVersion {
   modules: string | null;
   billableRumCount: number | null;
   jsonStateUploaded: boolean;
+  /** Whether the create said `force`: the upload of a pending version honours it. */
+  force: boolean;
   createdBy: string | null;
   runId: string | null;
   createdAt: string;
@@ -46,6 +48,7 @@ const VERSIONS = columns<StateVersionsTable, StateVersion>({
   modules: 'modules',
   billableRumCount: 'billable_rum_count',
   jsonStateUploaded: bool('json_state_uploaded'),
+  force: bool('force'),
   createdBy: 'created_by',
   runId: 'run_id',
   createdAt: 'created_at',
