@@ -219,6 +219,28 @@ suite('state versions', (ctx) => {
     await unlock(ctx, w.id, t);
   });
 
+  it('stores exactly the bytes an upload URL is given, whatever their content type', async () => {
+    const org = await ctx.organization();
+    const w = await createWorkspace(ctx, org);
+    const t = org.owner.token;
+    await lock(ctx, w.id, t);
+    const types = ['application/json', 'text/plain', 'application/vnd.api+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', null];
+    for (const [i, type] of types.entries()) {
+      const state = stateFile({ serial: i + 1 });
+      const json = Buffer.from(JSON.stringify({ format_version: '1.0', serial: i + 1 }));
+      const res = await create(w.id, t, versionBody(null, i + 1, { md5: md5(state), lineage: '8094ef40-1dbd-95cd-1f60-bb25d84d883b' }));
+      assertStatus(res, 201);
+      const sv = res.body.data;
+      // An empty body keeps nothing: refused, and the URL still works.
+      assert.equal((await put(ctx, sv.attributes['hosted-json-state-upload-url'], Buffer.alloc(0), type)).status, 422, `empty json-state as ${type}`);
+      assert.equal((await put(ctx, sv.attributes['hosted-json-state-upload-url'], json, type)).status, 204, `json-state as ${type}`);
+      assert.equal((await put(ctx, sv.attributes['hosted-state-upload-url'], state, type)).status, 204, `state as ${type}`);
+      assert.deepEqual(Buffer.from((await ctx.get(`/api/v2/state-versions/${sv.id}/json-download`, t)).raw), json, `json-state as ${type}`);
+      assert.deepEqual(Buffer.from((await ctx.get(`/api/v2/state-versions/${sv.id}/download`, t)).raw), state, `state as ${type}`);
+    }
+    await unlock(ctx, w.id, t);
+  });
+
   it('answers permissions as TFE: read reads state but may not write it; outsiders 404', async () => {
     const org = await ctx.organization();
     const project = await createProject(ctx, org);

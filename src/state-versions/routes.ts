@@ -113,6 +113,9 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
  * bytes of any content type, up to the state cap.
  */
 export async function stateUploadRoutes(app: Api, { stateVersions }: { stateVersions: StateVersionsService }, onRequest: onRequestHookHandler): Promise<void> {
+  // Fastify's own JSON and text parsers would take those bodies apart (and leave no bytes to
+  // store): every content type is bytes here.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_STATE_BYTES }, (_request, body, done) => done(null, body));
   app.put(
     '/state-versions/:state_version_id/upload/:kind',

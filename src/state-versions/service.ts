@@ -313,6 +313,8 @@ export function createStateVersionsService(deps: {
       const version = await store.findVersion(db, id);
       if (!version) throw errors.notFound();
       if (kind === 'json-state') {
+        // Nothing to keep: refused before the URL is used up, so the client can send the bytes again.
+        if (bytes.length === 0) throw errors.invalidAttribute('/', 'The JSON state is empty');
         await guarded(
           database.transaction(async (trx) => {
             await blobs.put(trx, { owner: id, kind }, keyring().encryptBytes(bytes, blobAd(id, kind)), bytes.length);
