@@ -66,6 +66,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
+  // A state upload URL finalizes only while the token that asked for it may still write the state.
+  stateVersions.useTokenCallers(tokens.callerOfToken);
   return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 

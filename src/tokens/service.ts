@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/caller.ts';
+import { Caller } from '../auth/caller.ts';
 import { authorize, can } from '../auth/authorize.ts';
 import type { Authenticator } from '../auth/plugin.ts';
 import type { AgentPrincipal, Principal } from '../auth/principal.ts';
@@ -230,6 +230,17 @@ export function createTokensService(deps: { database: Database; users: UsersServ
       now: (digest: string): AgentPrincipal | undefined => readyToken(digest, AGENT_KINDS)?.agent ?? undefined,
       later: async (digest: string): Promise<AgentPrincipal | null> => (await usableToken(digest, AGENT_KINDS))?.agent ?? null,
     } satisfies Authenticator<AgentPrincipal>,
+
+    /**
+     * The caller a token stands for now, read afresh (no cache): for work begun with the token and
+     * finished without it (a state upload URL), which must not outlive the token or its rights.
+     * Null: the token is gone, expired, or of a kind that is no caller under /api/v2.
+     */
+    async callerOfToken(tokenId: string): Promise<Caller | null> {
+      const entry = authenticated(await store.findForAuthentication(db, tokenId, 'id'));
+      if (!entry || !entry.principal || !usable(entry, API_KINDS, Date.now())) return null;
+      return new Caller(entry.principal, deps.teams.grants);
+    },
 
     /** Lets a domain decide who may read and destroy tokens of its kind. */
     registerAccessRule(kind: TokenKind, rule: TokenAccessRule) {

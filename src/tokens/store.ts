@@ -46,7 +46,8 @@ export async function insertToken(q: Queryable, t: Token, digest: string): Promi
  * with what a principal needs. It reads the users and organizations tables directly, the one
  * place a store crosses domains, so that authenticating stays a single query.
  */
-export async function findForAuthentication(q: Queryable, digest: string) {
+/** A token and what authentication needs of it, by its digest (or, for a later check of the same token, its id). */
+export async function findForAuthentication(q: Queryable, digest: string, by: 'digest' | 'id' = 'digest') {
   return q
     .selectFrom('auth_tokens as t')
     .leftJoin('users as u', 'u.id', 't.user_id')
@@ -78,7 +79,7 @@ export async function findForAuthentication(q: Queryable, digest: string) {
           .whereRef('m.user_id', '=', 't.user_id')
           .as('member_of'),
     ])
-    .where('t.digest', '=', digest)
+    .where(by === 'digest' ? 't.digest' : 't.id', '=', digest)
     .executeTakeFirst();
 }
 

@@ -1,10 +1,17 @@
-// A pending state version remembers what its create was told, so the upload that finalizes it
-// applies the same rules: `force` (replace a state of another lineage or a lower serial, as
-// `terraform state push -force` asks).
+// A pending state version remembers what its create was told and by whom, so the upload that
+// finalizes it applies the same rules: `force` (replace a state of another lineage or a lower
+// serial, as `terraform state push -force` asks), and the lock its creator held (who, since
+// when) and the token it used, so the version is finalized only while that lock stands and
+// that token may still write the state. A version left pending from before this migration has
+// none of these and can no longer be finalized; its URL lived ten minutes anyway.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('state_versions').addColumn('force', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  await db.schema.alterTable('state_versions').addColumn('lock_holder_type', 'text').execute();
+  await db.schema.alterTable('state_versions').addColumn('lock_holder_id', 'text').execute();
+  await db.schema.alterTable('state_versions').addColumn('lock_locked_at', 'text').execute();
+  await db.schema.alterTable('state_versions').addColumn('created_by_token', 'text').execute();
 }
 
 export async function down(): Promise<void> {
