@@ -31,7 +31,7 @@ export async function teamsRoutes(app: Api, { teams }: { teams: TeamsService }):
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      const filter = { names: commaList(query['filter[names]']), search: query.q };
+      const filter = { names: commaList(query['filter[names]'], 'filter[names]'), search: query.q };
       const include = teamIncludes(query.include);
       const listed = await teams.list(request.caller, request.params.organization_name, filter, page, include);
       return { data: listed.teams.map(teamResource), ...included(listed), ...envelope(absoluteUrl(request, app.config.baseUrl), page, listed.total) };
