@@ -50,7 +50,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     users,
   });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
-  const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
+  const workspaceLocks = createWorkspaceLocksService({ database, workspaces, teams });
   const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
   const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
   const configurationVersions = createConfigurationVersionsService({ database, workspaces, keyring: options.keyring ?? null });

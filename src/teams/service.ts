@@ -6,7 +6,7 @@ import { teamPermissions, type TeamPermissions } from '../auth/permission-sets.t
 import { teamFilter } from '../auth/teams.ts';
 import { guarded } from '../db/constraints.ts';
 import { GenerationCache } from '../db/changes.ts';
-import type { Database } from '../db/index.ts';
+import type { Database, Queryable } from '../db/index.ts';
 import { emptyAccess, fullAccess, ORGANIZATION_ACCESS_KEYS, withAccess, type OrganizationAccess, type ProjectGrant } from '../grants.ts';
 import { newId } from '../ids.ts';
 import { ApiError, errors, unknownIds } from '../jsonapi/errors.ts';
@@ -68,6 +68,7 @@ export function createTeamsService(deps: {
   users: UsersService;
 }) {
   const db = deps.database.db;
+  const deleteHooks: Array<(q: Queryable, teamId: string) => Promise<void>> = [];
 
   /** A team the caller may perform `action` on; 404 when it may not see it, 403 otherwise. */
   async function find(caller: Caller, id: string, action: ActionOn<'team'> = 'read-team'): Promise<FoundTeam> {
@@ -282,7 +283,15 @@ export function createTeamsService(deps: {
     async destroy(caller: Caller, id: string): Promise<void> {
       const { team } = await find(caller, id, 'destroy-team');
       if (team.isOwners) throw errors.forbidden('The owners team cannot be deleted');
-      await store.deleteTeam(db, id);
+      await deps.database.transaction(async (trx) => {
+        for (const hook of deleteHooks) await hook(trx, id);
+        await store.deleteTeam(trx, id);
+      });
+    },
+
+    /** What another domain must undo when a team goes (its locks), in the delete's transaction. */
+    beforeDelete(hook: (q: Queryable, teamId: string) => Promise<void>): void {
+      deleteHooks.push(hook);
     },
 
     async addUsers(caller: Caller, id: string, usernames: string[]): Promise<void> {
