@@ -188,6 +188,9 @@ export function createTeamsService(deps: {
      */
     findForToken,
 
+    /** Holds the team's row until the transaction ends (PostgreSQL), so that writes counting its things run one at a time. */
+    hold: (q: Queryable, id: string) => store.lockTeam(q, id),
+
     /** Whether the caller may see and manage the team's token (`/authentication-tokens/:id`). */
     async mayManageToken(caller: Caller, id: string): Promise<boolean> {
       try {

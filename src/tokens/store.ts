@@ -127,6 +127,12 @@ export async function findTeamToken(q: Queryable, teamId: string): Promise<Token
 }
 
 /** Deletes a team's legacy token; its tokens with a description stay. */
+/** How many tokens a team holds (legacy and described). */
+export async function countTeamTokens(q: Queryable, teamId: string): Promise<number> {
+  const r = await q.selectFrom('auth_tokens').select((eb) => eb.fn.countAll<number | string>().as('n')).where('team_id', '=', teamId).where('kind', '=', 'team').executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
 export async function deleteTeamToken(q: Queryable, teamId: string): Promise<number> {
   const r = await q.deleteFrom('auth_tokens').where('team_id', '=', teamId).where('kind', '=', 'team').where('description', 'is', null).executeTakeFirst();
   return Number(r.numDeletedRows);
