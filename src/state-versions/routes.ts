@@ -47,6 +47,10 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
     {
       schema: { summary: 'Create a state version (the caller must hold the lock)', tags, params: WorkspaceParams, body: CreateStateVersionBody, response: responses({ 201: StateVersionDocument }) },
       bodyLimit: CREATE_BODY_LIMIT,
+      // Authorized before the body is read: nobody who may not write the state gets Hangar to buffer and parse it.
+      preParsing: async (request) => {
+        await stateVersions.authorizeWrite(request.caller, (request.params as { workspace_id: string }).workspace_id);
+      },
     },
     async (request, reply) => {
       const a = request.body.data.attributes;

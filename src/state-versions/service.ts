@@ -321,6 +321,14 @@ export function createStateVersionsService(deps: {
       callerOfToken = resolve;
     },
 
+    /**
+     * For the create route, before its body (up to ~27 MiB) is read: 404 or 403 for a caller who
+     * may not write this workspace's state. `create` asks again; the answer is the same.
+     */
+    async authorizeWrite(caller: Caller, workspaceId: string): Promise<void> {
+      authorize(await workspaces.find(caller, { id: workspaceId }), 'write-state');
+    },
+
     /** For the route, to refuse a bad URL before its body is read. */
     checkUploadUrl,
 
