@@ -61,7 +61,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const sessions = createSessionsService({ database, users });
   const organizationMemberships = createOrganizationMembershipsService({ database, organizationLookup, organizations, teams, users });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
-  const workspaceLocks = createWorkspaceLocksService({ database, workspaces });
+  const workspaceLocks = createWorkspaceLocksService({ database, workspaces, teams });
   const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
   const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
   const configurationVersions = createConfigurationVersionsService({ database, workspaces, keyring: options.keyring ?? null });
@@ -79,6 +79,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
+  // A state upload URL finalizes only while the token that asked for it may still write the state.
+  stateVersions.useTokenCallers(tokens.callerOfToken);
   return { users, sessions, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents, variableSets, variables };
 }
 

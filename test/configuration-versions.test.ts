@@ -87,6 +87,21 @@ suite('configuration versions', (ctx) => {
     assert.deepEqual(await listed(), new Map([[ws.id, second], [other.id, null]]));
   });
 
+  it('stores exactly the bytes the upload URL is given, whatever their content type', async () => {
+    const org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    for (const type of ['application/json', 'text/plain', 'application/vnd.api+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', null]) {
+      const created = await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, cvBody({ 'auto-queue-runs': false }));
+      assertStatus(created, 201);
+      const cv = created.body.data;
+      const bytes = type?.includes('json') ? Buffer.from('{"not":"a tarball"}') : Buffer.concat([TARBALL, Buffer.from(String(type))]);
+      const up = await put(cv.attributes['upload-url'], bytes, type === null ? {} : { 'content-type': type });
+      assert.equal(up.statusCode, 200, `${type}: ${up.body}`);
+      const stored = await ctx.database.db.selectFrom('configuration_versions').select(['archive']).where('id', '=', cv.id).executeTakeFirstOrThrow();
+      assert.deepEqual(Buffer.from(stored.archive!), bytes, String(type));
+    }
+  });
+
   it('refuses forged, re-aimed and expired upload URLs alike (404) before reading the body, and empty and oversized bodies', async () => {
     const org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);

@@ -71,6 +71,22 @@ suite('rate limits', (ctx) => {
     assertStatus(await ctx.get(`/api/v2/organizations/${org.name}`, orgToken), 200);
   });
 
+  it("gives a team one budget, shared by all of the team's tokens", async () => {
+    const org = await ctx.organization();
+    const team = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, { data: { type: 'teams', attributes: { name: `budget-${Date.now()}` } } });
+    assertStatus(team, 200);
+    const teamId = team.body.data.id as string;
+    const mint = async (description: string) => {
+      const res = await ctx.post(`/api/v2/teams/${teamId}/authentication-tokens`, org.owner.token, { data: { type: 'authentication-tokens', attributes: { description } } });
+      assertStatus(res, 201);
+      return res.body.data.attributes.token as string;
+    };
+    const [first, second] = [await mint('one'), await mint('two')];
+    assert.deepEqual(statuses(await burst(LIMIT, () => ctx.get(`/api/v2/teams/${teamId}`, first))), [200, 200, 200, 200]);
+    // Another token of the same team draws on the same budget: minting tokens buys no more.
+    assertError(await ctx.get(`/api/v2/teams/${teamId}`, second), 429);
+  });
+
   it('counts requests without a valid token per client address, junk tokens included', async () => {
     const from = (remoteAddress: string, authorization?: string) => async (): Promise<Response> => {
       const res = await ctx.app.inject({ method: 'GET', url: '/api/v2/account/details', remoteAddress, headers: authorization ? { authorization } : {} });

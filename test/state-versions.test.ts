@@ -219,6 +219,73 @@ suite('state versions', (ctx) => {
     await unlock(ctx, w.id, t);
   });
 
+  it('stores exactly the bytes an upload URL is given, whatever their content type', async () => {
+    const org = await ctx.organization();
+    const w = await createWorkspace(ctx, org);
+    const t = org.owner.token;
+    await lock(ctx, w.id, t);
+    const types = ['application/json', 'text/plain', 'application/vnd.api+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', null];
+    for (const [i, type] of types.entries()) {
+      const state = stateFile({ serial: i + 1 });
+      const json = Buffer.from(JSON.stringify({ format_version: '1.0', serial: i + 1 }));
+      const res = await create(w.id, t, versionBody(null, i + 1, { md5: md5(state), lineage: '8094ef40-1dbd-95cd-1f60-bb25d84d883b' }));
+      assertStatus(res, 201);
+      const sv = res.body.data;
+      // An empty body keeps nothing: refused, and the URL still works.
+      assert.equal((await put(ctx, sv.attributes['hosted-json-state-upload-url'], Buffer.alloc(0), type)).status, 422, `empty json-state as ${type}`);
+      assert.equal((await put(ctx, sv.attributes['hosted-json-state-upload-url'], json, type)).status, 204, `json-state as ${type}`);
+      assert.equal((await put(ctx, sv.attributes['hosted-state-upload-url'], state, type)).status, 204, `state as ${type}`);
+      assert.deepEqual(Buffer.from((await ctx.get(`/api/v2/state-versions/${sv.id}/json-download`, t)).raw), json, `json-state as ${type}`);
+      assert.deepEqual(Buffer.from((await ctx.get(`/api/v2/state-versions/${sv.id}/download`, t)).raw), state, `state as ${type}`);
+    }
+    await unlock(ctx, w.id, t);
+  });
+
+  it('finalizes a pending version only while its creator holds the lock it held then, and may still write', async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org);
+    const w = await createWorkspace(ctx, org, project.id);
+    const creator = await memberWithAccess(ctx, org, [[project.id, 'write']]);
+    const other = await memberWithAccess(ctx, org, [[project.id, 'write']]);
+    const state = stateFile({ serial: 1 });
+    const pending = async () => {
+      await lock(ctx, w.id, creator.token);
+      const res = await create(w.id, creator.token, versionBody(null, 1, { md5: md5(state), lineage: '8094ef40-1dbd-95cd-1f60-bb25d84d883b' }));
+      assertStatus(res, 201);
+      return res.body.data;
+    };
+    const statusOf = async (id: string) => (await ctx.get(`/api/v2/state-versions/${id}`, org.owner.token)).body.data.attributes.status;
+
+    // The creator unlocked: refused, still pending, and the URL refuses again after a new lock by the creator.
+    const a = await pending();
+    await unlock(ctx, w.id, creator.token);
+    assertError(await put(ctx, a.attributes['hosted-state-upload-url'], state), 409);
+    assert.equal(await statusOf(a.id), 'pending');
+    await lock(ctx, w.id, creator.token);
+    assertError(await put(ctx, a.attributes['hosted-state-upload-url'], state), 409);
+    await unlock(ctx, w.id, creator.token);
+
+    // Someone else locked: refused, and the lock holder's own write of that serial succeeds.
+    const b = await pending();
+    await unlock(ctx, w.id, creator.token);
+    await lock(ctx, w.id, other.token);
+    assertError(await put(ctx, b.attributes['hosted-state-upload-url'], state), 409);
+    assert.equal(await statusOf(b.id), 'pending');
+    assertStatus(await create(w.id, other.token, versionBody(state, 1)), 201);
+    await unlock(ctx, w.id, other.token);
+
+    // The creator lost access while holding the lock: refused.
+    const next = stateFile({ serial: 2 });
+    await lock(ctx, w.id, creator.token);
+    const c = await create(w.id, creator.token, versionBody(null, 2, { md5: md5(next) }));
+    assertStatus(c, 201);
+    const removed = await ctx.request('DELETE', `/api/v2/teams/${creator.teamId}/relationships/users`, { token: org.owner.token, body: { data: [{ type: 'users', id: creator.username }] } });
+    assertStatus(removed, 204);
+    assertError(await put(ctx, c.body.data.attributes['hosted-state-upload-url'], next), 403);
+    assert.equal(await statusOf(c.body.data.id), 'pending');
+    assert.equal((await ctx.get(`/api/v2/workspaces/${w.id}/current-state-version`, org.owner.token)).body.data.attributes.serial, 1);
+  });
+
   it('answers permissions as TFE: read reads state but may not write it; outsiders 404', async () => {
     const org = await ctx.organization();
     const project = await createProject(ctx, org);

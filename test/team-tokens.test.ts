@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { digestSecret } from '../src/auth/secrets.ts';
+import { MAX_TEAM_TOKENS } from '../src/tokens/service.ts';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 
@@ -16,6 +17,29 @@ suite('team tokens', (ctx) => {
     assertStatus(res, 200);
     return res.body.data.id as string;
   }
+
+  it('caps the tokens of one team at 20, the legacy token included; replacing the legacy token adds none', async () => {
+    const org = await ctx.organization();
+    const teamId = await team(org);
+    const mint = (description: string) => ctx.post(`/api/v2/teams/${teamId}/authentication-tokens`, org.owner.token, body({ description }));
+    assertStatus(await ctx.post(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token, body()), 201);
+    for (let i = 1; i < MAX_TEAM_TOKENS; i++) assertStatus(await mint(`t${i}`), 201);
+    const refused = assertError(await mint('one too many'), 409);
+    assert.match(refused.detail ?? '', /at most 20 tokens/);
+    // The legacy token is replaced, not added to.
+    assertStatus(await ctx.post(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token, body()), 201);
+    const tokens = await ctx.database.db.selectFrom('auth_tokens').select('id').where('team_id', '=', teamId).execute();
+    assert.equal(tokens.length, MAX_TEAM_TOKENS);
+    // Deleting one makes room; another team is not concerned.
+    assertStatus(await ctx.delete(`/api/v2/authentication-tokens/${tokens[1]!.id}`, org.owner.token), 204);
+    assertStatus(await mint('room again'), 201);
+    assertStatus(await ctx.post(`/api/v2/teams/${await team(org)}/authentication-tokens`, org.owner.token, body({ description: 'x' })), 201);
+    // Created at once, no more than the cap get through.
+    const crowded = await team(org);
+    const all = await Promise.all(Array.from({ length: MAX_TEAM_TOKENS + 5 }, (_, i) => ctx.post(`/api/v2/teams/${crowded}/authentication-tokens`, org.owner.token, body({ description: `c${i}` }))));
+    assert.equal(all.filter((r) => r.status === 201).length, MAX_TEAM_TOKENS);
+    assert.equal((await ctx.database.db.selectFrom('auth_tokens').select('id').where('team_id', '=', crowded).execute()).length, MAX_TEAM_TOKENS);
+  });
 
   it('creates a token shown once, that acts as its team and is stored only as a digest', async () => {
     const org = await ctx.organization();

@@ -140,6 +140,30 @@ output "secret" {
       assert.ok(!JSON.stringify(outputs.body).includes('s3cr3t-value'));
     });
 
+    it('`state push -force` replaces the state with another lineage, leaving no pending version and no lock', async () => {
+      // Local execution: the CLI uses Hangar for the state only.
+      const made = await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, { data: { type: 'workspaces', attributes: { name: 'forced', 'execution-mode': 'local' } } });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const id = made.body.data.id;
+      // The remote backend: the cloud block's state manager drops `-force` before it reaches the
+      // API (Terraform 1.11 sends `force: false`), which TFE would refuse as well.
+      const dir = project('forced', `  backend "remote" {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "forced"\n    }\n  }`, body);
+      ok(terraform(dir, ['init', '-input=false']));
+      ok(terraform(dir, ['apply', '-auto-approve', '-input=false']));
+      const pulled = JSON.parse(ok(terraform(dir, ['state', 'pull'])));
+      const replacement = { ...pulled, lineage: '00000000-1111-2222-3333-444444444444', serial: 1 };
+      writeFileSync(path.join(dir, 'replacement.tfstate'), JSON.stringify(replacement));
+      const refused = terraform(dir, ['state', 'push', 'replacement.tfstate']);
+      assert.notEqual(refused.status, 0, refused.out);
+      ok(terraform(dir, ['state', 'push', '-force', 'replacement.tfstate']));
+
+      assert.equal(JSON.parse(ok(terraform(dir, ['state', 'pull']))).lineage, replacement.lineage);
+      const list = await api(`${base}/state-versions?filter[organization][name]=${org}&filter[workspace][name]=forced`, 'GET', token, ca);
+      assert.deepEqual(list.body.data.map((v: any) => v.attributes.status), ['finalized', 'finalized']);
+      const ws = await api(`${base}/workspaces/${id}`, 'GET', token, ca);
+      assert.equal(ws.body.data.attributes.locked, false);
+    });
+
     it('refuses a plan while the lock is held elsewhere, and plans again once it is released', async () => {
       const dir = path.join(home, 'cloud');
       const ws = await api(`${base}/organizations/${org}/workspaces/app`, 'GET', token, ca);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { createProject, createWorkspace, memberWithAccess } from './helpers/projects.ts';
+import { createProject, createWorkspace, grant, memberWithAccess } from './helpers/projects.ts';
 
 const lockBody = (reason?: string) => ({ data: { type: '', attributes: reason === undefined ? {} : { reason } } });
 
@@ -92,5 +92,24 @@ suite('workspace locks', (ctx) => {
     assertStatus(await ctx.delete(`/api/v2/workspaces/${w.id}`, org.owner.token), 204);
     const left = await ctx.database.db.selectFrom('workspace_locks').select('workspace_id').where('workspace_id', '=', w.id).execute();
     assert.deepEqual(left, []);
+  });
+  it("releases a team's locks when the team is deleted, and no one else's", async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org);
+    const [held, other] = [await createWorkspace(ctx, org, project.id), await createWorkspace(ctx, org, project.id)];
+    const team = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, { data: { type: 'teams', attributes: { name: `lockers-${Date.now()}` } } });
+    assertStatus(team, 200);
+    const teamId = team.body.data.id;
+    await grant(ctx, org, teamId, project.id, 'write');
+    const minted = await ctx.post(`/api/v2/teams/${teamId}/authentication-token`, org.owner.token, { data: { type: '', attributes: {} } });
+    assertStatus(minted, 201);
+    assertStatus(await act(held.id, 'lock', minted.body.data.attributes.token), 200);
+    assertStatus(await act(other.id, 'lock', org.owner.token), 200);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${held.id}`, org.owner.token)).body.data.relationships['locked-by'].data.type, 'teams');
+
+    assertStatus(await ctx.delete(`/api/v2/teams/${teamId}`, org.owner.token), 204);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${held.id}`, org.owner.token)).body.data.attributes.locked, false);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${other.id}`, org.owner.token)).body.data.attributes.locked, true);
+    assertStatus(await act(held.id, 'lock', org.owner.token), 200);
   });
 });

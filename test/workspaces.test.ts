@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { createProject, createWorkspace, grant, projectBody, workspaceBody } from './helpers/projects.ts';
+import { createProject, createWorkspace, grant, memberWithAccess, projectBody, workspaceBody } from './helpers/projects.ts';
 
 const wsBody = (attributes: Record<string, unknown>) => ({ data: { type: 'workspaces', attributes } });
 
@@ -157,6 +157,30 @@ suite('workspaces', (ctx) => {
     assert.deepEqual([nulled.body.data.attributes['auto-destroy-activity-duration'], nulled.body.data.attributes['inherits-project-auto-destroy']], ['5h', true]);
   });
 
+  it('tells a caller who named no project that they may not create workspaces in the default project, revealing nothing of it', async () => {
+    // Terraform's cloud block naming a workspace the caller cannot see (it is in another project)
+    // creates it without a project: the organization's default project, which this caller may not use.
+    const org = await ctx.organization();
+    const platform = await createProject(ctx, org, { name: 'platform' });
+    const hidden = await createWorkspace(ctx, org);
+    const member = await memberWithAccess(ctx, org, [[platform.id, 'write']]);
+    const url = `/api/v2/organizations/${org.name}/workspaces`;
+    const refused = await ctx.post(url, member.token, { data: { type: 'workspaces', attributes: { name: hidden.attributes.name } } });
+    const error = assertError(refused, 403);
+    assert.equal(error.source, undefined);
+    assert.match(error.detail ?? '', /may not create workspaces in the organization's default project/);
+    assert.match(error.detail ?? '', /name a project/);
+    assert.ok(!refused.raw.includes(org.defaultProjectId) && !refused.raw.includes('Default Project'), refused.raw);
+    // Naming a project one may create in works; naming one the caller cannot see stays "not found".
+    const maintainer = await memberWithAccess(ctx, org, [[platform.id, 'maintain']]);
+    assertStatus(await ctx.post(url, maintainer.token, workspaceBody({ name: unique('ws') }, platform.id)), 201);
+    assertError(await ctx.post(url, member.token, workspaceBody({ name: unique('ws') }, org.defaultProjectId)), 422, '/data/relationships/project/data/id');
+    // A caller who sees the default project but may not create in it is told the same.
+    const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
+    const read = assertError(await ctx.post(url, reader.token, { data: { type: 'workspaces', attributes: { name: unique('ws') } } }), 403);
+    assert.match(read.detail ?? '', /may not create workspaces in the organization's default project/);
+  });
+
   it('applies workspace permissions: organization flags and project access', async () => {
     const org = await ctx.organization();
     const url = `/api/v2/organizations/${org.name}/workspaces`;
@@ -178,7 +202,7 @@ suite('workspaces', (ctx) => {
     assert.ok(seen.body.data.some((w: any) => w.id === inP.id) && seen.body.data.some((w: any) => w.id === inDefault.id));
     assertError(await ctx.patch(`/api/v2/workspaces/${inP.id}`, wsReader.token, wsBody({ description: 'x' })), 403);
     assertError(await ctx.delete(`/api/v2/workspaces/${inP.id}`, wsReader.token), 403);
-    assertError(await ctx.post(url, wsReader.token, wsBody({ name: unique('ws') })), 422, '/data/relationships/project/data/id');
+    assertError(await ctx.post(url, wsReader.token, wsBody({ name: unique('ws') })), 403);
 
     // Project access: read sees the project's workspaces only; maintain creates, updates, deletes.
     const reader = await ctx.member(org);

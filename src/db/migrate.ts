@@ -20,9 +20,10 @@ import * as teamTokens from './migrations/0015_team_tokens.ts';
 import * as signedConfigurationUploads from './migrations/0016_signed_configuration_uploads.ts';
 import * as trigramIndexDirectWrites from './migrations/0017_trigram_index_direct_writes.ts';
 import * as creationOrder from './migrations/0018_creation_order.ts';
-import * as policies from './migrations/0024_policies.ts';
 import * as variables from './migrations/0019_variables.ts';
+import * as pendingStateVersions from './migrations/0022_pending_state_versions.ts';
 import * as people from './migrations/0023_people.ts';
+import * as policies from './migrations/0024_policies.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -43,9 +44,10 @@ const migrations: Record<string, Migration> = {
   '0016_signed_configuration_uploads': signedConfigurationUploads,
   '0017_trigram_index_direct_writes': trigramIndexDirectWrites,
   '0018_creation_order': creationOrder,
-  '0024_policies': policies,
   '0019_variables': variables,
+  '0022_pending_state_versions': pendingStateVersions,
   '0023_people': people,
+  '0024_policies': policies,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

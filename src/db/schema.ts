@@ -358,6 +358,14 @@ export interface StateVersionsTable {
   modules: string | null;
   billable_rum_count: number | null;
   json_state_uploaded: DbBool;
+  /** What the create was told: the upload that finalizes a pending version skips the sequence checks too. */
+  force: DbBool;
+  /** The lock the creator held (holder and since when): a pending version is finalized only under it. */
+  lock_holder_type: string | null;
+  lock_holder_id: string | null;
+  lock_locked_at: string | null;
+  /** The token that created it (no foreign key: a deleted token leaves the version unfinalizable, as meant). */
+  created_by_token: string | null;
   created_by: string | null;
   run_id: string | null;
   created_at: string;

@@ -41,16 +41,26 @@ export function sortOf<F extends string>(value: F | `-${F}` | undefined): Sort<F
   return { field: (descending ? value.slice(1) : value) as F, descending };
 }
 
-/** `a, b,c` → ['a', 'b', 'c']; absent or empty → undefined. */
-export function commaList(value: string | undefined): string[] | undefined {
+/**
+ * The most values one multi-value filter takes (a comma list, numbered `filter[tagged][i]` pairs).
+ * Each value becomes a term of the list's query; a thousand of them made SQLite refuse the query.
+ */
+export const MAX_FILTER_VALUES = 100;
+
+/** The 400 for a filter given more than MAX_FILTER_VALUES values, naming it. */
+export const tooManyValues = (parameter: string) => errors.badRequest(`${parameter} takes at most ${MAX_FILTER_VALUES} values`, parameter);
+
+/** `a, b,c` → ['a', 'b', 'c']; absent or empty → undefined; more than MAX_FILTER_VALUES → 400 naming `parameter`. */
+export function commaList(value: string | undefined, parameter: string): string[] | undefined {
   if (value === undefined) return undefined;
   const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length > MAX_FILTER_VALUES) throw tooManyValues(parameter);
   return items.length ? items : undefined;
 }
 
 /** `include`: every listed value must be one the endpoint supports (else 400 naming them, as in TFE). */
 export function includes(value: string | undefined, allowed: readonly string[]): string[] {
-  const values = commaList(value) ?? [];
+  const values = commaList(value, 'include') ?? [];
   const bad = values.filter((v) => !allowed.includes(v));
   if (bad.length) throw errors.badRequest(`Invalid include parameter: ${bad.join(', ')}`, 'include');
   return values;

@@ -50,18 +50,20 @@ class InMemoryStore implements FastifyRateLimitStore {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The budget this request is charged to (`user:…`, `token:…` or `address:…`). */
+    /** The budget this request is charged to (`user:…`, `team:…`, `token:…` or `address:…`). */
     rateLimitKey: string;
   }
 }
 
 /**
  * The budget a caller draws on, named by ids, never by a secret. A user's tokens share one, as
- * in TFE: otherwise creating tokens would multiply a user's budget.
+ * in TFE, and so do a team's: otherwise creating tokens would multiply a caller's budget.
  */
 function budgetOf(request: FastifyRequest, who: Principal | AgentPrincipal | null): string {
   if (!who) return `address:${normalizeIP(request.ip)}`;
-  return who.kind === 'user' ? `user:${who.user.id}` : `token:${who.tokenId}`;
+  if (who.kind === 'user') return `user:${who.user.id}`;
+  if (who.kind === 'team') return `team:${who.team.id}`;
+  return `token:${who.tokenId}`;
 }
 
 export interface RateLimits {

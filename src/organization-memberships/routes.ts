@@ -29,7 +29,7 @@ export async function organizationMembershipsRoutes(app: Api, { organizationMemb
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      const filter = { emails: commaList(query['filter[email]']), status: query['filter[status]'], search: query.q };
+      const filter = { emails: commaList(query['filter[email]'], 'filter[email]'), status: query['filter[status]'], search: query.q };
       const listed = await memberships.list(request.caller, request.params.organization_name, filter, page, membershipIncludes(query.include));
       return { data: listed.memberships.map(membershipResource), ...included(listed), ...envelope(absoluteUrl(request, app.config.baseUrl), page, listed.total) };
     },

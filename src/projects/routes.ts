@@ -55,7 +55,7 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
       const page = parsePage(query);
       const withTags = includes(query.include, PROJECT_INCLUDES).includes('effective_tag_bindings');
       const filter = {
-        names: commaList(query['filter[names]']),
+        names: commaList(query['filter[names]'], 'filter[names]'),
         search: query.q,
         canCreateWorkspace: flag(query['filter[permissions][create-workspace]']),
         canUpdate: flag(query['filter[permissions][update]']),

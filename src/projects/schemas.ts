@@ -14,7 +14,7 @@ export const ShowProjectQuery = Type.Object({ include: Type.Optional(Type.String
 export const ListProjectsQuery = Type.Object({
   ...PageParams,
   include: Type.Optional(Type.String()),
-  'filter[names]': Type.Optional(Type.String()),
+  'filter[names]': Type.Optional(Type.String({ description: 'a comma-separated list of at most 100 values' })),
   q: Type.Optional(Type.String()),
   'filter[permissions][create-workspace]': Flag,
   'filter[permissions][update]': Flag,

@@ -47,6 +47,10 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
     {
       schema: { summary: 'Create a state version (the caller must hold the lock)', tags, params: WorkspaceParams, body: CreateStateVersionBody, response: responses({ 201: StateVersionDocument }) },
       bodyLimit: CREATE_BODY_LIMIT,
+      // Authorized before the body is read: nobody who may not write the state gets Hangar to buffer and parse it.
+      preParsing: async (request) => {
+        await stateVersions.authorizeWrite(request.caller, (request.params as { workspace_id: string }).workspace_id);
+      },
     },
     async (request, reply) => {
       const a = request.body.data.attributes;
@@ -113,6 +117,9 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
  * bytes of any content type, up to the state cap.
  */
 export async function stateUploadRoutes(app: Api, { stateVersions }: { stateVersions: StateVersionsService }, onRequest: onRequestHookHandler): Promise<void> {
+  // Fastify's own JSON and text parsers would take those bodies apart (and leave no bytes to
+  // store): every content type is bytes here.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_STATE_BYTES }, (_request, body, done) => done(null, body));
   app.put(
     '/state-versions/:state_version_id/upload/:kind',

@@ -13,7 +13,7 @@ import { databaseBlobStore, type BlobStore } from '../db/blobs.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { hasPrefix, newId } from '../ids.ts';
-import { errors } from '../jsonapi/errors.ts';
+import { ApiError, errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import { now } from '../time.ts';
@@ -144,6 +144,16 @@ function decodeBase64(text: string, attribute: string): Buffer {
   return bytes;
 }
 
+const creatorLostLock = () =>
+  errors.conflict('The workspace is no longer locked by the lock this state version was created under; create a new state version while holding the lock');
+const creatorLostAccess = () => errors.forbidden('The creator of this state version may no longer write this workspace\'s state');
+
+/** A 404 from a lookup is "cannot see it" (null); anything else (the database went away) stays an error. */
+const unseen = (e: unknown): null => {
+  if (e instanceof ApiError && e.status === 404) return null;
+  throw e;
+};
+
 const notLockedByYou = () =>
   errors.conflict('The workspace must be locked by you before you create a state version (lock it first: POST /workspaces/:id/actions/lock)');
 
@@ -160,6 +170,8 @@ export function createStateVersionsService(deps: {
   const blobs = deps.blobs ?? databaseBlobStore;
 
   const keyring = () => loadedKeyring(deps.keyring);
+  /** The caller a token stands for now (tokens/service.ts registers it: tokens are built after state versions). */
+  let callerOfToken: (tokenId: string) => Promise<Caller | null> = async () => null;
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
   const blobAd = (versionId: string, kind: string) => `state-version:${versionId}:${kind}`;
   const outputAd = (outputId: string) => `state-version-output:${outputId}`;
@@ -275,6 +287,11 @@ export function createStateVersionsService(deps: {
         modules: null,
         billableRumCount: null,
         jsonStateUploaded: false,
+        force: input.force === true,
+        lockHolderType: null,
+        lockHolderId: null,
+        lockLockedAt: null,
+        createdByToken: caller.principal.tokenId,
         createdBy: holder.type === 'users' ? holder.id : null,
         runId: null,
         createdAt: at,
@@ -284,8 +301,8 @@ export function createStateVersionsService(deps: {
         // Holding the lock row serializes writers of this workspace (PostgreSQL; SQLite runs one transaction at a time).
         const lock = await workspaceLocks.current(trx, found.workspace.id, true);
         if (!lock || lock.holderType !== holder.type || lock.holderId !== holder.id) throw notLockedByYou();
-        await checkSequence(trx, found.workspace.id, input.serial, version.lineage ?? parsed?.lineage ?? null, md5, input.force === true);
-        await store.insertVersion(trx, version);
+        await checkSequence(trx, found.workspace.id, input.serial, version.lineage ?? parsed?.lineage ?? null, md5, version.force);
+        await store.insertVersion(trx, { ...version, lockHolderType: lock.holderType, lockHolderId: lock.holderId, lockLockedAt: lock.lockedAt });
         if (jsonState) {
           await blobs.put(trx, { owner: version.id, kind: 'json-state' }, keyring().encryptBytes(jsonState, blobAd(version.id, 'json-state')), jsonState.length);
           await store.markJsonStateUploaded(trx, version.id);
@@ -297,6 +314,19 @@ export function createStateVersionsService(deps: {
       const stored = (await store.findVersion(db, version.id))!;
       const [view] = await views([stored]);
       return stored.status === 'pending' ? { ...view!, uploadCredentials: uploadCredentials(stored.id) } : view!;
+    },
+
+    /** Registers how a token id becomes the caller it stands for now. */
+    useTokenCallers(resolve: (tokenId: string) => Promise<Caller | null>): void {
+      callerOfToken = resolve;
+    },
+
+    /**
+     * For the create route, before its body (up to ~27 MiB) is read: 404 or 403 for a caller who
+     * may not write this workspace's state. `create` asks again; the answer is the same.
+     */
+    async authorizeWrite(caller: Caller, workspaceId: string): Promise<void> {
+      authorize(await workspaces.find(caller, { id: workspaceId }), 'write-state');
     },
 
     /** For the route, to refuse a bad URL before its body is read. */
@@ -312,6 +342,8 @@ export function createStateVersionsService(deps: {
       const version = await store.findVersion(db, id);
       if (!version) throw errors.notFound();
       if (kind === 'json-state') {
+        // Nothing to keep: refused before the URL is used up, so the client can send the bytes again.
+        if (bytes.length === 0) throw errors.invalidAttribute('/', 'The JSON state is empty');
         await guarded(
           database.transaction(async (trx) => {
             await blobs.put(trx, { owner: id, kind }, keyring().encryptBytes(bytes, blobAd(id, kind)), bytes.length);
@@ -324,12 +356,21 @@ export function createStateVersionsService(deps: {
       if (version.status !== 'pending') throw uploadUsedUp();
       if (md5Of(bytes) !== version.md5) throw errors.invalidAttribute('/', 'The uploaded state does not match the md5 given when the state version was created');
       const parsed = parseState(bytes, '/');
+      // The signed URL carries its creator's permission, so it ends with that permission: the
+      // token must still be able to write this workspace's state.
+      const creator = version.createdByToken ? await callerOfToken(version.createdByToken) : null;
+      const seen = creator ? await workspaces.find(creator, { id: version.workspaceId }).catch(unseen) : null;
+      if (!seen || !can(seen, 'write-state')) throw creatorLostAccess();
       await guarded(
         database.transaction(async (trx) => {
-          await workspaceLocks.current(trx, version.workspaceId, true);
+          // The very lock the creator held: not released since (even if taken again), nor anyone else's.
+          const lock = await workspaceLocks.current(trx, version.workspaceId, true);
+          if (!lock || lock.holderType !== version.lockHolderType || lock.holderId !== version.lockHolderId || lock.lockedAt !== version.lockLockedAt) {
+            throw creatorLostLock();
+          }
           const fresh = await store.findVersion(trx, id, true);
           if (!fresh || fresh.status !== 'pending') throw uploadUsedUp();
-          await checkSequence(trx, version.workspaceId, version.serial, version.lineage ?? parsed.lineage, version.md5, false);
+          await checkSequence(trx, version.workspaceId, version.serial, version.lineage ?? parsed.lineage, version.md5, version.force);
           if ((await store.finalize(trx, id, await storeState(trx, version, bytes, parsed))) !== 1) throw uploadUsedUp();
         }),
         { unique: uploadUsedUp, foreignKey: () => errors.notFound() },

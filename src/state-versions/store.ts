@@ -24,6 +24,14 @@ export interface StateVersion {
   modules: string | null;
   billableRumCount: number | null;
   jsonStateUploaded: boolean;
+  /** Whether the create said `force`: the upload of a pending version honours it. */
+  force: boolean;
+  /** The lock its creator held, which finalizing it needs (null before migration 0022). */
+  lockHolderType: string | null;
+  lockHolderId: string | null;
+  lockLockedAt: string | null;
+  /** The token that created it: finalizing needs it still able to write the state. */
+  createdByToken: string | null;
   createdBy: string | null;
   runId: string | null;
   createdAt: string;
@@ -46,6 +54,11 @@ const VERSIONS = columns<StateVersionsTable, StateVersion>({
   modules: 'modules',
   billableRumCount: 'billable_rum_count',
   jsonStateUploaded: bool('json_state_uploaded'),
+  force: bool('force'),
+  lockHolderType: 'lock_holder_type',
+  lockHolderId: 'lock_holder_id',
+  lockLockedAt: 'lock_locked_at',
+  createdByToken: 'created_by_token',
   createdBy: 'created_by',
   runId: 'run_id',
   createdAt: 'created_at',

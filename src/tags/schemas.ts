@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { errors } from '../jsonapi/errors.ts';
 import { PageParams } from '../jsonapi/pagination.ts';
+import { MAX_FILTER_VALUES, tooManyValues } from '../jsonapi/query.ts';
 import { Document, ListDocument, Linkage, Open, Resource, Timestamp } from '../jsonapi/schemas.ts';
 import type { BindingInput, TagChange } from './service.ts';
 
@@ -57,7 +58,8 @@ export function tagChangeOf(body: {
 
 /**
  * `filter[tagged][i][key]` and `filter[tagged][i][value]` (i = 0, 1, …): each pair must hold. An
- * empty or absent value matches any value of the key. 400 for a value without its key.
+ * empty or absent value matches any value of the key. 400 for a value without its key, and for
+ * more than MAX_FILTER_VALUES pairs.
  */
 export function taggedFilter(query: Record<string, unknown>): Array<{ key: string; value?: string }> {
   const byIndex = new Map<number, { key?: string; value?: string }>();
@@ -68,6 +70,7 @@ export function taggedFilter(query: Record<string, unknown>): Array<{ key: strin
     entry[m[2] as 'key' | 'value'] = raw;
     byIndex.set(Number(m[1]), entry);
   }
+  if (byIndex.size > MAX_FILTER_VALUES) throw tooManyValues('filter[tagged]');
   return [...byIndex.entries()]
     .sort(([a], [b]) => a - b)
     .map(([i, e]) => {

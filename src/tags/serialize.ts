@@ -47,4 +47,4 @@ export function includedBindings(lists: ReadonlyArray<readonly EffectiveBinding[
 }
 
 /** Whether `include` asks for the effective tag bindings (other values are the resource's own business). */
-export const includesEffectiveTags = (include: string | undefined): boolean => (commaList(include) ?? []).includes('effective_tag_bindings');
+export const includesEffectiveTags = (include: string | undefined): boolean => (commaList(include, 'include') ?? []).includes('effective_tag_bindings');

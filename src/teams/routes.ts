@@ -50,7 +50,7 @@ export async function teamsRoutes(app: Api, { teams, organizationMemberships }: 
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
-      const filter = { names: commaList(query['filter[names]']), search: query.q };
+      const filter = { names: commaList(query['filter[names]'], 'filter[names]'), search: query.q };
       const include = teamIncludes(query.include);
       const listed = await teams.list(request.caller, request.params.organization_name, filter, page, include);
       const shown = await resources(request.caller, organizationMemberships, listed.teams, include, listed);

@@ -11,7 +11,7 @@ const Include = Type.Optional(Type.String());
 
 export const ListTeamsQuery = Type.Object({
   ...PageParams,
-  'filter[names]': Type.Optional(Type.String()),
+  'filter[names]': Type.Optional(Type.String({ description: 'a comma-separated list of at most 100 values' })),
   q: Type.Optional(Type.String()),
   include: Include,
 });

@@ -83,6 +83,7 @@ export function createTeamsService(deps: {
   users: UsersService;
 }) {
   const db = deps.database.db;
+  const deleteHooks: Array<(q: Queryable, teamId: string) => Promise<void>> = [];
 
   /** A team the caller may perform `action` on; 404 when it may not see it, 403 otherwise. */
   async function find(caller: Caller, id: string, action: ActionOn<'team'> = 'read-team'): Promise<FoundTeam> {
@@ -257,6 +258,9 @@ export function createTeamsService(deps: {
      */
     findForToken,
 
+    /** Holds the team's row until the transaction ends (PostgreSQL), so that writes counting its things run one at a time. */
+    hold: (q: Queryable, id: string) => store.lockTeam(q, id),
+
     /** Whether the caller may see and manage the team's token (`/authentication-tokens/:id`). */
     async mayManageToken(caller: Caller, id: string): Promise<boolean> {
       try {
@@ -352,7 +356,15 @@ export function createTeamsService(deps: {
     async destroy(caller: Caller, id: string): Promise<void> {
       const { team } = await find(caller, id, 'destroy-team');
       if (team.isOwners) throw errors.forbidden('The owners team cannot be deleted');
-      await store.deleteTeam(db, id);
+      await deps.database.transaction(async (trx) => {
+        for (const hook of deleteHooks) await hook(trx, id);
+        await store.deleteTeam(trx, id);
+      });
+    },
+
+    /** What another domain must undo when a team goes (its locks), in the delete's transaction. */
+    beforeDelete(hook: (q: Queryable, teamId: string) => Promise<void>): void {
+      deleteHooks.push(hook);
     },
 
     async addUsers(caller: Caller, id: string, usernames: string[]): Promise<void> {

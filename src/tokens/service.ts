@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/caller.ts';
+import { Caller } from '../auth/caller.ts';
 import { authorize, can } from '../auth/authorize.ts';
 import type { Authenticator } from '../auth/plugin.ts';
 import type { AgentPrincipal, Principal } from '../auth/principal.ts';
@@ -25,6 +25,11 @@ export type { Token };
 
 /** `last-used-at` is written at most this often per token, so the hot path rarely writes. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
+/**
+ * The most tokens one team holds, its legacy token included. TFE has one legacy token per team
+ * plus named ones; each is a way in to revoke when a team's access changes, so they stay few.
+ */
+export const MAX_TEAM_TOKENS = 20;
 const SECRET_SHAPE = /^[0-9A-Za-z]{14}\.atlasv1\.[0-9A-Za-z]{67}$/;
 
 /**
@@ -231,6 +236,17 @@ export function createTokensService(deps: { database: Database; users: UsersServ
       later: async (digest: string): Promise<AgentPrincipal | null> => (await usableToken(digest, AGENT_KINDS))?.agent ?? null,
     } satisfies Authenticator<AgentPrincipal>,
 
+    /**
+     * The caller a token stands for now, read afresh (no cache): for work begun with the token and
+     * finished without it (a state upload URL), which must not outlive the token or its rights.
+     * Null: the token is gone, expired, or of a kind that is no caller under /api/v2.
+     */
+    async callerOfToken(tokenId: string): Promise<Caller | null> {
+      const entry = authenticated(await store.findForAuthentication(db, tokenId, 'id'));
+      if (!entry || !entry.principal || !usable(entry, API_KINDS, Date.now())) return null;
+      return new Caller(entry.principal, deps.teams.grants);
+    },
+
     /** Lets a domain decide who may read and destroy tokens of its kind. */
     registerAccessRule(kind: TokenKind, rule: TokenAccessRule) {
       rules.set(kind, rule);
@@ -311,7 +327,16 @@ export function createTokensService(deps: { database: Database; users: UsersServ
      * creates cannot both have it). The legacy token is the one without a description.
      */
     async createDescribedTeamToken(caller: Caller, teamId: string, input: { description: string; expiredAt?: string | null }): Promise<IssuedToken> {
-      return guarded(issue(await teamToken(caller, teamId, input.description, input.expiredAt)), {
+      const token = await teamToken(caller, teamId, input.description, input.expiredAt);
+      const write = deps.database.transaction(async (trx) => {
+        // Counted and inserted under the team's row lock (PostgreSQL; SQLite runs one writer at a time).
+        await deps.teams.hold(trx, token.teamId);
+        if ((await store.countTeamTokens(trx, token.teamId)) >= MAX_TEAM_TOKENS) {
+          throw errors.conflict(`A team holds at most ${MAX_TEAM_TOKENS} tokens; delete one before creating another`);
+        }
+        return issue(token, trx);
+      });
+      return guarded(write, {
         unique: () => errors.validationFailed('description', 'Description has already been taken'),
         // The team was deleted a moment ago.
         foreignKey: () => errors.notFound(),

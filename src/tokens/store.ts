@@ -46,7 +46,8 @@ export async function insertToken(q: Queryable, t: Token, digest: string): Promi
  * with what a principal needs. It reads the users and organizations tables directly, the one
  * place a store crosses domains, so that authenticating stays a single query.
  */
-export async function findForAuthentication(q: Queryable, digest: string) {
+/** A token and what authentication needs of it, by its digest (or, for a later check of the same token, its id). */
+export async function findForAuthentication(q: Queryable, digest: string, by: 'digest' | 'id' = 'digest') {
   return q
     .selectFrom('auth_tokens as t')
     .leftJoin('users as u', 'u.id', 't.user_id')
@@ -78,7 +79,7 @@ export async function findForAuthentication(q: Queryable, digest: string) {
           .whereRef('m.user_id', '=', 't.user_id')
           .as('member_of'),
     ])
-    .where('t.digest', '=', digest)
+    .where(by === 'digest' ? 't.digest' : 't.id', '=', digest)
     .executeTakeFirst();
 }
 
@@ -126,6 +127,12 @@ export async function findTeamToken(q: Queryable, teamId: string): Promise<Token
 }
 
 /** Deletes a team's legacy token; its tokens with a description stay. */
+/** How many tokens a team holds (legacy and described). */
+export async function countTeamTokens(q: Queryable, teamId: string): Promise<number> {
+  const r = await q.selectFrom('auth_tokens').select((eb) => eb.fn.countAll<number | string>().as('n')).where('team_id', '=', teamId).where('kind', '=', 'team').executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
 export async function deleteTeamToken(q: Queryable, teamId: string): Promise<number> {
   const r = await q.deleteFrom('auth_tokens').where('team_id', '=', teamId).where('kind', '=', 'team').where('description', 'is', null).executeTakeFirst();
   return Number(r.numDeletedRows);

@@ -9,6 +9,7 @@ import type { Database, Queryable } from '../db/index.ts';
 import { errors } from '../jsonapi/errors.ts';
 import { now } from '../time.ts';
 import type { WorkspaceRef, WorkspacesService, WorkspaceView } from '../workspaces/service.ts';
+import type { TeamsService } from '../teams/service.ts';
 import * as store from './store.ts';
 import type { HolderType, WorkspaceLock } from './store.ts';
 
@@ -35,9 +36,12 @@ export function holderOf(principal: Principal): LockHolder {
   return { type: 'users', id: actingUserId(principal)! };
 }
 
-export function createWorkspaceLocksService(deps: { database: Database; workspaces: WorkspacesService }) {
+export function createWorkspaceLocksService(deps: { database: Database; workspaces: WorkspacesService; teams: Pick<TeamsService, 'beforeDelete'> }) {
   const { database, workspaces } = deps;
   const db = database.db;
+
+  // A deleted team's locks go with it, in the same transaction: nobody could release them but a force-unlock.
+  deps.teams.beforeDelete((q, teamId) => store.deleteLocksOf(q, { type: 'teams', id: teamId }).then(() => undefined));
 
   deps.workspaces.useLockReader(async (q, ids) => {
     const locks = await store.findLocks(q, ids);

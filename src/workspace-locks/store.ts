@@ -47,3 +47,9 @@ export async function deleteLock(q: Queryable, workspaceId: string, holder?: { t
   const r = await query.executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/** Releases every lock `holder` holds (a deleted team's); how many went. */
+export async function deleteLocksOf(q: Queryable, holder: { type: HolderType; id: string }): Promise<number> {
+  const r = await q.deleteFrom('workspace_locks').where('holder_type', '=', holder.type).where('holder_id', '=', holder.id).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

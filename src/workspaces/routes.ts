@@ -98,8 +98,8 @@ export async function workspacesRoutes(
       const page = parsePage(query);
       const wanted = includes(query.include, WORKSPACE_INCLUDES);
       const tagQuery = {
-        all: [...taggedFilter(query), ...(commaList(query['search[tags]']) ?? []).map((key) => ({ key }))],
-        none: (commaList(query['search[exclude-tags]']) ?? []).map((key) => ({ key })),
+        all: [...taggedFilter(query), ...(commaList(query['search[tags]'], 'search[tags]') ?? []).map((key) => ({ key }))],
+        none: (commaList(query['search[exclude-tags]'], 'search[exclude-tags]') ?? []).map((key) => ({ key })),
         effective: wanted.includes('effective_tag_bindings'),
       };
       const filter = {

@@ -19,8 +19,8 @@ export const ListWorkspacesQuery = Type.Object({
   'filter[project][id]': Type.Optional(Type.String()),
   // Tags: comma-separated keys that must all (`tags`) or may none (`exclude-tags`) be in effect;
   // `filter[tagged][i][key|value]` is read by the route (its keys are numbered).
-  'search[tags]': Type.Optional(Type.String()),
-  'search[exclude-tags]': Type.Optional(Type.String()),
+  'search[tags]': Type.Optional(Type.String({ description: 'a comma-separated list of at most 100 values' })),
+  'search[exclude-tags]': Type.Optional(Type.String({ description: 'a comma-separated list of at most 100 values' })),
   sort: SortParam(['name']),
 });
 

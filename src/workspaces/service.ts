@@ -221,6 +221,10 @@ const validate = (input: WorkspaceInput) =>
 
 const poolNotFound = () => errors.invalidAttribute(POOL, 'Agent pool not found');
 
+const mayNotCreateInDefaultProject = () =>
+  errors.forbidden(
+    "You may not create workspaces in the organization's default project, where a workspace goes when no project is named: name a project you may create workspaces in (relationships.project, or `project` in Terraform's cloud block)",
+  );
 const projectNotFound = () => errors.invalidAttribute('/data/relationships/project/data/id', 'Project not found');
 
 export function createWorkspacesService(deps: {
@@ -453,9 +457,16 @@ export function createWorkspacesService(deps: {
       const project = input.projectId === undefined ? await projectAccess.defaultProject(db, org.id) : await projectAccess.row(db, input.projectId);
       if (!project || project.organizationId !== org.id) throw projectNotFound();
       const authority = (await projectAccess.authorities(db, standing, [project])).get(project.id)!;
-      // The project is named in the body: one the caller may not see is answered as one that does not exist.
-      if (!can({ standing, authority }, 'read-project')) throw projectNotFound();
-      authorize({ standing, authority }, 'create-workspace');
+      if (input.projectId === undefined) {
+        // Named by nobody: "not found" would point at a project the caller never mentioned (a cloud
+        // block naming a workspace the caller cannot see lands here). Every organization has a
+        // default project, so saying so reveals nothing, and its name stays unsaid.
+        if (!can({ standing, authority }, 'create-workspace')) throw mayNotCreateInDefaultProject();
+      } else {
+        // The project is named in the body: one the caller may not see is answered as one that does not exist.
+        if (!can({ standing, authority }, 'read-project')) throw projectNotFound();
+        authorize({ standing, authority }, 'create-workspace');
+      }
       validate(input);
       await deps.tags.checkNew(input.tags, org.id);
       const settings = autoDestroySettings(input, { own: null, inherits: true });

@@ -342,10 +342,11 @@ export const MATRIX: Section[] = [
       // `read` sees it and gets 403. `manage-workspaces` creates only in the default project.
       row('POST /api/v2/organizations/:organization_name/workspaces', 'create a workspace',
         [201, 201, 403, 201, 422, 404, 201, 401, 401, 401, 422, 422, 422, 422, 201, 403], 'in the project'),
-      // Without a project the default project is meant, with the same rules: here it is
-      // `manage-workspaces` that may, and the project teams that cannot see it (422).
+      // Without a project the default project is meant: here it is `manage-workspaces` that may;
+      // everyone else is told (403) that they may not create in the default project, since the
+      // project they never named cannot be "not found".
       row('POST /api/v2/organizations/:organization_name/workspaces', 'create a workspace',
-        [201, 201, 422, 422, 422, 404, 201, 401, 401, 401, 422, 422, 422, 201, 201, 422], 'in the default project'),
+        [201, 201, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 403, 201, 201, 403], 'in the default project'),
       // `manage-workspaces` reads and manages every workspace, even in projects it cannot see.
       row('GET /api/v2/workspaces/:workspace_id', 'show a workspace',
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
