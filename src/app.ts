@@ -21,7 +21,8 @@ import { organizationTagsRoutes } from './organization-tags/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
-import { runsRoutes } from './runs/routes.ts';
+import { logRoutes, runsRoutes } from './runs/routes.ts';
+import { knownTerraformVersion } from './runner/terraform.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
@@ -192,7 +193,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await teamProjectsRoutes(typed, services);
         await teamWorkspacesRoutes(typed, services);
         await configurationVersionsRoutes(typed, services);
-        await runsRoutes(typed, services);
+        await runsRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
       });
@@ -204,6 +205,11 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   await app.register(async (uploads) => {
     uploads.addHook('onRequest', limits.anonymous);
     await uploadRoutes(uploads as unknown as Api, services);
+  });
+  // Log URLs of plans and applies: the URL is the credential.
+  await app.register(async (logs) => {
+    logs.addHook('onRequest', limits.anonymous);
+    await logRoutes(logs as unknown as Api, services);
   });
 
   // Where agents talk to Hangar: plain JSON, and only agent tokens authenticate here.

@@ -18,6 +18,7 @@ import { createOrganizationTagsService } from './organization-tags/service.ts';
 import { createTeamsService } from './teams/service.ts';
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
+import { createJobSignal, createJobsService } from './jobs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
@@ -54,7 +55,10 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
   const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
   const configurationVersions = createConfigurationVersionsService({ database, workspaces, keyring: options.keyring ?? null });
-  const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions });
+  const jobs = createJobsService({ database, keyring: options.keyring ?? null });
+  // Wakes this process's runners when a job is queued here (runner/workers.ts).
+  const jobSignal = createJobSignal();
+  const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions, jobs, signal: jobSignal });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
@@ -66,7 +70,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, jobs, jobSignal, projects, tokens, policySets, policySetParameters, agentPools, agents };
 }
 
 export type Services = ReturnType<typeof createServices>;

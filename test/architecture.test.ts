@@ -24,6 +24,8 @@ const domainFile = (name: string) => (file: string) => {
 export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => boolean }> = [
   { name: 'entry (main.ts)', holds: (f) => f === 'main.ts' },
   { name: 'wiring (app.ts, services.ts)', holds: (f) => f === 'app.ts' || f === 'services.ts' },
+  // Executes jobs over the services (the server's own workers); only the wiring starts it.
+  { name: 'runner', holds: (f) => f.startsWith('runner/') },
   { name: 'routes', holds: domainFile('routes.ts') },
   {
     name: 'HTTP plumbing (api.ts, ops/, schemas, serializers)',
@@ -32,7 +34,8 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   { name: 'services', holds: domainFile('service.ts') },
   { name: 'lookups ("find this for this caller")', holds: (f) => domainFile('lookup.ts')(f) || domainFile('access.ts')(f) },
   { name: 'auth', holds: (f) => f.startsWith('auth/') },
-  { name: 'stores', holds: domainFile('store.ts') },
+  // A domain's lifecycle table (runs/statuses.ts): data beside its store, read from above.
+  { name: 'stores', holds: (f) => domainFile('store.ts')(f) || domainFile('statuses.ts')(f) },
   {
     name: 'foundation (db, jsonapi, crypto, ids, time, config, values, grants, files)',
     holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts'].includes(f),

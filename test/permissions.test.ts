@@ -192,6 +192,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'manage-workspace-team-access': 403,
   'read-workspace-team-grant': 404,
   'queue-run': 403,
+  'apply-run': 403,
   'manage-owners-team-membership': 403,
   'read-project': 404,
   'update-project': 403,

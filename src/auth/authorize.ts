@@ -163,8 +163,9 @@ export const ACTIONS = {
   ),
   'read-workspace-team-grant': row('workspace-team-grant', HIDE, ({ standing, authority, grant }) => seesWorkspaceTeamGrant(standing, authority, grant)),
   // Uploading configuration and queueing, cancelling or discarding runs take `plan` runs
-  // permission at least (Hangar executes no run, so there is no apply to tell apart).
+  // permission at least; confirming an apply and queueing a destroy take `apply`.
   'queue-run': row('workspace', forbid('You are not allowed to queue runs in this workspace'), ({ authority }) => authority.queueRuns),
+  'apply-run': row('workspace', forbid('You are not allowed to apply runs in this workspace'), ({ authority }) => authority.applyRuns),
   // Refused moves are answered together, naming every workspace (see `denied`).
   'move-workspace-out': row('workspace', forbid(), ({ authority }) => authority.readWorkspaces && authority.moveWorkspace),
   // Tags: read with the workspace; written by whoever may change its settings.

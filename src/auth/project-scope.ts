@@ -37,6 +37,8 @@ export interface ProjectAuthority {
   writeState: boolean;
   /** Queue runs (plans at least) in the project's workspaces. */
   queueRuns: boolean;
+  /** Confirm applies and queue destroy runs (`runs: apply`). */
+  applyRuns: boolean;
 }
 
 const NO_AUTHORITY: ProjectAuthority = {
@@ -52,6 +54,7 @@ const NO_AUTHORITY: ProjectAuthority = {
   deleteWorkspaces: false,
   lockWorkspaces: false,
   queueRuns: false,
+  applyRuns: false,
   readStateOutputs: false,
   readState: false,
   writeState: false,
@@ -90,6 +93,7 @@ export function projectAuthority(s: Standing, project: { isDefault: boolean }, g
     readState: holds(s, 'read-all-workspaces') || any('read-state'),
     writeState: workspaceManager || any('write-state'),
     queueRuns: workspaceManager || any('queue-run'),
+    applyRuns: workspaceManager || any('apply-run'),
   };
 }
 

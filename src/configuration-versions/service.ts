@@ -62,6 +62,9 @@ export function createConfigurationVersionsService(deps: { database: Database; w
     /** The version, for the runs domain: the caller's access to its workspace is checked there. */
     row: (q: Queryable, id: string) => (hasPrefix(id, 'cv') ? store.findConfigurationVersion(q, id) : Promise.resolve(undefined)),
 
+    /** The uploaded archive, for a run about to execute. */
+    archive: (id: string) => store.findArchive(db, id),
+
     /** The workspace's newest uploaded version (a run created without one uses it, as in TFE). */
     latestUploaded: (q: Queryable, workspaceId: string) => store.latestUploaded(q, workspaceId),
 

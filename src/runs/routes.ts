@@ -1,49 +1,195 @@
 import type { Api } from '../api.ts';
+import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
+import { configurationVersionResource } from '../configuration-versions/serialize.ts';
+import type { JobsService } from '../jobs/service.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { WorkspaceParams } from '../workspaces/schemas.ts';
+import { commaList, includes } from '../jsonapi/query.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
-import { CreateRunBody, ListRunsQuery, RunDocument, RunListDocument, RunParams } from './schemas.ts';
+import type { Caller } from '../auth/caller.ts';
+import { OrganizationParams } from '../organizations/schemas.ts';
+import { userResource } from '../users/serialize.ts';
+import type { UsersService } from '../users/service.ts';
+import { WorkspaceParams } from '../workspaces/schemas.ts';
+import { workspaceResource } from '../workspaces/serialize.ts';
+import type { WorkspacesService } from '../workspaces/service.ts';
+import {
+  ApplyDocument,
+  ApplyParams,
+  Bytes,
+  CreateRunBody,
+  ListRunsQuery,
+  LogParams,
+  LogQuery,
+  PlanDocument,
+  PlanParams,
+  QueueQuery,
+  RunDocument,
+  RunEventDocument,
+  RunEventListDocument,
+  RunEventParams,
+  RunListDocument,
+  RunParams,
+  ShowRunQuery,
+} from './schemas.ts';
+import { phaseResource, runEventResource, runResource } from './serialize.ts';
+import type { RunsService, RunView } from './service.ts';
+import { RUN_STATUSES } from './statuses.ts';
 
 const tags = ['Runs'];
-import { runResource } from './serialize.ts';
-import type { RunsService } from './service.ts';
+export const LOG_PREFIX = '/_archivist/v1/logs';
+// TFE's includes of a run; those naming what Hangar does not keep (task stages, cost estimates,
+// policy checks, comments) include nothing, as for a run that has none.
+const RUN_INCLUDES = [
+  'plan',
+  'apply',
+  'workspace',
+  'created_by',
+  'confirmed_by',
+  'configuration_version',
+  'configuration_version.ingress_attributes',
+  'task_stages',
+  'cost_estimate',
+  'policy_checks',
+  'run_events',
+  'comments',
+] as const;
+/** The organization queue: runs waiting for, or holding, their workspace. */
+const QUEUE_STATUSES = ['pending', 'plan_queued', 'planning', 'planned', 'planned_and_saved', 'confirmed', 'apply_queued', 'applying'];
 
-export async function runsRoutes(app: Api, { runs }: { runs: RunsService }): Promise<void> {
-  app.post('/runs', { schema: { summary: 'Queue a run (it takes the workspace lock; Hangar executes nothing)', tags, body: CreateRunBody, response: responses({ 201: RunDocument }) } }, async (request, reply) => {
+interface Deps {
+  runs: RunsService;
+  jobs: JobsService;
+  workspaces: WorkspacesService;
+  users: UsersService;
+  configurationVersions: ConfigurationVersionsService;
+  terraformVersion: () => string;
+}
+
+export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
+  const { runs, jobs } = deps;
+  const context = () => ({ terraformVersion: deps.terraformVersion() });
+  const logUrl = (request: Parameters<typeof absoluteUrl>[0], jobId: string) =>
+    new URL(`${LOG_PREFIX}/${jobs.logObject(jobId)}`, absoluteUrl(request, app.config.baseUrl)).toString();
+
+  async function included(caller: Caller, request: Parameters<typeof absoluteUrl>[0], wanted: readonly string[], views: readonly RunView[]) {
+    const out: unknown[] = [];
+    if (wanted.includes('plan')) out.push(...views.map((v) => phaseResource(v.plan, v, logUrl(request, v.plan.id))));
+    if (wanted.includes('apply')) out.push(...views.map((v) => phaseResource(v.apply, v, logUrl(request, v.apply.id))));
+    if (wanted.includes('workspace')) {
+      for (const id of new Set(views.map((v) => v.run.workspaceId))) out.push(workspaceResource(await deps.workspaces.show(caller, { id })));
+    }
+    if (wanted.includes('configuration_version')) {
+      for (const id of new Set(views.map((v) => v.run.configurationVersionId))) out.push(configurationVersionResource(await deps.configurationVersions.show(caller, id)));
+    }
+    if (wanted.includes('created_by')) {
+      const ids = [...new Set(views.flatMap((v) => (v.run.createdByUserId ? [v.run.createdByUserId] : [])))];
+      out.push(...(await deps.users.views(caller, ids)).map(userResource));
+    }
+    return out.length ? { included: out } : {};
+  }
+
+  app.post('/runs', { schema: { summary: 'Create a run (queued on its workspace; speculative runs plan at once)', tags, body: CreateRunBody, response: responses({ 201: RunDocument }) } }, async (request, reply) => {
     const { attributes: a = {}, relationships: r } = request.body.data;
     const view = await runs.create(request.caller, {
       workspaceId: r.workspace.data.id,
-      configurationVersionId: r['configuration-version']?.data.id,
+      configurationVersionId: r['configuration-version']?.data?.id ?? null,
       message: a.message,
       isDestroy: a['is-destroy'],
       refresh: a.refresh,
       refreshOnly: a['refresh-only'],
       planOnly: a['plan-only'],
       autoApply: a['auto-apply'],
+      allowEmptyApply: a['allow-empty-apply'],
+      savePlan: a['save-plan'],
+      targetAddrs: a['target-addrs'],
+      replaceAddrs: a['replace-addrs'],
+      variables: a.variables?.map((v) => ({ key: v.key, value: v.value })),
     });
-    return reply.code(201).send({ data: runResource(view) });
+    return reply.code(201).send({ data: runResource(view, context()) });
   });
 
-  app.get('/runs/:run_id', { schema: { summary: 'Show a run', tags, params: RunParams, response: responses({ 200: RunDocument }) } }, async (request) => {
-    return { data: runResource(await runs.show(request.caller, request.params.run_id)) };
+  app.get('/runs/:run_id', { schema: { summary: 'Show a run', tags, params: RunParams, querystring: ShowRunQuery, response: responses({ 200: RunDocument }) } }, async (request) => {
+    const wanted = includes(request.query.include, RUN_INCLUDES);
+    const view = await runs.show(request.caller, request.params.run_id);
+    return { data: runResource(view, context()), ...(await included(request.caller, request, wanted, [view])) };
   });
 
   app.get('/workspaces/:workspace_id/runs', { schema: { summary: "List a workspace's runs", tags, params: WorkspaceParams, querystring: ListRunsQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
     const page = parsePage(request.query);
-    const { items, total } = await runs.list(request.caller, request.params.workspace_id, page);
-    return { data: items.map(runResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    const wanted = includes(request.query.include, RUN_INCLUDES);
+    const { items, total } = await runs.list(request.caller, request.params.workspace_id, page, statusFilter(request.query['filter[status]']));
+    return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(await included(request.caller, request, wanted, items)) };
   });
 
-  // 202 with no body, as in TFE. go-tfe sends `{"comment": …}`; Hangar keeps no comments, so
-  // the body (any JSON, or none) is read by nobody and needs no schema.
-  app.post('/runs/:run_id/actions/discard', { schema: { summary: 'Discard a pending run, releasing its lock', tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
-    await runs.discard(request.caller, request.params.run_id);
-    return reply.code(202).send();
+  app.get('/organizations/:organization_name/runs', { schema: { summary: "List an organization's runs", tags, params: OrganizationParams, querystring: ListRunsQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
+    const page = parsePage(request.query);
+    const wanted = includes(request.query.include, RUN_INCLUDES);
+    const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, statusFilter(request.query['filter[status]']));
+    return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(await included(request.caller, request, wanted, items)) };
   });
 
-  app.post('/runs/:run_id/actions/cancel', { schema: { summary: 'Cancel a pending run, releasing its lock', tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
-    await runs.cancel(request.caller, request.params.run_id);
-    return reply.code(202).send();
+  app.get('/organizations/:organization_name/runs/queue', { schema: { summary: "An organization's run queue", tags, params: OrganizationParams, querystring: QueueQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
+    const page = parsePage(request.query);
+    const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, QUEUE_STATUSES);
+    return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+  });
+
+  // 202 with no body, as in TFE. go-tfe sends `{"comment": …}`: read by nobody, so no schema.
+  const action = (name: string, summary: string, act: (caller: Caller, id: string) => Promise<void>) =>
+    app.post(`/runs/:run_id/actions/${name}`, { schema: { summary, tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
+      await act(request.caller, request.params.run_id);
+      return reply.code(202).send();
+    });
+  action('apply', 'Confirm a planned run: its apply is queued', (c, id) => runs.apply(c, id));
+  action('discard', 'Discard a run waiting in the queue or for confirmation', (c, id) => runs.discard(c, id));
+  action('cancel', 'Cancel a queued or running run (a running terraform is interrupted)', (c, id) => runs.cancel(c, id));
+  action('force-cancel', 'End a planning or applying run at once', (c, id) => runs.forceCancel(c, id));
+  action('force-execute', 'Start a pending run now, ending the run that holds its workspace', (c, id) => runs.forceExecute(c, id));
+
+  app.get('/runs/:run_id/run-events', { schema: { summary: "A run's events", tags, params: RunParams, response: responses({ 200: RunEventListDocument }) } }, async (request) => {
+    const events = await runs.events(request.caller, request.params.run_id);
+    const page = { number: 1, size: Math.max(events.length, 1), offset: 0 };
+    return { data: events.map(runEventResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, events.length) };
+  });
+
+  app.get('/run-events/:run_event_id', { schema: { summary: 'Show a run event', tags, params: RunEventParams, response: responses({ 200: RunEventDocument }) } }, async (request) => {
+    return { data: runEventResource(await runs.event(request.caller, request.params.run_event_id)) };
+  });
+
+  app.get('/plans/:plan_id', { schema: { summary: 'Show a plan', tags, params: PlanParams, response: responses({ 200: PlanDocument }) } }, async (request) => {
+    const { job, view } = await runs.phase(request.caller, request.params.plan_id, 'plan');
+    return { data: phaseResource(job, view, logUrl(request, job.id)) };
+  });
+
+  app.get('/applies/:apply_id', { schema: { summary: 'Show an apply', tags, params: ApplyParams, response: responses({ 200: ApplyDocument }) } }, async (request) => {
+    const { job, view } = await runs.phase(request.caller, request.params.apply_id, 'apply');
+    return { data: phaseResource(job, view, logUrl(request, job.id)) };
+  });
+
+  const jsonOutput = { summary: "A plan's JSON (`terraform show -json`), sensitive values redacted", tags, params: PlanParams, response: responses({ 200: Bytes }) };
+  app.get('/plans/:plan_id/json-output', { schema: jsonOutput }, async (request, reply) => {
+    const bytes = await runs.planJson(request.caller, request.params.plan_id);
+    return reply.code(200).type('application/json').send(bytes);
+  });
+  app.get('/plans/:plan_id/json-output-redacted', { schema: { ...jsonOutput, summary: "A plan's redacted JSON, as the Terraform CLI reads it", response: responses({ 200: Bytes }) } }, async (request, reply) => {
+    const bytes = await runs.planJson(request.caller, request.params.plan_id);
+    return reply.code(200).type('application/json').send(bytes);
+  });
+}
+
+function statusFilter(value: string | undefined): string[] | undefined {
+  const list = commaList(value);
+  return list?.filter((s) => (RUN_STATUSES as readonly string[]).includes(s)) ?? undefined;
+}
+
+/** The log URL: no token (the URL is the credential), `offset`/`limit` over STX + log + ETX. */
+export async function logRoutes(app: Api, { jobs }: { jobs: JobsService }): Promise<void> {
+  app.get(`${LOG_PREFIX}/:object`, { schema: { summary: "Read a plan's or apply's log (the URL is the credential; no token)", tags, params: LogParams, querystring: LogQuery, response: responses({ 200: Bytes }) } }, async (request, reply) => {
+    const id = jobs.checkLogObject(request.params.object);
+    const job = await jobs.show(id);
+    const offset = Number(request.query.offset ?? 0);
+    const limit = Math.min(Number(request.query.limit ?? 1024 * 1024), 10 * 1024 * 1024);
+    return reply.code(200).type('text/plain').send(await jobs.readLog(job, offset, limit));
   });
 }

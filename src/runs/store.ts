@@ -1,10 +1,16 @@
 import type { Queryable } from '../db/index.ts';
-import { bool, columns, typed } from '../db/columns.ts';
+import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { RunsTable } from '../db/schema.ts';
+import type { RowFilter } from '../db/filter.ts';
+import { sourcesOf, type RunStatus } from './statuses.ts';
 
-/** Hangar executes nothing: a run is pending until it is discarded or canceled. */
-export type RunStatus = 'pending' | 'discarded' | 'canceled';
+export type { RunStatus };
+
+export interface RunVariableInput {
+  key: string;
+  value: string;
+}
 
 export interface Run {
   id: string;
@@ -18,11 +24,20 @@ export interface Run {
   refreshOnly: boolean;
   planOnly: boolean;
   autoApply: boolean;
+  allowEmptyApply: boolean;
+  savePlan: boolean;
+  speculative: boolean;
+  hasChanges: boolean;
+  targetAddrs: string[];
+  replaceAddrs: string[];
+  variables: RunVariableInput[];
+  statusTimestamps: Record<string, string>;
   createdByUserId: string | null;
+  confirmedByUserId: string | null;
   createdAt: string;
-  discardedAt: string | null;
-  canceledAt: string | null;
 }
+
+const json = <C extends string, V>(column: C): Converted<C, V> => ({ column, read: (s: string) => JSON.parse(s) as V, write: (v: V) => JSON.stringify(v) });
 
 const RUNS = columns<RunsTable, Run>({
   id: 'id',
@@ -36,11 +51,20 @@ const RUNS = columns<RunsTable, Run>({
   refreshOnly: bool('refresh_only'),
   planOnly: bool('plan_only'),
   autoApply: bool('auto_apply'),
+  allowEmptyApply: bool('allow_empty_apply'),
+  savePlan: bool('save_plan'),
+  speculative: bool('speculative'),
+  hasChanges: bool('has_changes'),
+  targetAddrs: json('target_addrs'),
+  replaceAddrs: json('replace_addrs'),
+  variables: json('variables'),
+  statusTimestamps: json('status_timestamps'),
   createdByUserId: 'created_by_user_id',
+  confirmedByUserId: 'confirmed_by_user_id',
   createdAt: 'created_at',
-  discardedAt: 'discarded_at',
-  canceledAt: 'canceled_at',
 });
+
+export const readRun = RUNS.read;
 
 export async function insertRun(q: Queryable, run: Run): Promise<void> {
   await q.insertInto('runs').values(RUNS.write(run)).execute();
@@ -51,19 +75,121 @@ export async function findRun(q: Queryable, id: string): Promise<Run | undefined
   return r && RUNS.read(r);
 }
 
-/** Ends a pending run; false when it is no longer pending (someone else ended it first). */
-export async function finishRun(q: Queryable, id: string, status: 'discarded' | 'canceled', at: string): Promise<boolean> {
-  const r = await q
-    .updateTable('runs')
-    .set(status === 'discarded' ? { status, discarded_at: at } : { status, canceled_at: at })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+export async function findRuns(q: Queryable, ids: readonly string[]): Promise<Run[]> {
+  if (ids.length === 0) return [];
+  return (await q.selectFrom('runs').selectAll().where('id', 'in', [...ids]).execute()).map(RUNS.read);
 }
 
-/** A workspace's runs, newest first. */
-export async function listRuns(q: Queryable, workspaceId: string, page: Window) {
-  const base = q.selectFrom('runs').where('workspace_id', '=', workspaceId);
-  return listWithTotal(base, base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), page, RUNS.read);
+/**
+ * Moves a run to `to` if it is still in a status that may go there (the lifecycle table decides),
+ * stamping `<to>-at`; the status test and the write are one statement, so of two movers racing
+ * one wins. Returns the moved run, or undefined when it had already moved on.
+ */
+export async function moveRun(
+  q: Queryable,
+  run: Run,
+  to: RunStatus,
+  at: string,
+  extra: { hasChanges?: boolean; confirmedByUserId?: string | null } = {},
+): Promise<Run | undefined> {
+  const sources = sourcesOf(to);
+  if (!sources.includes(run.status)) return undefined;
+  const stamps = { ...run.statusTimestamps, [`${to.replaceAll('_', '-')}-at`]: at };
+  const r = await q
+    .updateTable('runs')
+    .set({
+      status: to,
+      status_timestamps: JSON.stringify(stamps),
+      ...(extra.hasChanges === undefined ? {} : { has_changes: extra.hasChanges }),
+      ...(extra.confirmedByUserId === undefined ? {} : { confirmed_by_user_id: extra.confirmedByUserId }),
+    })
+    .where('id', '=', run.id)
+    .where('status', '=', run.status)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) !== 1) return undefined;
+  return { ...run, status: to, statusTimestamps: stamps, hasChanges: extra.hasChanges ?? run.hasChanges, confirmedByUserId: extra.confirmedByUserId ?? run.confirmedByUserId };
+}
+
+/** The oldest run waiting in a workspace's queue (non-speculative, pending). */
+export async function nextPending(q: Queryable, workspaceId: string): Promise<Run | undefined> {
+  const r = await q
+    .selectFrom('runs')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'pending')
+    .where('speculative', '=', false)
+    .orderBy('created_at')
+    .orderBy('id')
+    .executeTakeFirst();
+  return r && RUNS.read(r);
+}
+
+/** Workspaces with a queued run and no lock: the scheduler starts their next run. */
+export async function workspacesWaiting(q: Queryable, limit: number): Promise<string[]> {
+  const rows = await q
+    .selectFrom('runs')
+    .select('runs.workspace_id')
+    .distinct()
+    .where('runs.status', '=', 'pending')
+    .where('runs.speculative', '=', false)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('workspace_locks').select('workspace_locks.workspace_id').whereRef('workspace_locks.workspace_id', '=', 'runs.workspace_id'))))
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.workspace_id);
+}
+
+export interface RunFilter {
+  statuses?: readonly string[];
+  operations?: readonly string[];
+}
+
+export interface RunWhere {
+  workspaceId?: string;
+  /** An organization's runs, in the workspaces `visible` lets through. */
+  organization?: { id: string; visible: RowFilter<'workspaces'> };
+  statuses?: readonly string[];
+}
+
+function filtered(q: Queryable, where: RunWhere) {
+  let base = q.selectFrom('runs');
+  if (where.workspaceId) base = base.where('runs.workspace_id', '=', where.workspaceId);
+  if (where.organization) {
+    const { id, visible } = where.organization;
+    base = base.where('runs.workspace_id', 'in', (eb) => {
+      let ws = eb.selectFrom('workspaces').select('workspaces.id').where('workspaces.organization_id', '=', id);
+      if (visible) ws = ws.where(visible as never);
+      return ws;
+    });
+  }
+  if (where.statuses && where.statuses.length > 0) base = base.where('runs.status', 'in', [...where.statuses]);
+  return base;
+}
+
+/** Runs newest first: of a workspace, or of the given workspaces of an organization. */
+export async function listRuns(q: Queryable, where: RunWhere, page: Window) {
+  const base = filtered(q, where);
+  return listWithTotal(base, base.selectAll('runs').orderBy('runs.created_at', 'desc').orderBy('runs.id', 'desc'), page, RUNS.read);
+}
+
+/** How many runs each workspace has had (for `runs-count`), and its newest (for `current-run`). */
+export async function runSummaries(q: Queryable, workspaceIds: readonly string[]): Promise<Map<string, { count: number; current: string | null }>> {
+  if (workspaceIds.length === 0) return new Map();
+  const rows = await q
+    .selectFrom('workspaces')
+    .select((eb) => [
+      'workspaces.id as workspaceId',
+      eb.selectFrom('runs').select(eb.fn.countAll<number>().as('n')).whereRef('runs.workspace_id', '=', 'workspaces.id').as('count'),
+      eb
+        .selectFrom('runs')
+        .select('runs.id')
+        .whereRef('runs.workspace_id', '=', 'workspaces.id')
+        .where('runs.speculative', '=', false)
+        .orderBy('runs.created_at', 'desc')
+        .orderBy('runs.id', 'desc')
+        .limit(1)
+        .as('current'),
+    ])
+    .where('workspaces.id', 'in', [...new Set(workspaceIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.workspaceId, { count: Number(r.count ?? 0), current: r.current ?? null }]));
 }

@@ -2,7 +2,7 @@ import { toOne } from '../jsonapi/relationships.ts';
 import { tagRelationships } from '../tags/serialize.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
-export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags }: WorkspaceView) {
+export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags, runs }: WorkspaceView) {
   const org = encodeURIComponent(organizationName);
   const name = encodeURIComponent(w.name);
   return {
@@ -37,6 +37,7 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       'setting-overwrites': { 'execution-mode': execution.own, 'agent-pool': execution.own },
       source: 'tfe-api',
       locked: lock !== null,
+      'runs-count': runs.count,
       'lock-reason': lock?.reason ?? null,
       // Hangar keeps no state, so nothing stands in the way of deleting a workspace.
       actions: { 'is-destroyable': true },
@@ -49,6 +50,8 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       project: toOne('projects', w.projectId),
       'agent-pool': { data: execution.agentPoolId ? { id: execution.agentPoolId, type: 'agent-pools' } : null },
       'current-configuration-version': current ? { data: { id: current, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${current}` } } : { data: null },
+      'current-run': runs.current ? toOne('runs', runs.current) : { data: null },
+      'latest-run': runs.current ? toOne('runs', runs.current) : { data: null },
       'remote-state-consumers': { links: { related: `/api/v2/workspaces/${w.id}/relationships/remote-state-consumers` } },
       // Only while locked: go-tfe reads an absent relationship as "nobody" (LockedBy nil).
       ...(lock ? { 'locked-by': toOne(lock.holderType, lock.holderId) } : {}),

@@ -94,6 +94,8 @@ export interface WorkspaceLockView {
 export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, WorkspaceLockView>>;
 /** Workspace id → its current configuration version's id, for those that have one. */
 export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
+/** Workspace id → how many runs it has had and its newest non-speculative one. */
+export type RunSummaryReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, { count: number; current: string | null }>>;
 
 export interface WorkspaceView {
   workspace: Workspace;
@@ -106,6 +108,7 @@ export interface WorkspaceView {
   lock: WorkspaceLockView | null;
   /** Its newest configuration version that is not provisional, if any. */
   currentConfigurationVersionId: string | null;
+  runs: { count: number; current: string | null };
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
 }
@@ -294,6 +297,8 @@ export function createWorkspacesService(deps: {
   let readLocks: WorkspaceLockReader = async () => new Map();
   // Registered by the configuration-versions domain, likewise.
   let readCurrentConfigurations: CurrentConfigurationReader = async () => new Map();
+  // Registered by the runs domain, likewise.
+  let readRunSummaries: RunSummaryReader = async () => new Map();
 
   /**
    * The views of found workspaces: one query for all their locks, one for their current
@@ -303,6 +308,7 @@ export function createWorkspacesService(deps: {
     const ids = found.map((f) => f.workspace.id);
     const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
     const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
+    const runs = found.length ? await readRunSummaries(q, ids) : new Map<string, { count: number; current: string | null }>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
     return found.map(({ workspace, standing, org, project, authority }) => ({
@@ -314,6 +320,7 @@ export function createWorkspacesService(deps: {
       organization: { org, standing },
       lock: locks.get(workspace.id) ?? null,
       currentConfigurationVersionId: configurations.get(workspace.id) ?? null,
+      runs: runs.get(workspace.id) ?? { count: 0, current: null },
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
     }));
   }
@@ -406,6 +413,9 @@ export function createWorkspacesService(deps: {
     useCurrentConfigurationReader(reader: CurrentConfigurationReader): void {
       readCurrentConfigurations = reader;
     },
+    useRunSummaryReader(reader: RunSummaryReader): void {
+      readRunSummaries = reader;
+    },
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
@@ -485,6 +495,17 @@ export function createWorkspacesService(deps: {
       const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
       const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...(tagged ? { tagged } : {}) }, page);
       return { items: await views(await withAuthority(standing, org, items), db, tags?.effective), total };
+    },
+
+    /**
+     * For another domain listing across an organization's workspaces (its runs): the SQL filter
+     * of the workspaces the caller sees, and the page's workspaces with the caller's authority.
+     */
+    async visibility(caller: Caller, organizationName: string) {
+      const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
+      const found = async (ids: readonly string[]) =>
+        new Map((await withAuthority(standing, org, await store.findWorkspacesByIds(db, ids))).map((f) => [f.workspace.id, f] as const));
+      return { org, visible: workspaceFilter(standing), found };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */

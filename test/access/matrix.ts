@@ -102,6 +102,11 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     path: '/_archivist/v1/object/:object',
     why: "a configuration version's upload URL: the signed URL itself is the credential (single use, short-lived), no caller involved (configuration-versions.test.ts)",
   },
+  {
+    method: 'GET',
+    path: '/_archivist/v1/logs/:object',
+    why: "a plan's or apply's log URL: the signed URL itself is the credential (short-lived, one job), no caller involved (runs-execution.test.ts)",
+  },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
   // The browsable API reference (@fastify/swagger-ui): a page, its assets and the document it reads.
   ...['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/json', '/docs/yaml', '/docs/static/*'].map((path) => ({
@@ -468,7 +473,7 @@ export const MATRIX: Section[] = [
     ],
   },
   {
-    title: 'Runs (Hangar executes none: a run waits, holding its workspace lock, until discarded or canceled)',
+    title: 'Runs (a queue per workspace; plans and applies executed by a runner)',
     rows: [
       // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // Queueing, discarding and cancelling take `plan` runs permission at least, as uploading
@@ -479,6 +484,30 @@ export const MATRIX: Section[] = [
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/workspaces/:workspace_id/runs', "list a workspace's runs",
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/organizations/:organization_name/runs', "list an organization's runs (of the workspaces the caller sees)",
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('GET /api/v2/organizations/:organization_name/runs/queue', "an organization's run queue (of the workspaces the caller sees)",
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      // Confirming an apply takes `apply` runs permission.
+      row('POST /api/v2/runs/:run_id/actions/apply', 'confirm a planned run (its apply is queued)',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      row('POST /api/v2/runs/:run_id/actions/force-cancel', 'end a planning or applying run at once',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      row('POST /api/v2/runs/:run_id/actions/force-execute', 'start a pending run now, ending the one holding its workspace',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      row('GET /api/v2/runs/:run_id/run-events', "list a run's events",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/run-events/:run_event_id', 'show a run event',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/plans/:plan_id', 'show a plan (its log URL is signed)',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/applies/:apply_id', 'show an apply (its log URL is signed)',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      // The JSON plan holds state values: it takes reading the state.
+      row('GET /api/v2/plans/:plan_id/json-output', "a plan's JSON",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/plans/:plan_id/json-output-redacted', "a plan's redacted JSON",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('POST /api/v2/runs/:run_id/actions/discard', 'discard a run (releasing its lock)',
         [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
       row('POST /api/v2/runs/:run_id/actions/cancel', 'cancel a run (releasing its lock)',
