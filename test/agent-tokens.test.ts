@@ -113,12 +113,11 @@ suite('agent tokens', (ctx) => {
     assert.deepEqual(ids(await get('?page[number]=9')), []);
     assert.equal(all.body.meta.pagination['page-size'], 20);
 
-    // Equal creation times fall back to the id, in the same direction.
+    // Equal creation times keep the order of creation (not of the random ids), in the same direction.
     const sameTime = new Date().toISOString();
     await ctx.database.db.updateTable('auth_tokens').set({ created_at: sameTime }).where('agent_pool_id', '=', pool.id).execute();
-    const byId = [...asc].sort();
-    assert.deepEqual(ids(await get('?sort=created-at')), byId);
-    assert.deepEqual(ids(await get('?sort=-created-at')), [...byId].reverse());
+    assert.deepEqual(ids(await get('?sort=created-at')), asc);
+    assert.deepEqual(ids(await get('?sort=-created-at')), [...asc].reverse());
 
     for (const qs of ['?sort=description', '?sort=last-used-at', '?sort=-', '?page[size]=-1']) assertError(await get(qs), 400);
   });

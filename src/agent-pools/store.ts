@@ -99,7 +99,7 @@ export async function listPools(q: Queryable, f: PoolFilter, page: Window) {
   const direction = f.sort?.descending ? 'desc' : 'asc';
   let rows = base.selectAll().where(matching);
   // Names are unique case-insensitively, so lower(name) is a total order (and indexed).
-  rows = f.sort?.field === 'name' ? rows.orderBy(sql`lower(name)`, direction) : rows.orderBy('created_at', direction);
+  rows = f.sort?.field === 'name' ? rows.orderBy(sql`lower(name)`, direction) : rows.orderBy('seq', direction);
   const counts = base
     .select((eb) => [
       eb.fn.countAll<number>().as('total'),

@@ -41,7 +41,7 @@ export async function findAgentById(q: Queryable, id: string): Promise<Agent | u
 export async function listAgents(q: Queryable, agentPoolId: string, order: { descending: boolean }, page: Window) {
   const base = q.selectFrom('agents').where('agent_pool_id', '=', agentPoolId);
   const direction = order.descending ? 'desc' : 'asc';
-  return listWithTotal(base, base.selectAll().orderBy('created_at', direction).orderBy('id', direction), page, AGENTS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq', direction), page, AGENTS.read);
 }
 
 /** A heartbeat; the pool is part of the condition so an agent can only speak for its own pool. */

@@ -90,8 +90,7 @@ export async function currentVersions(q: Queryable, workspaceIds: readonly strin
         .select('configuration_versions.id')
         .whereRef('configuration_versions.workspace_id', '=', 'workspaces.id')
         .where('configuration_versions.provisional', '=', false)
-        .orderBy('configuration_versions.created_at', 'desc')
-        .orderBy('configuration_versions.id', 'desc')
+        .orderBy('configuration_versions.seq', 'desc')
         .limit(1)
         .as('current'),
     ])
@@ -106,8 +105,7 @@ export async function latestUploaded(q: Queryable, workspaceId: string): Promise
     .select(LISTED)
     .where('workspace_id', '=', workspaceId)
     .where('status', '=', 'uploaded')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('seq', 'desc')
     .executeTakeFirst();
   return r && CONFIGURATION_VERSIONS.read(r as never);
 }
@@ -115,7 +113,7 @@ export async function latestUploaded(q: Queryable, workspaceId: string): Promise
 /** A workspace's configuration versions, newest first. */
 export async function listConfigurationVersions(q: Queryable, workspaceId: string, page: Window) {
   const base = q.selectFrom('configuration_versions').where('workspace_id', '=', workspaceId);
-  return listWithTotal(base, base.select(LISTED).orderBy('created_at', 'desc').orderBy('id', 'desc'), page, (r) => CONFIGURATION_VERSIONS.read(r as never));
+  return listWithTotal(base, base.select(LISTED).orderBy('seq', 'desc'), page, (r) => CONFIGURATION_VERSIONS.read(r as never));
 }
 
 /** The uploaded archive of a version (for a run about to execute). */

@@ -19,6 +19,7 @@ import * as nameGrams from './migrations/0014_name_grams.ts';
 import * as teamTokens from './migrations/0015_team_tokens.ts';
 import * as signedConfigurationUploads from './migrations/0016_signed_configuration_uploads.ts';
 import * as trigramIndexDirectWrites from './migrations/0017_trigram_index_direct_writes.ts';
+import * as creationOrder from './migrations/0018_creation_order.ts';
 import * as runExecution from './migrations/0020_run_execution.ts';
 
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0015_team_tokens': teamTokens,
   '0016_signed_configuration_uploads': signedConfigurationUploads,
   '0017_trigram_index_direct_writes': trigramIndexDirectWrites,
+  '0018_creation_order': creationOrder,
   '0020_run_execution': runExecution,
 };
 

@@ -1,6 +1,6 @@
 // Table types for Kysely. Timestamps are ISO-8601 text (`2026-11-22T10:04:05.123Z`): the same
 // on both engines, and fixed-width so text order is time order.
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** SQLite hands booleans back as 0/1, PostgreSQL as true/false; stores normalise with Boolean(). */
 export type DbBool = ColumnType<boolean | 0 | 1, boolean, boolean>;
@@ -35,6 +35,8 @@ export interface OrganizationsTable {
   default_execution_mode: string;
   /** Set exactly when the default mode is `agent`. */
   default_agent_pool_id: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface TeamsTable {
@@ -49,6 +51,8 @@ export interface TeamsTable {
   /** The identity provider's id for the team (stored and shown; Hangar has no SSO). */
   sso_team_id: string | null;
   allow_member_token_management: DbBool;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface TeamMembershipsTable {
@@ -78,6 +82,8 @@ export interface AuthTokensTable {
   created_at: string;
   last_used_at: string | null;
   expired_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface ProjectsTable {
@@ -88,6 +94,8 @@ export interface ProjectsTable {
   auto_destroy_activity_duration: string | null;
   is_default: DbBool;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** Each organization's number of projects, kept by triggers on `projects` (migration 0012). */
@@ -192,6 +200,8 @@ export interface PolicySetParametersTable {
   encrypted_value: string | null;
   created_at: string;
   updated_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** A team's access to a project: the level and the effective value of each permission. */
@@ -213,6 +223,8 @@ export interface TeamProjectsTable {
   workspace_move: DbBool;
   workspace_run_tasks: DbBool;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface AgentPoolsTable {
@@ -221,6 +233,8 @@ export interface AgentPoolsTable {
   name: string;
   organization_scoped: DbBool;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** A workspace an agent pool may serve (its `allowed-workspaces`). */
@@ -241,6 +255,8 @@ export interface AgentsTable {
   ip_address: string | null;
   last_ping_at: string;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** A key (and value, "" for a key-only tag) on a workspace or a project; `position` keeps arrival order. */
@@ -300,6 +316,8 @@ export interface StateVersionsTable {
   run_id: string | null;
   created_at: string;
   finalized_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** State bytes, sealed with the keyring (crypto/keyring.ts); kind `state` or `json-state`. */
@@ -336,6 +354,8 @@ export interface TeamWorkspacesTable {
   workspace_locking: DbBool;
   run_tasks: DbBool;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface ConfigurationVersionsTable {
@@ -351,6 +371,8 @@ export interface ConfigurationVersionsTable {
   archive_size: number | null;
   created_at: string;
   uploaded_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 export interface RunsTable {
@@ -376,6 +398,8 @@ export interface RunsTable {
   created_by_user_id: string | null;
   confirmed_by_user_id: string | null;
   created_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
 }
 
 /** A run's plan or apply phase: what a runner claims. */

@@ -115,7 +115,7 @@ export async function listOrganizations(q: Queryable, visible: RowFilter<'organi
   }
   if (search.name) base = base.where(containsInsensitive('name', search.name));
   if (search.email) base = base.where(containsInsensitive('email', search.email));
-  return listWithTotal(base, base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), page, ORGANIZATIONS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq', 'desc'), page, ORGANIZATIONS.read);
 }
 
 export async function updateOrganization(q: Queryable, id: string, patch: OrganizationChanges): Promise<void> {

@@ -67,7 +67,7 @@ export async function lockParameter(q: Queryable, policySetId: string, id: strin
 /** Oldest first. */
 export async function listParameters(q: Queryable, policySetId: string, page: Window) {
   const base = q.selectFrom('policy_set_parameters').where('policy_set_id', '=', policySetId);
-  return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, PARAMETERS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq'), page, PARAMETERS.read);
 }
 
 export async function countParameters(q: Queryable, policySetId: string): Promise<number> {
@@ -80,8 +80,7 @@ export async function storedParameters(q: Queryable, policySetId: string) {
     .selectFrom('policy_set_parameters')
     .selectAll()
     .where('policy_set_id', '=', policySetId)
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('seq')
     .execute();
   return rows.map((r) => ({ parameter: PARAMETERS.read(r), stored: stored(r) }));
 }

@@ -213,7 +213,7 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
     return eb.and(parts);
   };
   const ordered = <Q extends SelectQueryBuilder<Schema, 'projects', Selectable<ProjectsTable>>>(query: Q): Q => {
-    if (f.sort === null) return query.orderBy('created_at', 'desc').orderBy('id', 'desc') as Q;
+    if (f.sort === null) return query.orderBy('seq', 'desc') as Q;
     const direction = f.sort.descending ? 'desc' : 'asc';
     return query.orderBy(sql`lower(name)`, direction).orderBy('id', direction) as Q;
   };

@@ -118,8 +118,7 @@ export async function nextPending(q: Queryable, workspaceId: string): Promise<Ru
     .where('workspace_id', '=', workspaceId)
     .where('status', '=', 'pending')
     .where('speculative', '=', false)
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('seq')
     .executeTakeFirst();
   return r && RUNS.read(r);
 }
@@ -168,7 +167,7 @@ function filtered(q: Queryable, where: RunWhere) {
 /** Runs newest first: of a workspace, or of the given workspaces of an organization. */
 export async function listRuns(q: Queryable, where: RunWhere, page: Window) {
   const base = filtered(q, where);
-  return listWithTotal(base, base.selectAll('runs').orderBy('runs.created_at', 'desc').orderBy('runs.id', 'desc'), page, RUNS.read);
+  return listWithTotal(base, base.selectAll('runs').orderBy('runs.seq', 'desc'), page, RUNS.read);
 }
 
 /** How many runs each workspace has had (for `runs-count`), and its newest (for `current-run`). */
@@ -184,8 +183,7 @@ export async function runSummaries(q: Queryable, workspaceIds: readonly string[]
         .select('runs.id')
         .whereRef('runs.workspace_id', '=', 'workspaces.id')
         .where('runs.speculative', '=', false)
-        .orderBy('runs.created_at', 'desc')
-        .orderBy('runs.id', 'desc')
+        .orderBy('runs.seq', 'desc')
         .limit(1)
         .as('current'),
     ])

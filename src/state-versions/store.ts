@@ -149,7 +149,7 @@ export async function nextPosition(q: Queryable, workspaceId: string): Promise<n
 /** Newest first. */
 export async function listVersions(q: Queryable, workspaceId: string, page: Window) {
   const base = q.selectFrom('state_versions').where('workspace_id', '=', workspaceId);
-  return listWithTotal(base, base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), page, VERSIONS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq', 'desc'), page, VERSIONS.read);
 }
 
 export async function countVersions(q: Queryable, workspaceId: string): Promise<number> {

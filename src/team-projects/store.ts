@@ -103,5 +103,5 @@ export async function listTeamProjects(q: Queryable, f: TeamProjectFilter, page:
   let base = q.selectFrom('team_projects').where('project_id', '=', f.projectId);
   if (f.teamId !== undefined) base = base.where('team_id', '=', f.teamId);
   if (f.visible) base = base.where(f.visible);
-  return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, TEAM_PROJECTS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq'), page, TEAM_PROJECTS.read);
 }

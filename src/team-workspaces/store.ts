@@ -78,5 +78,5 @@ export interface TeamWorkspaceFilter {
 export async function listTeamWorkspaces(q: Queryable, f: TeamWorkspaceFilter, page: Window) {
   let base = q.selectFrom('team_workspaces').where('workspace_id', '=', f.workspaceId);
   if (f.visible) base = base.where(f.visible);
-  return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, TEAM_WORKSPACES.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq'), page, TEAM_WORKSPACES.read);
 }

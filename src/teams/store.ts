@@ -75,7 +75,7 @@ export async function listTeams(q: Queryable, f: TeamFilter, page: Window) {
     base = base.where(containsInsensitive('name', f.search));
   }
   if (f.visible) base = base.where(f.visible);
-  return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, TEAMS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq'), page, TEAMS.read);
 }
 
 export async function deleteTeam(q: Queryable, id: string): Promise<void> {

@@ -105,14 +105,14 @@ export async function findOrganizationToken(q: Queryable, organizationId: string
 /** A user's tokens, oldest first; `page` null = all of them (the list is unpaginated by default). */
 export async function listUserTokens(q: Queryable, userId: string, page: Window | null) {
   const base = q.selectFrom('auth_tokens').where('user_id', '=', userId).where('kind', '=', 'user');
-  return listWithTotal(base, base.selectAll().orderBy('created_at').orderBy('id'), page, TOKENS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq'), page, TOKENS.read);
 }
 
 /** One page of a pool's tokens by creation time, ties broken by id in the same direction. */
 export async function listAgentTokens(q: Queryable, agentPoolId: string, order: { descending: boolean }, page: Window) {
   const base = q.selectFrom('auth_tokens').where('agent_pool_id', '=', agentPoolId).where('kind', '=', 'agent');
   const direction = order.descending ? 'desc' : 'asc';
-  return listWithTotal(base, base.selectAll().orderBy('created_at', direction).orderBy('id', direction), page, TOKENS.read);
+  return listWithTotal(base, base.selectAll().orderBy('seq', direction), page, TOKENS.read);
 }
 
 export async function deleteToken(q: Queryable, id: string): Promise<void> {
@@ -170,7 +170,7 @@ export async function listTeamTokens(q: Queryable, f: TeamTokenFilter, sort: { f
         .orderBy(sql.ref('creator.username'), direction)
     : sort.field === 'expired-at' ? rows.orderBy(sql`auth_tokens.expired_at is null`, direction).orderBy('auth_tokens.expired_at', direction)
     : rows.orderBy(sql`auth_tokens.last_used_at is not null`, direction).orderBy('auth_tokens.last_used_at', direction);
-  return listWithTotal(base, ordered.orderBy('auth_tokens.created_at', direction).orderBy('auth_tokens.id', direction), page, TOKENS.read);
+  return listWithTotal(base, ordered.orderBy('auth_tokens.seq', direction), page, TOKENS.read);
 }
 
 export async function deleteOrganizationToken(q: Queryable, organizationId: string, kind: TokenKind): Promise<number> {

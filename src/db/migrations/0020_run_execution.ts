@@ -3,6 +3,8 @@
 // rows the pipeline works through: jobs (a run's plan and apply phases, claimed by runners),
 // their logs in sealed chunks, their sealed outputs (plan file, JSON plan) and run events.
 import { sql, type Kysely } from 'kysely';
+import { addCreationOrder } from '../creation-order.ts';
+import { isPostgres } from '../sql.ts';
 
 const sqlIn = (column: string, values: readonly string[]) => sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
 
@@ -45,7 +47,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     from runs`.execute(db);
   await db.schema.dropTable('runs').execute();
   await db.schema.alterTable('runs_next').renameTo('runs').execute();
-  await db.schema.createIndex('runs_workspace').on('runs').columns(['workspace_id', 'created_at']).execute();
+  // Creation order again (0018 gave the old table its `seq`; its SQLite trigger went with the
+  // table, its counter row is started afresh), numbered as before: by (created_at, id).
+  if (!isPostgres(db)) await sql`delete from creation_sequences where name = 'runs'`.execute(db);
+  await addCreationOrder(db, 'runs');
+  await db.schema.createIndex('runs_workspace_seq').on('runs').columns(['workspace_id', 'seq']).execute();
   await db.schema.createIndex('runs_configuration_version').on('runs').column('configuration_version_id').execute();
   await db.schema.createIndex('runs_created_by').on('runs').column('created_by_user_id').execute();
   await db.schema.createIndex('runs_confirmed_by').on('runs').column('confirmed_by_user_id').execute();
