@@ -442,6 +442,7 @@ export interface RunEventsTable {
   action: string;
   description: string | null;
   actor_user_id: string | null;
+  position: number;
   created_at: string;
 }
 

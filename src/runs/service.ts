@@ -16,9 +16,9 @@ import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
 import { effectiveExecution, type FoundWorkspace, type WorkspacesService } from '../workspaces/service.ts';
 import { RUN_LIFECYCLE, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
-import type { Run, RunVariableInput } from './store.ts';
+import type { Run, RunEvent, RunVariableInput } from './store.ts';
 
-export type { Run, RunVariableInput };
+export type { Run, RunEvent, RunVariableInput };
 
 export interface RunInput {
   workspaceId: string;
@@ -50,14 +50,6 @@ export interface RunView {
   may: RunPermissions;
 }
 
-export interface RunEvent {
-  id: string;
-  runId: string;
-  action: string;
-  description: string | null;
-  actorUserId: string | null;
-  createdAt: string;
-}
 
 const CV_POINTER = '/data/relationships/configuration-version/data/id';
 const holder = (run: { id: string }) => ({ type: 'runs' as const, id: run.id });
@@ -96,7 +88,7 @@ export function createRunsService(deps: {
   }
 
   async function event(q: Queryable, run: Run, action: string, actorUserId: string | null, at: string): Promise<void> {
-    await q.insertInto('run_events').values({ id: newId('re'), run_id: run.id, action, description: null, actor_user_id: actorUserId, created_at: at }).execute();
+    await store.insertEvent(q, { id: newId('re'), runId: run.id, action, description: null, actorUserId, createdAt: at });
   }
 
   /** The one way a run changes status; undefined when it already moved elsewhere. */
@@ -276,15 +268,14 @@ export function createRunsService(deps: {
 
     async events(caller: Caller, id: string): Promise<RunEvent[]> {
       const { run } = await find(caller, id);
-      const rows = await db.selectFrom('run_events').selectAll().where('run_id', '=', run.id).orderBy('created_at').orderBy('id').execute();
-      return rows.map((r) => ({ id: r.id, runId: r.run_id, action: r.action, description: r.description, actorUserId: r.actor_user_id, createdAt: r.created_at }));
+      return store.eventsOf(db, run.id);
     },
 
     async event(caller: Caller, eventId: string): Promise<RunEvent> {
-      const r = hasPrefix(eventId, 're') ? await db.selectFrom('run_events').selectAll().where('id', '=', eventId).executeTakeFirst() : undefined;
-      if (!r) throw errors.notFound();
-      await find(caller, r.run_id);
-      return { id: r.id, runId: r.run_id, action: r.action, description: r.description, actorUserId: r.actor_user_id, createdAt: r.created_at };
+      const e = hasPrefix(eventId, 're') ? await store.findEvent(db, eventId) : undefined;
+      if (!e) throw errors.notFound();
+      await find(caller, e.runId);
+      return e;
     },
 
     /** A plan or apply and its run, for a caller who may read the run's workspace. */
@@ -371,7 +362,7 @@ export function createRunsService(deps: {
           if (isFinal(run.status)) return;
           const errored = await move(trx, run, 'errored');
           if (errored) {
-            await trx.updateTable('run_events').set({ description: reason.slice(0, 1000) }).where('run_id', '=', run.id).where('action', '=', 'errored').execute();
+            await store.describeEvent(trx, run.id, 'errored', reason.slice(0, 1000));
             await ended(trx, errored);
           }
         });

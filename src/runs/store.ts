@@ -191,3 +191,50 @@ export async function runSummaries(q: Queryable, workspaceIds: readonly string[]
     .execute();
   return new Map(rows.map((r) => [r.workspaceId, { count: Number(r.count ?? 0), current: r.current ?? null }]));
 }
+
+export interface RunEvent {
+  id: string;
+  runId: string;
+  action: string;
+  description: string | null;
+  actorUserId: string | null;
+  createdAt: string;
+}
+
+const readEvent = (r: { id: string; run_id: string; action: string; description: string | null; actor_user_id: string | null; created_at: string }): RunEvent => ({
+  id: r.id,
+  runId: r.run_id,
+  action: r.action,
+  description: r.description,
+  actorUserId: r.actor_user_id,
+  createdAt: r.created_at,
+});
+
+/** Appends an event to its run's (in the transaction that changed the run). */
+export async function insertEvent(q: Queryable, e: RunEvent): Promise<void> {
+  await q
+    .insertInto('run_events')
+    .values((eb) => ({
+      id: e.id,
+      run_id: e.runId,
+      action: e.action,
+      description: e.description,
+      actor_user_id: e.actorUserId,
+      created_at: e.createdAt,
+      position: eb.selectFrom('run_events').select(eb.fn.countAll<number>().as('n')).where('run_id', '=', e.runId),
+    }))
+    .execute();
+}
+
+export async function eventsOf(q: Queryable, runId: string): Promise<RunEvent[]> {
+  return (await q.selectFrom('run_events').selectAll().where('run_id', '=', runId).orderBy('position').execute()).map(readEvent);
+}
+
+export async function findEvent(q: Queryable, id: string): Promise<RunEvent | undefined> {
+  const r = await q.selectFrom('run_events').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && readEvent(r);
+}
+
+export async function describeEvent(q: Queryable, runId: string, action: string, description: string): Promise<void> {
+  await q.updateTable('run_events').set({ description }).where('run_id', '=', runId).where('action', '=', action).execute();
+}

@@ -108,9 +108,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('action', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
     .addColumn('actor_user_id', 'text', (c) => c.references('users.id').onDelete('set null'))
+    // The event's place among its run's events: events of one run are written one at a time
+    // (each follows a status change of the run), and several share a millisecond.
+    .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
+    .addUniqueConstraint('run_events_run_position', ['run_id', 'position'])
     .execute();
-  await db.schema.createIndex('run_events_run').on('run_events').columns(['run_id', 'created_at']).execute();
   await db.schema.createIndex('run_events_actor').on('run_events').column('actor_user_id').execute();
 }
 
