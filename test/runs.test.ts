@@ -95,8 +95,35 @@ suite('runs', (ctx) => {
     assertError(await ctx.post(`/api/v2/runs/${run.id}/actions/apply`, org.owner.token, {}), 409);
     const events = await ctx.get(`/api/v2/runs/${run.id}/run-events`, org.owner.token);
     assertStatus(events, 200);
-    assert.deepEqual(events.body.data.map((e: any) => e.attributes.action), ['queued', 'plan_queued', 'canceled']);
+    assert.deepEqual(events.body.data.map((e: any) => e.attributes.action), ['queued', 'plan_queued', 'canceled', 'commented']);
     assertStatus(await ctx.get(`/api/v2/run-events/${events.body.data[0].id}`, org.owner.token), 200);
+    // The action's comment is the run's; comments are read with the run, events include them.
+    const comments = await ctx.get(`/api/v2/runs/${run.id}/comments`, org.owner.token);
+    assertStatus(comments, 200);
+    assert.deepEqual(comments.body.data.map((c: any) => c.attributes.body), ['no']);
+    const withComment = await ctx.get(`/api/v2/runs/${run.id}/run-events?include=actor,comment`, org.owner.token);
+    const commented = withComment.body.data.find((e: any) => e.attributes.action === 'commented');
+    assert.equal(commented.relationships.comment.data.id, comments.body.data[0].id);
+    assert.deepEqual(withComment.body.included.map((i: any) => i.type).sort(), ['comments', 'users']);
+    const posted = await ctx.post(`/api/v2/runs/${run.id}/comments`, org.owner.token, { data: { type: 'comments', attributes: { body: 'later' } } });
+    assertStatus(posted, 201);
+    assertStatus(await ctx.get(`/api/v2/comments/${posted.body.data.id}`, org.owner.token), 200);
+    assertError(await ctx.post(`/api/v2/runs/${run.id}/comments`, org.owner.token, { data: { type: 'comments', attributes: { body: '' } } }), 422, '/data/attributes/body');
+    assertError(await ctx.post(`/api/v2/runs/${run.id}/actions/cancel`, org.owner.token, { comment: 5 }), 422, '/comment');
+    assert.deepEqual((await ctx.get(`/api/v2/runs/${run.id}`, org.owner.token)).body.data.relationships.comments.data.length, 2);
+    const other = await ctx.organization();
+    assertError(await ctx.get(`/api/v2/comments/${posted.body.data.id}`, other.owner.token), 404);
+    assertError(await ctx.post(`/api/v2/runs/${run.id}/comments`, other.owner.token, { data: { type: 'comments', attributes: { body: 'x' } } }), 404);
+    // Filters of the list: operation, user, commit.
+    const list2 = (q: string) => ctx.get(`/api/v2/workspaces/${ws.id}/runs?${q}`, org.owner.token);
+    assert.equal((await list2('filter[operation]=plan_only')).body.data.length, 1);
+    assert.equal((await list2('filter[operation]=save_plan')).body.data.length, 0);
+    assert.equal((await list2('filter[operation]=destroy')).body.data.length, 1);
+    assert.equal((await list2(`search[user]=${org.owner.username}`)).body.data.length, 3);
+    assert.equal((await list2('search[user]=nobody')).body.data.length, 0);
+    assert.equal((await list2('search[commit]=abc')).body.data.length, 0);
+    assert.equal((await list2('filter[status]=canceled')).body.data.length, 1);
+    assert.equal((await list2('filter[status]=nonsense')).body.data.length, 0);
   });
 
   it('discard ends a pending run; `configuration-version: null` takes the newest uploaded one; a user lock holds the queue until unlocked', async () => {

@@ -397,6 +397,7 @@ export interface RunsTable {
   status_timestamps: string;
   created_by_user_id: string | null;
   confirmed_by_user_id: string | null;
+  terraform_version: string | null;
   created_at: string;
   /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
   seq: Generated<number>;
@@ -436,12 +437,22 @@ export interface JobBlobsTable {
   created_at: string;
 }
 
+export interface CommentsTable {
+  id: string;
+  run_id: string;
+  body: string;
+  created_by_user_id: string | null;
+  created_at: string;
+  seq: Generated<number>;
+}
+
 export interface RunEventsTable {
   id: string;
   run_id: string;
   action: string;
   description: string | null;
   actor_user_id: string | null;
+  comment_id: string | null;
   position: number;
   created_at: string;
 }
@@ -480,4 +491,5 @@ export interface Schema {
   job_log_chunks: JobLogChunksTable;
   job_blobs: JobBlobsTable;
   run_events: RunEventsTable;
+  comments: CommentsTable;
 }

@@ -16,6 +16,11 @@ import type { WorkspacesService } from '../workspaces/service.ts';
 import {
   ApplyDocument,
   ApplyParams,
+  CommentDocument,
+  CommentListDocument,
+  CommentParams,
+  CreateCommentBody,
+  RunEventsQuery,
   Bytes,
   CreateRunBody,
   ListRunsQuery,
@@ -32,11 +37,14 @@ import {
   RunParams,
   ShowRunQuery,
 } from './schemas.ts';
-import { phaseResource, runEventResource, runResource } from './serialize.ts';
-import type { RunsService, RunView } from './service.ts';
+import { commentResource, phaseResource, runEventResource, runResource } from './serialize.ts';
+import type { RunEvent, RunListFilter, RunsService, RunView } from './service.ts';
+import { errors } from '../jsonapi/errors.ts';
+import type { Static } from 'typebox';
 import { RUN_STATUSES } from './statuses.ts';
 
 const tags = ['Runs'];
+const EVENT_INCLUDES = ['actor', 'comment'] as const;
 export const LOG_PREFIX = '/_archivist/v1/logs';
 // TFE's includes of a run; those naming what Hangar does not keep (task stages, cost estimates,
 // policy checks, comments) include nothing, as for a run that has none.
@@ -105,6 +113,7 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
       targetAddrs: a['target-addrs'],
       replaceAddrs: a['replace-addrs'],
       variables: a.variables?.map((v) => ({ key: v.key, value: v.value })),
+      terraformVersion: a['terraform-version'],
     });
     return reply.code(201).send({ data: runResource(view, context()) });
   });
@@ -118,43 +127,75 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
   app.get('/workspaces/:workspace_id/runs', { schema: { summary: "List a workspace's runs", tags, params: WorkspaceParams, querystring: ListRunsQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
     const page = parsePage(request.query);
     const wanted = includes(request.query.include, RUN_INCLUDES);
-    const { items, total } = await runs.list(request.caller, request.params.workspace_id, page, statusFilter(request.query['filter[status]']));
+    const { items, total } = await runs.list(request.caller, request.params.workspace_id, page, listFilter(request.query));
     return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(await included(request.caller, request, wanted, items)) };
   });
 
   app.get('/organizations/:organization_name/runs', { schema: { summary: "List an organization's runs", tags, params: OrganizationParams, querystring: ListRunsQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
     const page = parsePage(request.query);
     const wanted = includes(request.query.include, RUN_INCLUDES);
-    const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, statusFilter(request.query['filter[status]']));
+    const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, listFilter(request.query));
     return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(await included(request.caller, request, wanted, items)) };
   });
 
   app.get('/organizations/:organization_name/runs/queue', { schema: { summary: "An organization's run queue", tags, params: OrganizationParams, querystring: QueueQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
     const page = parsePage(request.query);
-    const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, QUEUE_STATUSES);
+    const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, { statuses: QUEUE_STATUSES });
     return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
   });
 
   // 202 with no body, as in TFE. go-tfe sends `{"comment": …}`: read by nobody, so no schema.
-  const action = (name: string, summary: string, act: (caller: Caller, id: string) => Promise<void>) =>
+  // The optional `{"comment": …}` becomes a comment on the run (noteOf checks it field by field).
+  const action = (name: string, summary: string, act: (caller: Caller, id: string, note?: string) => Promise<void>) =>
     app.post(`/runs/:run_id/actions/${name}`, { schema: { summary, tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
-      await act(request.caller, request.params.run_id);
+      await act(request.caller, request.params.run_id, noteOf(request.body));
       return reply.code(202).send();
     });
-  action('apply', 'Confirm a planned run: its apply is queued', (c, id) => runs.apply(c, id));
-  action('discard', 'Discard a run waiting in the queue or for confirmation', (c, id) => runs.discard(c, id));
-  action('cancel', 'Cancel a queued or running run (a running terraform is interrupted)', (c, id) => runs.cancel(c, id));
-  action('force-cancel', 'End a planning or applying run at once', (c, id) => runs.forceCancel(c, id));
+  action('apply', 'Confirm a planned run: its apply is queued', (c, id, note) => runs.apply(c, id, note));
+  action('discard', 'Discard a run waiting in the queue or for confirmation', (c, id, note) => runs.discard(c, id, note));
+  action('cancel', 'Cancel a queued or running run (a running terraform is interrupted)', (c, id, note) => runs.cancel(c, id, note));
+  action('force-cancel', 'End a planning or applying run at once', (c, id, note) => runs.forceCancel(c, id, note));
   action('force-execute', 'Start a pending run now, ending the run that holds its workspace', (c, id) => runs.forceExecute(c, id));
 
-  app.get('/runs/:run_id/run-events', { schema: { summary: "A run's events", tags, params: RunParams, response: responses({ 200: RunEventListDocument }) } }, async (request) => {
+  async function eventIncludes(caller: Caller, wanted: readonly string[], events: readonly RunEvent[]) {
+    const out: unknown[] = [];
+    if (wanted.includes('actor')) {
+      const ids = [...new Set(events.flatMap((e) => (e.actorUserId ? [e.actorUserId] : [])))];
+      out.push(...(await deps.users.views(caller, ids)).map(userResource));
+    }
+    if (wanted.includes('comment')) {
+      const ids = events.flatMap((e) => (e.commentId ? [e.commentId] : []));
+      out.push(...(await runs.commentsById(ids)).map(commentResource));
+    }
+    return out.length ? { included: out } : {};
+  }
+
+  app.get('/runs/:run_id/run-events', { schema: { summary: "A run's events", tags, params: RunParams, querystring: RunEventsQuery, response: responses({ 200: RunEventListDocument }) } }, async (request) => {
+    const wanted = includes(request.query.include, EVENT_INCLUDES);
     const events = await runs.events(request.caller, request.params.run_id);
     const page = { number: 1, size: Math.max(events.length, 1), offset: 0 };
-    return { data: events.map(runEventResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, events.length) };
+    return { data: events.map(runEventResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, events.length), ...(await eventIncludes(request.caller, wanted, events)) };
   });
 
-  app.get('/run-events/:run_event_id', { schema: { summary: 'Show a run event', tags, params: RunEventParams, response: responses({ 200: RunEventDocument }) } }, async (request) => {
-    return { data: runEventResource(await runs.event(request.caller, request.params.run_event_id)) };
+  app.get('/run-events/:run_event_id', { schema: { summary: 'Show a run event', tags, params: RunEventParams, querystring: RunEventsQuery, response: responses({ 200: RunEventDocument }) } }, async (request) => {
+    const wanted = includes(request.query.include, EVENT_INCLUDES);
+    const event = await runs.event(request.caller, request.params.run_event_id);
+    return { data: runEventResource(event), ...(await eventIncludes(request.caller, wanted, [event])) };
+  });
+
+  app.post('/runs/:run_id/comments', { schema: { summary: 'Comment on a run', tags, params: RunParams, body: CreateCommentBody, response: responses({ 201: CommentDocument }) } }, async (request, reply) => {
+    const c = await runs.comment(request.caller, request.params.run_id, request.body.data.attributes.body);
+    return reply.code(201).send({ data: commentResource(c) });
+  });
+
+  app.get('/runs/:run_id/comments', { schema: { summary: "A run's comments, oldest first", tags, params: RunParams, response: responses({ 200: CommentListDocument }) } }, async (request) => {
+    const comments = await runs.comments(request.caller, request.params.run_id);
+    const page = { number: 1, size: Math.max(comments.length, 1), offset: 0 };
+    return { data: comments.map(commentResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, comments.length) };
+  });
+
+  app.get('/comments/:comment_id', { schema: { summary: 'Show a comment', tags, params: CommentParams, response: responses({ 200: CommentDocument }) } }, async (request) => {
+    return { data: commentResource(await runs.findComment(request.caller, request.params.comment_id)) };
   });
 
   app.get('/plans/:plan_id', { schema: { summary: 'Show a plan', tags, params: PlanParams, response: responses({ 200: PlanDocument }) } }, async (request) => {
@@ -178,9 +219,26 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
   });
 }
 
-function statusFilter(value: string | undefined): string[] | undefined {
-  const list = commaList(value);
-  return list?.filter((s) => (RUN_STATUSES as readonly string[]).includes(s)) ?? undefined;
+/** TFE's run list filters and searches (a status Hangar does not know matches nothing). */
+function listFilter(query: Static<typeof ListRunsQuery>): RunListFilter {
+  const statuses = commaList(query['filter[status]']);
+  return {
+    statuses: statuses?.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-')),
+    operations: commaList(query['filter[operation]']),
+    sources: commaList(query['filter[source]']),
+    user: query['search[user]'] || undefined,
+    commit: query['search[commit]'] || undefined,
+    basic: query['search[basic]'] || undefined,
+  };
+}
+
+/** The optional `comment` go-tfe sends with a run action (`{"comment": "…"}`), or none. */
+function noteOf(body: unknown): string | undefined {
+  const comment = typeof body === 'object' && body !== null ? (body as { comment?: unknown }).comment : undefined;
+  if (comment === undefined || comment === null || comment === '') return undefined;
+  if (typeof comment !== 'string') throw errors.invalidAttribute('/comment', 'must be a string');
+  if (comment.length > 10_000) throw errors.invalidAttribute('/comment', 'must be at most 10000 characters');
+  return comment;
 }
 
 /** The log URL: no token (the URL is the credential), `offset`/`limit` over STX + log + ETX. */

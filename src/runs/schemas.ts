@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
-import { Document, Flags, IntegerOrNull, ListDocument, Open, Resource, StringOrNull, Timestamp, ToMany, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
+import { Document, Flags, Linkage, IntegerOrNull, ListDocument, Open, Resource, StringOrNull, Timestamp, ToMany, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 import { RUN_STATUSES } from './statuses.ts';
 
 export const RunParams = Type.Object({ run_id: Type.String() });
@@ -8,6 +8,8 @@ export const PlanParams = Type.Object({ plan_id: Type.String() });
 export const ApplyParams = Type.Object({ apply_id: Type.String() });
 export const RunEventParams = Type.Object({ run_event_id: Type.String() });
 export const OrganizationRunsParams = Type.Object({ organization_name: Type.String() });
+export const CommentParams = Type.Object({ comment_id: Type.String() });
+export const RunEventsQuery = Type.Object({ include: Type.Optional(Type.String({ description: 'Comma-separated: actor, comment' })) });
 export const LogParams = Type.Object({ object: Type.String({ maxLength: 200 }) });
 
 const INCLUDES = 'Comma-separated: plan, apply, workspace, created_by, configuration_version';
@@ -47,6 +49,7 @@ export const CreateRunBody = Type.Object({
         'save-plan': Type.Optional(Type.Boolean()),
         'target-addrs': Type.Optional(Type.Array(Address, { maxItems: 1000 })),
         'replace-addrs': Type.Optional(Type.Array(Address, { maxItems: 1000 })),
+        'terraform-version': Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z.+-]+$' })),
         variables: Type.Optional(
           Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z_][A-Za-z0-9_-]*$' }), value: Type.String({ maxLength: 65536 }) }), { maxItems: 500 }),
         ),
@@ -104,7 +107,7 @@ export const RunResource = Resource('Run', 'runs', {
     'save-plan': Type.Boolean(),
     source: Type.String(),
     status: Status,
-    'status-timestamps': Open(Object.fromEntries(RUN_STATUSES.map((st) => [`${st.replaceAll('_', '-')}-at`, Type.Optional(Timestamp)]))),
+    'status-timestamps': Open(Object.fromEntries([...RUN_STATUSES, 'plan_queueable'].map((st) => [`${st.replaceAll('_', '-')}-at`, Type.Optional(Timestamp)]))),
     'target-addrs': Type.Array(Type.String()),
     'terraform-version': Type.String(),
     'trigger-reason': Type.String(),
@@ -118,7 +121,7 @@ export const RunResource = Resource('Run', 'runs', {
     plan: ToOne('plans'),
     apply: ToOne('applies'),
     'run-events': Open({ data: Type.Array(Type.Unknown(), { maxItems: 0 }), links: Open({ related: Type.String() }) }),
-    comments: Open({ data: Type.Array(Type.Unknown(), { maxItems: 0 }), links: Open({ related: Type.String() }) }),
+    comments: Open({ data: Type.Array(Linkage('comments')), links: Open({ related: Type.String() }) }),
     'policy-checks': ToMany('policy-checks'),
     'task-stages': ToMany('task-stages'),
   },
@@ -126,13 +129,23 @@ export const RunResource = Resource('Run', 'runs', {
 
 export const RunEventResource = Resource('RunEvent', 'run-events', {
   attributes: { action: Type.String(), 'created-at': Timestamp, description: StringOrNull() },
-  relationships: { actor: Type.Union([ToOne('users'), ToOneOrNone('users')]), comment: ToOneOrNone('comments') },
+  relationships: { actor: Type.Union([ToOne('users'), ToOneOrNone('users')]), comment: Type.Union([ToOne('comments'), ToOneOrNone('comments')]) },
 });
 
 export const RunDocument = Document(RunResource, 'The run', Type.Unknown());
 export const RunListDocument = ListDocument(RunResource, 'A page of runs, newest first', { included: Type.Unknown() });
 export const PlanDocument = Document(PlanResource, 'The plan');
 export const ApplyDocument = Document(ApplyResource, 'The apply');
-export const RunEventDocument = Document(RunEventResource, 'The run event');
-export const RunEventListDocument = ListDocument(RunEventResource, "The run's events, oldest first");
+export const RunEventDocument = Document(RunEventResource, 'The run event', Type.Unknown());
+export const RunEventListDocument = ListDocument(RunEventResource, "The run's events, oldest first", { included: Type.Unknown() });
 export const Bytes = Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The bytes' });
+
+export const CreateCommentBody = Type.Object({
+  data: Type.Object({ type: Type.Literal('comments'), attributes: Type.Object({ body: Type.String({ minLength: 1, maxLength: 10000 }) }) }),
+});
+export const CommentResource = Resource('Comment', 'comments', {
+  attributes: { body: Type.String(), 'created-at': Timestamp },
+  relationships: { run: ToOne('runs'), 'created-by': Type.Union([ToOne('users'), ToOneOrNone('users')]) },
+});
+export const CommentDocument = Document(CommentResource, 'The comment');
+export const CommentListDocument = ListDocument(CommentResource, "The run's comments, oldest first");

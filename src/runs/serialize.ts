@@ -1,6 +1,6 @@
 import { toOne } from '../jsonapi/relationships.ts';
 import type { Job } from '../jobs/service.ts';
-import type { RunEvent, RunView } from './service.ts';
+import type { Comment, RunEvent, RunView } from './service.ts';
 import { RUN_LIFECYCLE } from './statuses.ts';
 
 /** The Terraform version Hangar's runner reports (the installed binary's; see runner/terraform.ts). */
@@ -9,7 +9,7 @@ export interface RunSerializeContext {
 }
 
 /** A `runs` resource. */
-export function runResource({ run, plan, apply, may }: RunView, context: RunSerializeContext) {
+export function runResource({ run, plan, apply, may, commentIds }: RunView, context: RunSerializeContext) {
   const rule = RUN_LIFECYCLE[run.status];
   const running = run.status === 'planning' || run.status === 'applying';
   const canceledAt = run.statusTimestamps['canceled-at'] ?? run.statusTimestamps['force-canceled-at'] ?? null;
@@ -49,7 +49,7 @@ export function runResource({ run, plan, apply, may }: RunView, context: RunSeri
       status: run.status,
       'status-timestamps': run.statusTimestamps,
       'target-addrs': run.targetAddrs,
-      'terraform-version': context.terraformVersion,
+      'terraform-version': run.terraformVersion ?? context.terraformVersion,
       'trigger-reason': 'manual',
       variables: run.variables.map((v) => ({ key: v.key, value: v.value })),
     },
@@ -61,7 +61,7 @@ export function runResource({ run, plan, apply, may }: RunView, context: RunSeri
       plan: toOne('plans', plan.id),
       apply: toOne('applies', apply.id),
       'run-events': { data: [], links: { related: `/api/v2/runs/${run.id}/run-events` } },
-      comments: { data: [], links: { related: `/api/v2/runs/${run.id}/comments` } },
+      comments: { data: commentIds.map((id) => ({ id, type: 'comments' })), links: { related: `/api/v2/runs/${run.id}/comments` } },
       'policy-checks': { data: [] },
       'task-stages': { data: [] },
     },
@@ -99,7 +99,17 @@ export function runEventResource(e: RunEvent) {
     id: e.id,
     type: 'run-events',
     attributes: { action: e.action, 'created-at': e.createdAt, description: e.description },
-    relationships: { actor: e.actorUserId ? toOne('users', e.actorUserId) : { data: null }, comment: { data: null } },
+    relationships: { actor: e.actorUserId ? toOne('users', e.actorUserId) : { data: null }, comment: e.commentId ? toOne('comments', e.commentId) : { data: null } },
     links: { self: `/api/v2/run-events/${e.id}` },
+  };
+}
+
+export function commentResource(c: Comment) {
+  return {
+    id: c.id,
+    type: 'comments',
+    attributes: { body: c.body, 'created-at': c.createdAt },
+    relationships: { run: toOne('runs', c.runId), 'created-by': c.createdByUserId ? toOne('users', c.createdByUserId) : { data: null } },
+    links: { self: `/api/v2/comments/${c.id}` },
   };
 }

@@ -16,9 +16,9 @@ import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
 import { effectiveExecution, type FoundWorkspace, type WorkspacesService } from '../workspaces/service.ts';
 import { RUN_LIFECYCLE, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
-import type { Run, RunEvent, RunVariableInput } from './store.ts';
+import type { Comment, Run, RunEvent, RunVariableInput } from './store.ts';
 
-export type { Run, RunEvent, RunVariableInput };
+export type { Comment, Run, RunEvent, RunVariableInput };
 
 export interface RunInput {
   workspaceId: string;
@@ -35,6 +35,16 @@ export interface RunInput {
   targetAddrs?: string[];
   replaceAddrs?: string[];
   variables?: RunVariableInput[];
+  terraformVersion?: string;
+}
+
+export interface RunListFilter {
+  statuses?: readonly string[];
+  operations?: readonly string[];
+  sources?: readonly string[];
+  user?: string;
+  commit?: string;
+  basic?: string;
 }
 
 /** What the caller may do with a run, per TFE's `permissions`. */
@@ -47,6 +57,7 @@ export interface RunView {
   run: Run;
   plan: Job;
   apply: Job;
+  commentIds: string[];
   may: RunPermissions;
 }
 
@@ -71,9 +82,11 @@ export function createRunsService(deps: {
   const permissionsOf = (found: FoundWorkspace): RunPermissions => ({ queue: can(found, 'queue-run'), apply: can(found, 'apply-run') });
 
   async function viewsOf(q: Queryable, runs: readonly Run[], may: (run: Run) => RunPermissions): Promise<RunView[]> {
-    const all = await jobs.ofRuns(q, runs.map((r) => r.id));
+    const ids = runs.map((r) => r.id);
+    const [all, comments] = await Promise.all([jobs.ofRuns(q, ids), store.commentsOf(q, ids)]);
     return runs.map((run) => ({
       run,
+      commentIds: comments.filter((c) => c.runId === run.id).map((c) => c.id),
       plan: all.find((j) => j.runId === run.id && j.phase === 'plan')!,
       apply: all.find((j) => j.runId === run.id && j.phase === 'apply')!,
       may: may(run),
@@ -88,7 +101,7 @@ export function createRunsService(deps: {
   }
 
   async function event(q: Queryable, run: Run, action: string, actorUserId: string | null, at: string): Promise<void> {
-    await store.insertEvent(q, { id: newId('re'), runId: run.id, action, description: null, actorUserId, createdAt: at });
+    await store.insertEvent(q, { id: newId('re'), runId: run.id, action, description: null, actorUserId, commentId: null, createdAt: at });
   }
 
   /** The one way a run changes status; undefined when it already moved elsewhere. */
@@ -126,8 +139,16 @@ export function createRunsService(deps: {
     await startNext(q, run.workspaceId);
   }
 
+  /** A comment on the run, and its `commented` event, in the caller's transaction. */
+  async function comment(q: Queryable, run: Run, caller: Caller, body: string): Promise<store.Comment> {
+    const c: store.Comment = { id: newId('wsc'), runId: run.id, body, createdByUserId: actingUserId(caller.principal), createdAt: now() };
+    await store.insertComment(q, c);
+    await store.insertEvent(q, { id: newId('re'), runId: run.id, action: 'commented', description: null, actorUserId: c.createdByUserId, commentId: c.id, createdAt: c.createdAt });
+    return c;
+  }
+
   /** Ends a run early (cancel, discard, force-cancel), its unfinished phases with it. */
-  async function stop(caller: Caller, id: string, to: 'discarded' | 'canceled' | 'force_canceled', permitted: (run: Run) => boolean, what: string): Promise<void> {
+  async function stop(caller: Caller, id: string, to: 'discarded' | 'canceled' | 'force_canceled', permitted: (run: Run) => boolean, what: string, note?: string): Promise<void> {
     const { run, found } = await find(caller, id);
     authorize(found, to === 'discarded' ? 'queue-run' : 'queue-run');
     if (!permitted(run)) throw notAllowed(run, what);
@@ -136,6 +157,7 @@ export function createRunsService(deps: {
       if (!permitted(fresh)) throw notAllowed(fresh, what);
       const moved = await move(trx, fresh, to, actingUserId(caller.principal));
       if (!moved) throw notAllowed(fresh, what);
+      if (note) await comment(trx, moved, caller, note);
       for (const job of await jobs.ofRuns(trx, [run.id])) {
         const status = job.status === 'pending' ? 'unreachable' : 'canceled';
         await jobs.move(trx, job, ['pending', 'queued', 'running'], status, now());
@@ -187,9 +209,11 @@ export function createRunsService(deps: {
         targetAddrs: input.targetAddrs ?? [],
         replaceAddrs: input.replaceAddrs ?? [],
         variables: input.variables ?? [],
-        statusTimestamps: {},
+        statusTimestamps: { 'plan-queueable-at': at },
         createdByUserId: actingUserId(caller.principal),
         confirmedByUserId: null,
+        // TFE takes another version for plan-only runs only.
+        terraformVersion: planOnly ? (input.terraformVersion ?? null) : null,
         createdAt: at,
       };
       const execution = effectiveExecution(found.workspace, found.org);
@@ -215,21 +239,44 @@ export function createRunsService(deps: {
       return viewsOf(db, await store.findRuns(db, runIds), () => permissions);
     },
 
-    async list(caller: Caller, workspaceId: string, page: Page, statuses?: readonly string[]) {
+    async list(caller: Caller, workspaceId: string, page: Page, filter: RunListFilter = {}) {
       const found = await deps.workspaces.find(caller, { id: workspaceId });
-      const { items, total } = await store.listRuns(db, { workspaceId: found.workspace.id, statuses }, page);
+      const { items, total } = await store.listRuns(db, { workspaceId: found.workspace.id, ...filter }, page);
       return { items: await viewsOf(db, items, may(found)), total };
     },
 
     /** An organization's runs (or its queue: `statuses`), of the workspaces the caller sees. */
-    async listForOrganization(caller: Caller, organizationName: string, page: Page, statuses?: readonly string[]) {
+    async listForOrganization(caller: Caller, organizationName: string, page: Page, filter: RunListFilter = {}) {
       const { org, visible, found } = await deps.workspaces.visibility(caller, organizationName);
-      const { items, total } = await store.listRuns(db, { organization: { id: org.id, visible }, statuses }, page);
+      const { items, total } = await store.listRuns(db, { organization: { id: org.id, visible }, ...filter }, page);
       const byWorkspace = await found([...new Set(items.map((r) => r.workspaceId))]);
       return { items: await viewsOf(db, items, (run) => permissionsOf(byWorkspace.get(run.workspaceId)!)), total };
     },
 
-    async apply(caller: Caller, id: string): Promise<void> {
+    /** A comment on a run (TFE: whoever may queue runs there may comment). */
+    async comment(caller: Caller, id: string, body: string): Promise<store.Comment> {
+      const { run, found } = await find(caller, id);
+      authorize(found, 'queue-run');
+      return database.transaction((trx) => comment(trx, run, caller, body));
+    },
+
+    async comments(caller: Caller, id: string): Promise<store.Comment[]> {
+      const { run } = await find(caller, id);
+      return store.commentsOf(db, [run.id]);
+    },
+
+    /** Comments by id, for a caller who may read their runs (404 otherwise). */
+    async findComment(caller: Caller, commentId: string): Promise<store.Comment> {
+      const [c] = hasPrefix(commentId, 'wsc') ? await store.findComments(db, [commentId]) : [];
+      if (!c) throw errors.notFound();
+      await find(caller, c.runId);
+      return c;
+    },
+
+    /** Comments by id (of events the caller was shown). */
+    commentsById: (ids: readonly string[]) => store.findComments(db, ids),
+
+    async apply(caller: Caller, id: string, note?: string): Promise<void> {
       const { run, found } = await find(caller, id);
       authorize(found, 'apply-run');
       await database.transaction(async (trx) => {
@@ -237,13 +284,15 @@ export function createRunsService(deps: {
         if (!RUN_LIFECYCLE[fresh.status].confirmable) throw notAllowed(fresh, 'applied');
         const confirmed = await move(trx, fresh, 'confirmed', actingUserId(caller.principal), { confirmedByUserId: actingUserId(caller.principal) });
         if (!confirmed || !(await queuePhase(trx, confirmed, 'apply'))) throw notAllowed(fresh, 'applied');
+        if (note) await comment(trx, confirmed, caller, note);
       });
       deps.signal.notify();
     },
 
-    discard: (caller: Caller, id: string) => stop(caller, id, 'discarded', (r) => RUN_LIFECYCLE[r.status].discardable, 'discarded'),
-    cancel: (caller: Caller, id: string) => stop(caller, id, 'canceled', (r) => RUN_LIFECYCLE[r.status].cancelable, 'canceled'),
-    forceCancel: (caller: Caller, id: string) => stop(caller, id, 'force_canceled', (r) => r.status === 'planning' || r.status === 'applying', 'force-canceled'),
+    discard: (caller: Caller, id: string, note?: string) => stop(caller, id, 'discarded', (r) => RUN_LIFECYCLE[r.status].discardable, 'discarded', note),
+    cancel: (caller: Caller, id: string, note?: string) => stop(caller, id, 'canceled', (r) => RUN_LIFECYCLE[r.status].cancelable, 'canceled', note),
+    forceCancel: (caller: Caller, id: string, note?: string) =>
+      stop(caller, id, 'force_canceled', (r) => r.status === 'planning' || r.status === 'applying', 'force-canceled', note),
 
     /** Starts a pending run now: the run holding the workspace (if it has not started applying) is canceled. */
     async forceExecute(caller: Caller, id: string): Promise<void> {

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../db/index.ts';
+import { containsInsensitive } from '../db/sql.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { RunsTable } from '../db/schema.ts';
@@ -34,6 +36,7 @@ export interface Run {
   statusTimestamps: Record<string, string>;
   createdByUserId: string | null;
   confirmedByUserId: string | null;
+  terraformVersion: string | null;
   createdAt: string;
 }
 
@@ -61,6 +64,7 @@ const RUNS = columns<RunsTable, Run>({
   statusTimestamps: json('status_timestamps'),
   createdByUserId: 'created_by_user_id',
   confirmedByUserId: 'confirmed_by_user_id',
+  terraformVersion: 'terraform_version',
   createdAt: 'created_at',
 });
 
@@ -147,6 +151,15 @@ export interface RunWhere {
   /** An organization's runs, in the workspaces `visible` lets through. */
   organization?: { id: string; visible: RowFilter<'workspaces'> };
   statuses?: readonly string[];
+  /** TFE's run operations (any of them): plan_only, plan_and_apply, save_plan, refresh_only, destroy, empty_apply. */
+  operations?: readonly string[];
+  sources?: readonly string[];
+  /** The username of whoever created the run. */
+  user?: string;
+  /** Hangar's runs come from no commit: any value matches none. */
+  commit?: string;
+  /** A run id, or text in its message. */
+  basic?: string;
 }
 
 function filtered(q: Queryable, where: RunWhere) {
@@ -161,6 +174,41 @@ function filtered(q: Queryable, where: RunWhere) {
     });
   }
   if (where.statuses && where.statuses.length > 0) base = base.where('runs.status', 'in', [...where.statuses]);
+  if (where.sources && where.sources.length > 0) base = base.where('runs.source', 'in', [...where.sources]);
+  if (where.commit) base = base.where(sql<boolean>`1 = 0`);
+  if (where.user) {
+    const username = where.user;
+    base = base.where('runs.created_by_user_id', 'in', (eb) => eb.selectFrom('users').select('users.id').where('users.username', '=', username));
+  }
+  if (where.basic) {
+    const text = where.basic;
+    base = base.where((eb) => eb.or([eb('runs.id', '=', text), containsInsensitive('runs.message', text)]));
+  }
+  if (where.operations && where.operations.length > 0) {
+    const ops = where.operations;
+    base = base.where((eb) =>
+      eb.or(
+        ops.map((op) => {
+          switch (op) {
+            case 'plan_only':
+              return eb.or([eb('runs.plan_only', '=', true), eb('runs.speculative', '=', true)]);
+            case 'save_plan':
+              return eb('runs.save_plan', '=', true);
+            case 'refresh_only':
+              return eb('runs.refresh_only', '=', true);
+            case 'destroy':
+              return eb('runs.is_destroy', '=', true);
+            case 'empty_apply':
+              return eb('runs.allow_empty_apply', '=', true);
+            case 'plan_and_apply':
+              return eb.and([eb('runs.speculative', '=', false), eb('runs.save_plan', '=', false), eb('runs.refresh_only', '=', false), eb('runs.is_destroy', '=', false)]);
+            default:
+              return sql<boolean>`1 = 0`;
+          }
+        }),
+      ),
+    );
+  }
   return base;
 }
 
@@ -198,15 +246,17 @@ export interface RunEvent {
   action: string;
   description: string | null;
   actorUserId: string | null;
+  commentId: string | null;
   createdAt: string;
 }
 
-const readEvent = (r: { id: string; run_id: string; action: string; description: string | null; actor_user_id: string | null; created_at: string }): RunEvent => ({
+const readEvent = (r: { id: string; run_id: string; action: string; description: string | null; actor_user_id: string | null; comment_id: string | null; created_at: string }): RunEvent => ({
   id: r.id,
   runId: r.run_id,
   action: r.action,
   description: r.description,
   actorUserId: r.actor_user_id,
+  commentId: r.comment_id,
   createdAt: r.created_at,
 });
 
@@ -220,6 +270,7 @@ export async function insertEvent(q: Queryable, e: RunEvent): Promise<void> {
       action: e.action,
       description: e.description,
       actor_user_id: e.actorUserId,
+      comment_id: e.commentId,
       created_at: e.createdAt,
       position: eb.selectFrom('run_events').select(eb.fn.countAll<number>().as('n')).where('run_id', '=', e.runId),
     }))
@@ -237,4 +288,34 @@ export async function findEvent(q: Queryable, id: string): Promise<RunEvent | un
 
 export async function describeEvent(q: Queryable, runId: string, action: string, description: string): Promise<void> {
   await q.updateTable('run_events').set({ description }).where('run_id', '=', runId).where('action', '=', action).execute();
+}
+
+export interface Comment {
+  id: string;
+  runId: string;
+  body: string;
+  createdByUserId: string | null;
+  createdAt: string;
+}
+
+const readComment = (r: { id: string; run_id: string; body: string; created_by_user_id: string | null; created_at: string }): Comment => ({
+  id: r.id,
+  runId: r.run_id,
+  body: r.body,
+  createdByUserId: r.created_by_user_id,
+  createdAt: r.created_at,
+});
+
+export async function insertComment(q: Queryable, c: Comment): Promise<void> {
+  await q.insertInto('comments').values({ id: c.id, run_id: c.runId, body: c.body, created_by_user_id: c.createdByUserId, created_at: c.createdAt }).execute();
+}
+
+export async function commentsOf(q: Queryable, runIds: readonly string[]): Promise<Comment[]> {
+  if (runIds.length === 0) return [];
+  return (await q.selectFrom('comments').selectAll().where('run_id', 'in', [...runIds]).orderBy('seq').execute()).map(readComment);
+}
+
+export async function findComments(q: Queryable, ids: readonly string[]): Promise<Comment[]> {
+  if (ids.length === 0) return [];
+  return (await q.selectFrom('comments').selectAll().where('id', 'in', [...ids]).execute()).map(readComment);
 }

@@ -495,6 +495,13 @@ export const MATRIX: Section[] = [
         [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
       row('POST /api/v2/runs/:run_id/actions/force-execute', 'start a pending run now, ending the one holding its workspace',
         [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      // Commenting takes `plan` runs permission, as queueing does; readers of the run read them.
+      row('POST /api/v2/runs/:run_id/comments', 'comment on a run',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('GET /api/v2/runs/:run_id/comments', "list a run's comments",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/comments/:comment_id', 'show a comment',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/runs/:run_id/run-events', "list a run's events",
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/run-events/:run_event_id', 'show a run event',

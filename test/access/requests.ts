@@ -420,6 +420,9 @@ export const REQUESTS: Record<string, RowRequest> = {
       return { params: { run_event_id: event!.id } };
     },
   },
+  'POST /api/v2/runs/:run_id/comments': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id }, body: doc('comments', { body: 'matrix' }) }) },
+  'GET /api/v2/runs/:run_id/comments': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id } }) },
+  'GET /api/v2/comments/:comment_id': { make: async (w) => ({ params: { comment_id: await w.comment() } }) },
   'GET /api/v2/plans/:plan_id': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
   'GET /api/v2/applies/:apply_id': { make: async (w) => ({ params: { apply_id: (await w.plannedRun()).applyId } }) },
   'GET /api/v2/plans/:plan_id/json-output': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },

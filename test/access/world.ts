@@ -234,6 +234,13 @@ export class World {
     return { id, planId: queued.id, applyId: all.find((j) => j.phase === 'apply')!.id };
   }
 
+  /** A comment (by the owner) on the shared planned run. */
+  comment = () =>
+    this.#once('comment', async () => {
+      const { id } = await this.plannedRun();
+      return (await this.#post(`/api/v2/runs/${id}/comments`, { data: { type: 'comments', attributes: { body: 'shared' } } }, 201, 'comment')).id as string;
+    });
+
   /** A planned run that rows share (for reading its plan, apply, events). */
   plannedRun = () => this.#once('plannedRun', () => this.freshRunIn('planned'));
 

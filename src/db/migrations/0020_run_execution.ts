@@ -39,6 +39,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status_timestamps', 'text', (c) => c.notNull().defaultTo('{}'))
     .addColumn('created_by_user_id', 'text', (c) => c.references('users.id').onDelete('set null'))
     .addColumn('confirmed_by_user_id', 'text', (c) => c.references('users.id').onDelete('set null'))
+    // Asked for by a plan-only run (TFE's `terraform-version`); null: the runner's own.
+    .addColumn('terraform_version', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await sql`insert into runs_next (id, workspace_id, configuration_version_id, status, message, source, is_destroy, refresh, refresh_only, plan_only, auto_apply, created_by_user_id, created_at, status_timestamps)
@@ -102,12 +104,25 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   await db.schema
+    .createTable('comments')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id').onDelete('cascade'))
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('created_by_user_id', 'text', (c) => c.references('users.id').onDelete('set null'))
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .execute();
+  await addCreationOrder(db, 'comments');
+  await db.schema.createIndex('comments_run_seq').on('comments').columns(['run_id', 'seq']).execute();
+  await db.schema.createIndex('comments_created_by').on('comments').column('created_by_user_id').execute();
+
+  await db.schema
     .createTable('run_events')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id').onDelete('cascade'))
     .addColumn('action', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
     .addColumn('actor_user_id', 'text', (c) => c.references('users.id').onDelete('set null'))
+    .addColumn('comment_id', 'text', (c) => c.references('comments.id').onDelete('cascade'))
     // The event's place among its run's events: events of one run are written one at a time
     // (each follows a status change of the run), and several share a millisecond.
     .addColumn('position', 'integer', (c) => c.notNull())
@@ -115,6 +130,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('run_events_run_position', ['run_id', 'position'])
     .execute();
   await db.schema.createIndex('run_events_actor').on('run_events').column('actor_user_id').execute();
+  await db.schema.createIndex('run_events_comment').on('run_events').column('comment_id').execute();
 }
 
 export async function down(): Promise<void> {
