@@ -160,6 +160,13 @@ export function createStateVersionsService(deps: {
   const blobs = deps.blobs ?? databaseBlobStore;
 
   const keyring = () => loadedKeyring(deps.keyring);
+  // Every view of a workspace counts the resources of its current state (`resource-count`).
+  workspaces.useResourceCountReader(async (q, ids) => {
+    const current = await store.currentVersions(q, ids);
+    return new Map(
+      [...current].map(([id, v]) => [id, v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0]),
+    );
+  });
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
   const blobAd = (versionId: string, kind: string) => `state-version:${versionId}:${kind}`;
   const outputAd = (outputId: string) => `state-version-output:${outputId}`;

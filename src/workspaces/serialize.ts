@@ -2,7 +2,7 @@ import { toOne } from '../jsonapi/relationships.ts';
 import { tagRelationships } from '../tags/serialize.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
-export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags, runs }: WorkspaceView) {
+export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags, runs, resourceCount }: WorkspaceView) {
   const org = encodeURIComponent(organizationName);
   const name = encodeURIComponent(w.name);
   return {
@@ -38,6 +38,7 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       source: 'tfe-api',
       locked: lock !== null,
       'runs-count': runs.count,
+      'resource-count': resourceCount,
       'lock-reason': lock?.reason ?? null,
       // Hangar keeps no state, so nothing stands in the way of deleting a workspace.
       actions: { 'is-destroyable': true },

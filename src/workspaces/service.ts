@@ -95,6 +95,8 @@ export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]
 /** Workspace id → its current configuration version's id, for those that have one. */
 export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
 /** Workspace id → how many runs it has had and its newest non-speculative one. */
+/** Workspace id → how many resources its current state manages. */
+export type ResourceCountReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, number>>;
 export type RunSummaryReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, { count: number; current: string | null }>>;
 
 export interface WorkspaceView {
@@ -109,6 +111,7 @@ export interface WorkspaceView {
   /** Its newest configuration version that is not provisional, if any. */
   currentConfigurationVersionId: string | null;
   runs: { count: number; current: string | null };
+  resourceCount: number;
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
 }
@@ -299,6 +302,8 @@ export function createWorkspacesService(deps: {
   let readCurrentConfigurations: CurrentConfigurationReader = async () => new Map();
   // Registered by the runs domain, likewise.
   let readRunSummaries: RunSummaryReader = async () => new Map();
+  // Registered by the state-versions domain, likewise.
+  let readResourceCounts: ResourceCountReader = async () => new Map();
 
   /**
    * The views of found workspaces: one query for all their locks, one for their current
@@ -309,6 +314,7 @@ export function createWorkspacesService(deps: {
     const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
     const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
     const runs = found.length ? await readRunSummaries(q, ids) : new Map<string, { count: number; current: string | null }>();
+    const resources = found.length ? await readResourceCounts(q, ids) : new Map<string, number>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
     return found.map(({ workspace, standing, org, project, authority }) => ({
@@ -321,6 +327,7 @@ export function createWorkspacesService(deps: {
       lock: locks.get(workspace.id) ?? null,
       currentConfigurationVersionId: configurations.get(workspace.id) ?? null,
       runs: runs.get(workspace.id) ?? { count: 0, current: null },
+      resourceCount: resources.get(workspace.id) ?? 0,
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
     }));
   }
@@ -415,6 +422,9 @@ export function createWorkspacesService(deps: {
     },
     useRunSummaryReader(reader: RunSummaryReader): void {
       readRunSummaries = reader;
+    },
+    useResourceCountReader(reader: ResourceCountReader): void {
+      readResourceCounts = reader;
     },
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
