@@ -155,6 +155,29 @@ suite('runs', (ctx) => {
     assert.equal(orgRuns.body.meta.pagination['total-count'], 2);
   });
 
+  it("site admins list every run and force-cancel any unfinished one; the admin API does not exist for others", async () => {
+    const { org, ws, cv } = await setup();
+    const first = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    const second = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    const admin = await ctx.user({ siteAdmin: true });
+    const all = await ctx.get(`/api/v2/admin/runs?include=workspace,workspace.organization&q=${first.body.data.id}`, admin.token);
+    assertStatus(all, 200);
+    assert.deepEqual(all.body.data.map((r: any) => r.id), [first.body.data.id]);
+    assert.deepEqual(all.body.included.map((i: any) => i.type).sort(), ['organizations', 'workspaces']);
+    const pending = await ctx.get(`/api/v2/admin/runs?filter[status]=pending&q=${ws.attributes?.name ?? ''}`, admin.token);
+    assert.ok(pending.body.data.some((r: any) => r.id === second.body.data.id));
+    assert.ok(!pending.body.data.some((r: any) => r.id === first.body.data.id));
+    const future = await ctx.get(`/api/v2/admin/runs?filter[from]=2999-01-01T00:00:00Z`, admin.token);
+    assert.equal(future.body.data.length, 0);
+    assertError(await ctx.get('/api/v2/admin/runs?filter[from]=yesterday', admin.token), 400);
+    assertError(await ctx.get('/api/v2/admin/runs', org.owner.token), 404);
+    assertError(await ctx.get('/api/v2/admin/runs', null), 401);
+    assertError(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, org.owner.token, {}), 404);
+    assertStatus(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, admin.token, {}), 202);
+    assert.equal((await ctx.get(`/api/v2/runs/${second.body.data.id}`, org.owner.token)).body.data.attributes.status, 'force_canceled');
+    assertError(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, admin.token, {}), 409);
+  });
+
   it('refuses bad bodies with pointers', async () => {
     const { org, ws } = await setup();
     const pending = await configurationVersion(ctx, org.owner.token, ws.id, false);

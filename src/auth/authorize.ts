@@ -77,6 +77,8 @@ const MANAGE_TEAMS = 'You are not allowed to manage teams';
 export const ACTIONS = {
   // Anyone authenticated
   'create-organization': row('principal', forbid('Only users can create organizations'), ({ principal }) => principal.kind === 'user'),
+  // TFE's site-admin API (`/admin/…`): site admins only; to anyone else it does not exist.
+  'administer-site': row('principal', HIDE, ({ principal }) => principal.kind === 'user' && principal.user.isSiteAdmin),
   'manage-user-tokens': row('account', HIDE, ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId),
   'read-user-email': row('account', HIDE, ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId),
   // The service account behind an organization token sees itself, but is not a person to rename.

@@ -12,9 +12,11 @@ import { userResource } from '../users/serialize.ts';
 import type { UsersService } from '../users/service.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
 import { workspaceResource } from '../workspaces/serialize.ts';
+import { organizationResource } from '../organizations/serialize.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
 import {
   ApplyDocument,
+  AdminRunsQuery,
   ApplyParams,
   CommentDocument,
   CommentListDocument,
@@ -170,6 +172,37 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
     return out.length ? { included: out } : {};
   }
 
+  // TFE's site-admin view of every run (site admins only; 404 for anyone else).
+  app.get('/admin/runs', { schema: { summary: 'List every run (site admins)', tags, querystring: AdminRunsQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
+    const page = parsePage(request.query);
+    const wanted = includes(request.query.include, ['workspace', 'workspace.organization']);
+    const { items, total } = await runs.listAll(request.caller, page, {
+      statuses: listFilter(request.query).statuses,
+      from: isoTime(request.query['filter[from]'], 'filter[from]'),
+      to: isoTime(request.query['filter[to]'], 'filter[to]'),
+      query: request.query.q || undefined,
+    });
+    const out: unknown[] = [];
+    if (wanted.length > 0) {
+      const views = await Promise.all([...new Set(items.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(request.caller, { id })));
+      out.push(...views.map(workspaceResource));
+      if (wanted.includes('workspace.organization')) {
+        const seen = new Set<string>();
+        for (const view of views) {
+          if (seen.has(view.organizationName)) continue;
+          seen.add(view.organizationName);
+          out.push(organizationResource(await deps.workspaces.includedOrganization(view)));
+        }
+      }
+    }
+    return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(out.length ? { included: out } : {}) };
+  });
+
+  app.post('/admin/runs/:run_id/actions/force-cancel', { schema: { summary: 'End any unfinished run (site admins)', tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
+    await runs.adminForceCancel(request.caller, request.params.run_id);
+    return reply.code(202).send();
+  });
+
   app.get('/runs/:run_id/run-events', { schema: { summary: "A run's events", tags, params: RunParams, querystring: RunEventsQuery, response: responses({ 200: RunEventListDocument }) } }, async (request) => {
     const wanted = includes(request.query.include, EVENT_INCLUDES);
     const events = await runs.events(request.caller, request.params.run_id);
@@ -220,7 +253,7 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
 }
 
 /** TFE's run list filters and searches (a status Hangar does not know matches nothing). */
-function listFilter(query: Static<typeof ListRunsQuery>): RunListFilter {
+function listFilter(query: Pick<Static<typeof ListRunsQuery>, 'filter[status]' | 'filter[operation]' | 'filter[source]' | 'search[user]' | 'search[commit]' | 'search[basic]'>): RunListFilter {
   const statuses = commaList(query['filter[status]']);
   return {
     statuses: statuses?.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-')),
@@ -230,6 +263,14 @@ function listFilter(query: Static<typeof ListRunsQuery>): RunListFilter {
     commit: query['search[commit]'] || undefined,
     basic: query['search[basic]'] || undefined,
   };
+}
+
+/** A time in a query, as Hangar stores times (so that text order is time order); 400 if it is none. */
+function isoTime(value: string | undefined, parameter: string): string | undefined {
+  if (!value) return undefined;
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw errors.badRequest(`${parameter} must be an ISO 8601 time`, parameter);
+  return new Date(t).toISOString();
 }
 
 /** The optional `comment` go-tfe sends with a run action (`{"comment": "…"}`), or none. */

@@ -25,6 +25,14 @@ export const ListRunsQuery = Type.Object({
   'search[user]': Type.Optional(Type.String()),
   'search[commit]': Type.Optional(Type.String()),
 });
+export const AdminRunsQuery = Type.Object({
+  ...PageParams,
+  include: Type.Optional(Type.String({ description: 'Comma-separated: workspace, workspace.organization' })),
+  'filter[status]': Type.Optional(Type.String()),
+  'filter[from]': Type.Optional(Type.String({ maxLength: 40, description: 'created at or after (ISO 8601)' })),
+  'filter[to]': Type.Optional(Type.String({ maxLength: 40, description: 'created at or before (ISO 8601)' })),
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+});
 export const QueueQuery = Type.Object({ ...PageParams });
 export const LogQuery = Type.Object({
   offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,12}$' })),

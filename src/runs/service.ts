@@ -45,6 +45,9 @@ export interface RunListFilter {
   user?: string;
   commit?: string;
   basic?: string;
+  from?: string;
+  to?: string;
+  query?: string;
 }
 
 /** What the caller may do with a run, per TFE's `permissions`. */
@@ -275,6 +278,19 @@ export function createRunsService(deps: {
 
     /** Comments by id (of events the caller was shown). */
     commentsById: (ids: readonly string[]) => store.findComments(db, ids),
+
+    /** Every run of the installation, for a site admin (TFE's `/admin/runs`); 404 for anyone else. */
+    async listAll(caller: Caller, page: Page, filter: RunListFilter = {}) {
+      authorize({ principal: caller.principal }, 'administer-site');
+      const { items, total } = await store.listRuns(db, filter, page);
+      return { items: await viewsOf(db, items, () => ({ queue: true, apply: true })), total };
+    },
+
+    /** A site admin ends any run that has not ended (TFE's admin force-cancel). */
+    async adminForceCancel(caller: Caller, id: string): Promise<void> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      await stop(caller, id, 'force_canceled', (r) => !isFinal(r.status), 'force-canceled');
+    },
 
     async apply(caller: Caller, id: string, note?: string): Promise<void> {
       const { run, found } = await find(caller, id);

@@ -43,14 +43,14 @@ const FINAL = rule([], { final: true });
 
 export const RUN_LIFECYCLE: Record<RunStatus, StatusRule> = {
   // Waiting in the workspace's queue for the lock (or for a runner to pick up a speculative plan).
-  pending: rule(['plan_queued', 'discarded', 'canceled', 'errored'], { cancelable: true, discardable: true }),
-  plan_queued: rule(['planning', 'canceled', 'errored'], { cancelable: true }),
+  pending: rule(['plan_queued', 'discarded', 'canceled', 'errored', 'force_canceled'], { cancelable: true, discardable: true }),
+  plan_queued: rule(['planning', 'canceled', 'errored', 'force_canceled'], { cancelable: true }),
   planning: rule(['planned', 'planned_and_finished', 'planned_and_saved', 'errored', 'canceled', 'force_canceled'], { cancelable: true }),
   // Waiting for confirmation (or auto-applied at once).
-  planned: rule(['confirmed', 'discarded', 'errored'], { discardable: true, confirmable: true }),
-  planned_and_saved: rule(['confirmed', 'discarded', 'errored'], { discardable: true, confirmable: true }),
-  confirmed: rule(['apply_queued', 'canceled', 'errored']),
-  apply_queued: rule(['applying', 'canceled', 'errored'], { cancelable: true }),
+  planned: rule(['confirmed', 'discarded', 'errored', 'force_canceled'], { discardable: true, confirmable: true }),
+  planned_and_saved: rule(['confirmed', 'discarded', 'errored', 'force_canceled'], { discardable: true, confirmable: true }),
+  confirmed: rule(['apply_queued', 'canceled', 'errored', 'force_canceled']),
+  apply_queued: rule(['applying', 'canceled', 'errored', 'force_canceled'], { cancelable: true }),
   applying: rule(['applied', 'errored', 'canceled', 'force_canceled'], { cancelable: true }),
   // No changes, or a plan-only run: nothing left to do.
   planned_and_finished: FINAL,

@@ -160,6 +160,11 @@ export interface RunWhere {
   commit?: string;
   /** A run id, or text in its message. */
   basic?: string;
+  /** Created at or after / before (ISO 8601). */
+  from?: string;
+  to?: string;
+  /** A run id, or a workspace or organization name containing it (the site-admin search). */
+  query?: string;
 }
 
 function filtered(q: Queryable, where: RunWhere) {
@@ -176,6 +181,25 @@ function filtered(q: Queryable, where: RunWhere) {
   if (where.statuses && where.statuses.length > 0) base = base.where('runs.status', 'in', [...where.statuses]);
   if (where.sources && where.sources.length > 0) base = base.where('runs.source', 'in', [...where.sources]);
   if (where.commit) base = base.where(sql<boolean>`1 = 0`);
+  if (where.from) base = base.where('runs.created_at', '>=', where.from);
+  if (where.to) base = base.where('runs.created_at', '<=', where.to);
+  if (where.query) {
+    const text = where.query;
+    base = base.where((eb) =>
+      eb.or([
+        eb('runs.id', '=', text),
+        eb(
+          'runs.workspace_id',
+          'in',
+          eb
+            .selectFrom('workspaces')
+            .innerJoin('organizations', 'organizations.id', 'workspaces.organization_id')
+            .select('workspaces.id')
+            .where((w) => w.or([containsInsensitive('workspaces.name', text), containsInsensitive('organizations.name', text)])),
+        ),
+      ]),
+    );
+  }
   if (where.user) {
     const username = where.user;
     base = base.where('runs.created_by_user_id', 'in', (eb) => eb.selectFrom('users').select('users.id').where('users.username', '=', username));

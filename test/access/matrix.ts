@@ -502,6 +502,11 @@ export const MATRIX: Section[] = [
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/comments/:comment_id', 'show a comment',
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      // The site-admin API: site admins only; it does not exist for anyone else.
+      row('GET /api/v2/admin/runs', 'list every run of the installation',
+        [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 200, 404]),
+      row('POST /api/v2/admin/runs/:run_id/actions/force-cancel', 'end any unfinished run',
+        [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 202, 404]),
       row('GET /api/v2/runs/:run_id/run-events', "list a run's events",
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/run-events/:run_event_id', 'show a run event',

@@ -423,6 +423,8 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/v2/runs/:run_id/comments': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id }, body: doc('comments', { body: 'matrix' }) }) },
   'GET /api/v2/runs/:run_id/comments': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id } }) },
   'GET /api/v2/comments/:comment_id': { make: async (w) => ({ params: { comment_id: await w.comment() } }) },
+  'GET /api/v2/admin/runs': { make: async (w) => (await w.run(), { query: 'include=workspace,workspace.organization' }) },
+  'POST /api/v2/admin/runs/:run_id/actions/force-cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
   'GET /api/v2/plans/:plan_id': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
   'GET /api/v2/applies/:apply_id': { make: async (w) => ({ params: { apply_id: (await w.plannedRun()).applyId } }) },
   'GET /api/v2/plans/:plan_id/json-output': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
