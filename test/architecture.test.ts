@@ -38,7 +38,7 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   { name: 'stores', holds: (f) => domainFile('store.ts')(f) || domainFile('statuses.ts')(f) },
   {
     name: 'foundation (db, jsonapi, crypto, ids, time, config, values, grants, files)',
-    holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts'].includes(f),
+    holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts', 'archive.ts'].includes(f),
   },
 ];
 

@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { checkArchive, MAX_UNPACKED_BYTES, unpackArchive, UnsafeArchiveError } from '../src/runner/archive.ts';
+import { checkArchive, MAX_UNPACKED_BYTES, unpackArchive, UnsafeArchiveError } from '../src/archive.ts';
 import { countChanges, redactPlanJson, scrub } from '../src/runner/redact.ts';
+import { suite } from './helpers/harness.ts';
+import { createWorkspace } from './helpers/projects.ts';
 
 /** One ustar entry, written by hand so that entries no tar tool would make can be tried. */
 function entry(name: string, type: string, body = '', linkname = '', size = Buffer.byteLength(body)): Buffer {
@@ -67,8 +69,10 @@ describe('configuration archives', () => {
     await assert.rejects(checkArchive(bomb), /MiB once unpacked/);
   });
 
-  it('refuses what is not an archive', async () => {
+  it('refuses what is not an archive (accepted as it is when asked: an upload is stored, its run errors)', async () => {
     await assert.rejects(checkArchive(Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3])), UnsafeArchiveError);
+    await checkArchive(Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]), { unreadable: 'accept' });
+    await assert.rejects(checkArchive(archive(entry('../x', '0', 'x')), { unreadable: 'accept' }), /"\.\."/);
   });
 });
 
@@ -85,5 +89,22 @@ describe('redaction', () => {
     assert.doesNotMatch(out, /p4ss/);
     assert.equal(JSON.parse(out).variables.name.value, 'n');
     assert.deepEqual(countChanges(JSON.stringify(plan)), { additions: 1, changes: 0, destructions: 0, imports: 0 });
+  });
+});
+
+suite('unsafe configuration archives at upload', (ctx) => {
+  it('are refused with 422 before any run sees them; the version stays pending', async () => {
+    const org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const cv = await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, { data: { type: 'configuration-versions' } });
+    const url = new URL(cv.body.data.attributes['upload-url']).pathname;
+    for (const bad of [entry('../escape.tf', '0', 'x'), entry('link', '2', '', '/etc/passwd'), entry('dev', '3')]) {
+      const res = await ctx.app.inject({ method: 'PUT', url, payload: archive(entry('main.tf', '0', 'x'), bad) });
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(JSON.parse(res.body).errors[0].source.pointer, '/');
+    }
+    assert.equal((await ctx.get(`/api/v2/configuration-versions/${cv.body.data.id}`, org.owner.token)).body.data.attributes.status, 'pending');
+    const ok = await ctx.app.inject({ method: 'PUT', url, payload: archive(entry('main.tf', '0', 'x')) });
+    assert.equal(ok.statusCode, 200);
   });
 });

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Job } from '../jobs/service.ts';
-import { unpackArchive } from './archive.ts';
+import { unpackArchive } from '../archive.ts';
 import type { JobInputs, JobPort, RunVariable } from './port.ts';
 import { countChanges, redactPlanJson, scrub } from './redact.ts';
 import { runTerraform, terraformVersion, type TerraformSettings } from './terraform.ts';

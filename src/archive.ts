@@ -14,8 +14,12 @@ export class UnsafeArchiveError extends Error {}
 
 const ALLOWED = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'SymbolicLink', 'Link']);
 
-/** Throws UnsafeArchiveError naming the first entry it refuses; reads the archive once, writes nothing. */
-export async function checkArchive(archive: Uint8Array): Promise<void> {
+/**
+ * Throws UnsafeArchiveError naming the first entry it refuses; reads the archive once, writes
+ * nothing. `unreadable: 'accept'` lets through what is not a readable archive at all (an upload
+ * is stored as it is; a run of it errors), refusing only what is unsafe.
+ */
+export async function checkArchive(archive: Uint8Array, options: { unreadable?: 'refuse' | 'accept' } = {}): Promise<void> {
   let total = 0;
   let entries = 0;
   let problem: string | null = null;
@@ -47,6 +51,7 @@ export async function checkArchive(archive: Uint8Array): Promise<void> {
     await pipeline(Readable.from([Buffer.from(archive)]), parser);
   } catch (e) {
     if (problem) throw new UnsafeArchiveError(`The configuration archive is refused: ${problem}`);
+    if (options.unreadable === 'accept') return;
     throw new UnsafeArchiveError(`The configuration archive cannot be read: ${(e as Error).message}`);
   }
   if (problem) throw new UnsafeArchiveError(`The configuration archive is refused: ${problem}`);
