@@ -174,7 +174,7 @@ suite('runs', (ctx) => {
     assertError(await ctx.get('/api/v2/admin/runs', null), 401);
     assertError(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, org.owner.token, {}), 404);
     assertStatus(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, admin.token, {}), 202);
-    assert.equal((await ctx.get(`/api/v2/runs/${second.body.data.id}`, org.owner.token)).body.data.attributes.status, 'force_canceled');
+    assert.equal((await ctx.get(`/api/v2/runs/${second.body.data.id}`, org.owner.token)).body.data.attributes.status, 'canceled');
     assertError(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, admin.token, {}), 409);
   });
 

@@ -453,7 +453,7 @@ export interface RunEventsTable {
   description: string | null;
   actor_user_id: string | null;
   comment_id: string | null;
-  position: number;
+  seq: Generated<number>;
   created_at: string;
 }
 

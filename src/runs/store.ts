@@ -288,7 +288,7 @@ const readEvent = (r: { id: string; run_id: string; action: string; description:
 export async function insertEvent(q: Queryable, e: RunEvent): Promise<void> {
   await q
     .insertInto('run_events')
-    .values((eb) => ({
+    .values({
       id: e.id,
       run_id: e.runId,
       action: e.action,
@@ -296,13 +296,12 @@ export async function insertEvent(q: Queryable, e: RunEvent): Promise<void> {
       actor_user_id: e.actorUserId,
       comment_id: e.commentId,
       created_at: e.createdAt,
-      position: eb.selectFrom('run_events').select(eb.fn.countAll<number>().as('n')).where('run_id', '=', e.runId),
-    }))
+    })
     .execute();
 }
 
 export async function eventsOf(q: Queryable, runId: string): Promise<RunEvent[]> {
-  return (await q.selectFrom('run_events').selectAll().where('run_id', '=', runId).orderBy('position').execute()).map(readEvent);
+  return (await q.selectFrom('run_events').selectAll().where('run_id', '=', runId).orderBy('seq').execute()).map(readEvent);
 }
 
 export async function findEvent(q: Queryable, id: string): Promise<RunEvent | undefined> {

@@ -177,6 +177,7 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
     locked: Type.Boolean(),
     'lock-reason': StringOrNull(),
     'runs-count': Type.Integer({ description: 'how many runs the workspace has had' }),
+    'workspace-kpis-runs-count': Type.Integer({ description: 'the same, under the name go-tfe reads' }),
     'resource-count': Type.Integer({ description: 'how many resources its current state manages' }),
     actions: Flags(['is-destroyable']),
     permissions: WorkspacePermissions,

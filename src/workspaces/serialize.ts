@@ -38,6 +38,8 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       source: 'tfe-api',
       locked: lock !== null,
       'runs-count': runs.count,
+      // go-tfe reads the count under this name.
+      'workspace-kpis-runs-count': runs.count,
       'resource-count': resourceCount,
       'lock-reason': lock?.reason ?? null,
       // Hangar keeps no state, so nothing stands in the way of deleting a workspace.

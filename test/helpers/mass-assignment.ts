@@ -21,8 +21,8 @@ const generated = (column: string) =>
   column === 'id' ||
   column.endsWith('_id') ||
   column.endsWith('_at') ||
-  // status_timestamps: a JSON object of times; position: a run event's place among its run's.
-  ['name', 'username', 'email', 'key', 'digest', 'seq', 'status_timestamps', 'position'].includes(column);
+  // status_timestamps: a JSON object of times.
+  ['name', 'username', 'email', 'key', 'digest', 'seq', 'status_timestamps'].includes(column);
 
 type DbRow = Record<string, unknown>;
 type Snapshot = Map<string, DbRow[]>;

@@ -123,12 +123,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('description', 'text')
     .addColumn('actor_user_id', 'text', (c) => c.references('users.id').onDelete('set null'))
     .addColumn('comment_id', 'text', (c) => c.references('comments.id').onDelete('cascade'))
-    // The event's place among its run's events: events of one run are written one at a time
-    // (each follows a status change of the run), and several share a millisecond.
-    .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
-    .addUniqueConstraint('run_events_run_position', ['run_id', 'position'])
     .execute();
+  // Events of a run share milliseconds: they are listed in creation order.
+  await addCreationOrder(db, 'run_events');
+  await db.schema.createIndex('run_events_run_seq').on('run_events').columns(['run_id', 'seq']).execute();
   await db.schema.createIndex('run_events_actor').on('run_events').column('actor_user_id').execute();
   await db.schema.createIndex('run_events_comment').on('run_events').column('comment_id').execute();
 }
