@@ -4,7 +4,7 @@
 // the kernel does to wake a sleeping client and what a cache miss costs, so their ratios run below
 // the CPU ratios of `npm run bench`, which stay the goals. But they repeat to about 1% whatever
 // else the machine is doing, where CPU time moves by 10% and more from minute to minute, so they
-// judge a change of a few percent that CPU time cannot (the README's Performance section).
+// judge a change of a few percent that CPU time cannot (docs/performance.md).
 //
 // SQLite only: the database's own work is in the server's process there. Nothing is written to
 // bench/results/; the figures are printed.

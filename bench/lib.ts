@@ -58,7 +58,7 @@ export interface Proc {
 /**
  * The Node flags and environment `npm start` gives the server (package.json), so the bench
  * measures what runs: the heap limits, the malloc arenas and the compile cache that keep peak RSS
- * down (the README's Performance section says what each does).
+ * down (docs/performance.md says what each does).
  */
 function startScript(): { flags: string[]; env: Record<string, string> } {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;

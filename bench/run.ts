@@ -2,7 +2,7 @@
 // up as users would (a site admin, an owner, members through team grants and read-projects),
 // and measures each scenario interleaved with its reference, three rounds, medians; server CPU
 // per request is the primary figure. Results land in bench/results/ beside the other engine's
-// last run. The method is described in the README's Performance section.
+// last run. The method is described in docs/performance.md.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -41,7 +41,7 @@ const PASSES = quick ? 1 : 5;
  * route's code, its requests cost up to twice as much CPU, and a helper thread compiling it adds
  * more. The bare routes reach 20,000 requests in a second or two; Hangar's show used to get a few
  * hundred (half a second at the pace of one cold request), so the first passes of round 1
- * measured it half compiled (README, Performance).
+ * measured it half compiled (docs/performance.md).
  */
 const WARMUP = quick ? { requests: 3_000, seconds: 0.3 } : { requests: 20_000, seconds: 3 };
 

@@ -34,6 +34,7 @@ const { values } = parseArgs({
     db: { type: 'string', multiple: true },
     list: { type: 'string' },
     run: { type: 'string' },
+    jobs: { type: 'string' },
   },
 });
 
@@ -60,7 +61,37 @@ function listFile(): string {
   writeFileSync(both, `${readFileSync(path.join(DIR, 'expected-pass.txt'), 'utf8')}\n${readFileSync(path.join(ROOT, 'scripts/conformance-beyond.txt'), 'utf8')}`);
   return both;
 }
-const selection = values.run !== undefined ? [values.run] : ['--list', listFile()];
+/**
+ * Shards run at once against one server, each with a token of its own. go-tfe's tests each make
+ * their own organization, so they do not see each other; a run test waits on Terraform more than
+ * on the CPU, and the runs contract alone takes most of CI's time when run one test at a time.
+ */
+const JOBS = Number(values.jobs ?? process.env.HANGAR_CONFORMANCE_JOBS ?? 3);
+if (!Number.isInteger(JOBS) || JOBS < 1 || JOBS > 16) {
+  console.error('conformance: --jobs takes a whole number from 1 to 16');
+  process.exit(2);
+}
+
+/** The runner's arguments for each shard: a regex runs as one; a list is dealt out round-robin. */
+function selections(): string[][] {
+  if (values.run !== undefined) return [[values.run]];
+  const entries = readFileSync(listFile(), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const shards = Array.from({ length: Math.min(JOBS, Math.max(entries.length, 1)) }, () => [] as string[]);
+  entries.forEach((entry, i) => shards[i % shards.length]!.push(entry));
+  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-conformance-shards-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return shards.map((shard, i) => {
+    const file = path.join(dir, `shard-${i + 1}.txt`);
+    writeFileSync(file, `${shard.join('\n')}\n`);
+    return ['--list', file];
+  });
+}
+const shardSelections = selections();
+
+const SUMMARY = /^go-tfe: (\d+) passed, (\d+) failed, (\d+) skipped/;
 
 /** A server's environment: only what this script sets, so a caller's HANGAR_* cannot leak in. */
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -191,24 +222,33 @@ async function conformance(dialect: Dialect): Promise<Outcome> {
   try {
     const listening = await startServer(env, path.join(logs, 'hangar.log'));
     server = listening.child;
-    const boot = await run(process.execPath, [MAIN, 'bootstrap'], env, undefined, true);
-    const token = boot.stdout.trim().split('\n').at(-1) ?? '';
-    if (boot.code !== 0 || !token) throw new Error(`hangar bootstrap failed (${boot.code}): ${boot.stderr.trim()}`);
-    console.log(`conformance [${dialect}]: server at ${listening.url}, logs in ${logs}`);
-    let summary = '';
-    const result = await run(
-      RUNNER,
-      selection,
-      // Every listed test takes a second or two; 120 s (the runner's default is 240) bounds what
-      // a hung test costs CI without cutting a slow one short.
-      { ...process.env, TFE_ADDRESS: listening.url, TFE_TOKEN: token, GOTFE_LOG_DIR: logs, GOTFE_TEST_TIMEOUT: process.env.GOTFE_TEST_TIMEOUT ?? '120' },
-      (line) => {
-        if (line.startsWith('go-tfe: ')) summary = line;
-        else if (!line.startsWith('logs: ')) console.log(`  ${line}`);
-      },
+    console.log(`conformance [${dialect}]: server at ${listening.url}, logs in ${logs}, ${shardSelections.length} shard(s)`);
+    const shards = await Promise.all(
+      shardSelections.map(async (selection) => {
+        const boot = await run(process.execPath, [MAIN, 'bootstrap'], env, undefined, true);
+        const token = boot.stdout.trim().split('\n').at(-1) ?? '';
+        if (boot.code !== 0 || !token) return { ok: false, counts: [0, 0, 0], problem: `hangar bootstrap failed (${boot.code}): ${boot.stderr.trim()}` };
+        let counts: number[] | undefined;
+        const result = await run(
+          RUNNER,
+          selection,
+          // A listed test takes seconds, a run test up to a minute or two; 240 s (the runner's
+          // default) bounds what a hung test costs CI without cutting a slow one short.
+          { ...process.env, TFE_ADDRESS: listening.url, TFE_TOKEN: token, GOTFE_LOG_DIR: logs, GOTFE_TEST_TIMEOUT: process.env.GOTFE_TEST_TIMEOUT ?? '240' },
+          (line) => {
+            const m = SUMMARY.exec(line);
+            if (m) counts = [Number(m[1]), Number(m[2]), Number(m[3])];
+            else if (!line.startsWith('logs: ')) console.log(`  ${line}`);
+          },
+        );
+        return { ok: result.code === 0 && counts !== undefined, counts: counts ?? [0, 0, 0], problem: counts ? '' : `the runner exited ${result.code} without a summary` };
+      }),
     );
+    const [passed, failed, skipped] = [0, 1, 2].map((i) => shards.reduce((n, shard) => n + shard.counts[i]!, 0));
+    const problems = shards.map((shard) => shard.problem).filter(Boolean);
+    const summary = `go-tfe: ${passed} passed, ${failed} failed, ${skipped} skipped${problems.length ? ` (${problems.join('; ')})` : ''}`;
     const elapsed = Date.now() - started;
-    return { dialect, ok: result.code === 0 && summary !== '', summary: summary || `the runner exited ${result.code} without a summary`, elapsed, logs };
+    return { dialect, ok: shards.every((shard) => shard.ok), summary, elapsed, logs };
   } catch (e) {
     return { dialect, ok: false, summary: (e as Error).message, elapsed: Date.now() - started, logs };
   } finally {

@@ -9,7 +9,7 @@ import type { Database } from './db/index.ts';
 import { requireAgentToken, requireBearerToken } from './auth/plugin.ts';
 import type { Caller } from './auth/caller.ts';
 import type { AgentPrincipal } from './auth/principal.ts';
-import { clientErrorHandler, jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests } from './jsonapi/plugin.ts';
+import { clientErrorHandler, jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests, requireMediaType } from './jsonapi/plugin.ts';
 import { parseQuery } from './jsonapi/query.ts';
 import { agentPoolsRoutes } from './agent-pools/routes.ts';
 import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
@@ -28,11 +28,15 @@ import { usersRoutes } from './users/routes.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import { openKeyring } from './crypto/keys.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
+import { policiesRoutes, policyUploadRoutes } from './policies/routes.ts';
+import { policySetVersionsRoutes, policySetVersionUploadRoutes } from './policy-set-versions/routes.ts';
 import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
 import { workspacesRoutes } from './workspaces/routes.ts';
 import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
 import { stateUploadRoutes, stateVersionsRoutes } from './state-versions/routes.ts';
 import { safeDeleteRoutes } from './safe-delete/routes.ts';
+import { variableSetsRoutes } from './variable-sets/routes.ts';
+import { variablesRoutes } from './variables/routes.ts';
 import { healthRoutes } from './ops/health.ts';
 import { createLogger, logRequests, type LoggerOptions } from './ops/logging.ts';
 import { registerMetrics } from './ops/metrics.ts';
@@ -112,7 +116,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   // schemas. Those schemas are open (jsonapi/schemas.ts), so a compiled serializer walks every
   // object's keys for members it does not name and builds its text piece by piece, which the
   // socket write then has to flatten: more work and garbage than JSON.stringify, for the same
-  // text (bench/, README). The schemas still describe every answer in the OpenAPI document, and
+  // text (bench/, docs/performance.md). The schemas still describe every answer in the OpenAPI document, and
   // test/openapi.test.ts checks each endpoint's real answers against them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Plugins and routes inherit the root's `log`; request lines are written by an onResponse
@@ -183,6 +187,8 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await tokensRoutes(typed, services);
         await policySetsRoutes(typed, services);
         await policySetParametersRoutes(typed, services);
+        await policiesRoutes(typed, services);
+        await policySetVersionsRoutes(typed, services);
         await projectsRoutes(typed, services);
         await workspacesRoutes(typed, services);
         await tagsRoutes(typed, services);
@@ -196,6 +202,14 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await runsRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
+        await variablesRoutes(typed, services);
+        await variableSetsRoutes(typed, services);
+      });
+      // A policy's source is PUT as raw bytes, with a token like any other API call.
+      await api.register(async (raw) => {
+        requireBearerToken(raw, { authenticate: services.tokens.authenticate, grants: services.teams.grants, admit: limits.admit });
+        requireMediaType(raw, 'application/octet-stream');
+        await policyUploadRoutes(raw as unknown as Api, services);
       });
     },
     { prefix: '/api/v2' },
@@ -210,6 +224,11 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   await app.register(async (logs) => {
     logs.addHook('onRequest', limits.anonymous);
     await logRoutes(logs as unknown as Api, services);
+  });
+  // Upload URLs of policy set versions: the same kind of signed URL, for a policy set's archive.
+  await app.register(async (uploads) => {
+    uploads.addHook('onRequest', limits.anonymous);
+    await policySetVersionUploadRoutes(uploads as unknown as Api, services);
   });
 
   // Where agents talk to Hangar: plain JSON, and only agent tokens authenticate here.

@@ -167,3 +167,71 @@ function checkDatabaseUrl(url: string): void {
     throw new ConfigError('HANGAR_DATABASE_URL has a malformed percent-encoding in its user, password or database name');
   }
 }
+
+/**
+ * `HANGAR_*` variables that Hangar's own test, benchmark and conformance scripts read. They are
+ * not settings of the server, so they are never warned about.
+ */
+const TOOLING_VARIABLES = /^HANGAR_(TEST|BENCH|CONFORMANCE|FUZZ|RACE)_/;
+
+/** The names loadConfig reads: every setting there is, whatever their values. */
+function settingNames(env: NodeJS.ProcessEnv): Set<string> {
+  const read = new Set<string>();
+  const recording = (source: NodeJS.ProcessEnv) =>
+    new Proxy(source, {
+      get: (target, name) => {
+        if (typeof name === 'string') read.add(name);
+        return target[name as string];
+      },
+    });
+  loadConfig(recording({}));
+  // With the real values too: a setting read only when another is set is still a setting.
+  try {
+    loadConfig(recording(env));
+  } catch {
+    // The caller reports a bad value; only the names matter here.
+  }
+  return read;
+}
+
+/**
+ * One warning per `HANGAR_*` variable that is not a setting (a misspelt one is silently ignored
+ * otherwise: `HANGAR_TLS_CERT` served plain HTTP), each with the closest setting's name.
+ */
+export function unknownSettingWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = [...settingNames(env)];
+  return Object.keys(env)
+    .filter((name) => name.startsWith('HANGAR_') && !known.includes(name) && !TOOLING_VARIABLES.test(name))
+    .sort()
+    .map((name) => {
+      const closest = known.reduce((best, candidate) => (editDistance(name, candidate) < editDistance(name, best) ? candidate : best));
+      return `${name} is not a Hangar setting and is ignored; did you mean ${closest}?`;
+    });
+}
+
+/** Levenshtein distance: the fewest single-character insertions, deletions and substitutions. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Plain HTTP where others can connect: tokens would cross the network in clear. Not said when
+ * Hangar serves TLS itself, listens on loopback only, or trusts a proxy (which terminates TLS).
+ */
+export function plainHttpWarning(config: Pick<Config, 'host' | 'tls' | 'trustProxy'>): string | null {
+  if (config.tls || config.trustProxy) return null;
+  const host = config.host.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'))) return null;
+  return (
+    `serving plain HTTP on ${config.host}, which is not a loopback address: API tokens cross the network in clear text; ` +
+    'set HANGAR_TLS_CERT_FILE and HANGAR_TLS_KEY_FILE, or put a TLS-terminating proxy in front and set HANGAR_TRUST_PROXY to its address'
+  );
+}

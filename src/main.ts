@@ -6,17 +6,22 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { createServices } from './services.ts';
 import { startRunner } from './runner/start.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, plainHttpWarning, unknownSettingWarnings, type Config } from './config.ts';
 import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { LATEST_MIGRATION, migrateToLatest, SchemaTooNewError } from './db/migrate.ts';
 import { ApiError } from './jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { configuredKeys, openKeyring } from './crypto/keys.ts';
-import { checkDirectories, explainStartupError, listenOrExplain } from './ops/startup.ts';
+import { checkDirectories, databaseLabel, explainStartupError, listenOrExplain } from './ops/startup.ts';
 import { loadTls } from './ops/tls.ts';
+import { sentinelCommand } from './sentinel/cli.ts';
+import { holdServeLock } from './ops/serve-lock.ts';
+import { backup, restore } from './ops/backup.ts';
+import { VERSION } from './ops/version.ts';
 
-const USAGE = `Usage: hangar <command>
+const USAGE = `Usage: hangar <command> [options]
 
+Commands:
   serve                                   serve the API (what \`npm start\` runs)
   migrate                                 apply database migrations
   bootstrap [--username NAME]             ensure a site-admin user (default: admin) and print a new API token for it
@@ -24,8 +29,17 @@ const USAGE = `Usage: hangar <command>
                                           create a user
   token create NAME [--description D]     print a new API token for user NAME
   rotate-key [--batch-size N]             re-encrypt every sensitive value with the first key of HANGAR_ENCRYPTION_KEY
+  backup FILE                             copy the SQLite database (and a generated key) to FILE while the server runs
+  restore FILE [--force]                  put a backup into the configured data directory, the server stopped
+  sentinel test|apply ...                 run Sentinel policies and their test cases (see docs/sentinel.md)
+
+Options:
+  -h, --help                              print this help
+  -v, --version                           print the version of Hangar
 
 Configuration comes from HANGAR_* environment variables; see README.md.`;
+
+const COMMANDS = new Set(['serve', 'migrate', 'bootstrap', 'user', 'token', 'rotate-key', 'backup', 'restore']);
 
 /** The configured database, after checking that a SQLite file's directory can be written. */
 function open(config: Config): Database {
@@ -37,6 +51,9 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
   const database = open(config);
   try {
     await migrateToLatest(database);
+    // Before anything is written: a token printed for another data directory's database is no
+    // use to the server, and the operator must see which one this was.
+    console.error(`database: ${databaseLabel(config)}`);
     return await fn(database);
   } finally {
     await database.close();
@@ -44,6 +61,8 @@ async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>)
 }
 
 async function serve(config: Config): Promise<void> {
+  checkDirectories(config);
+  holdServeLock(config);
   const database = open(config);
   let keyring: Keyring;
   try {
@@ -59,7 +78,7 @@ async function serve(config: Config): Promise<void> {
   const services = createServices(database, { keyring });
   const app = await buildApp({ config, database, keyring, services, tls: loadTls(config) });
   // Remote runs execute here (HANGAR_RUNNER_CONCURRENCY workers; 0: none, this instance serves the API only).
-  const runner = startRunner({ services, database, config, onError: (e) => app.log.error({ err: e }, 'runner error') });
+  const runner = startRunner({ services, database, config, variables: services.variables, onError: (e) => app.log.error({ err: e }, 'runner error') });
   let closing = false;
   const shutdown = async (signal: string) => {
     // npm forwards a terminal's Ctrl-C, which the terminal also sends: the second is ignored.
@@ -94,8 +113,13 @@ async function serve(config: Config): Promise<void> {
       portSetting: 'HANGAR_METRICS_PORT',
     });
     // Whatever the log level, say where the API is (stderr: stdout carries the JSON log).
-    process.stderr.write(`hangar: serving ${address}/api/v2 (${database.dialect})\n`);
+    process.stderr.write(`hangar: serving ${address}/api/v2 (database: ${databaseLabel(config)})\n`);
     if (metrics) process.stderr.write(`hangar: metrics at ${metrics}/metrics\n`);
+    const plain = plainHttpWarning(config);
+    if (plain) {
+      process.stderr.write(`warning: ${plain}\n`);
+      app.log.warn(plain);
+    }
   } catch (e) {
     await app.close();
     await database.close();
@@ -104,25 +128,48 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      username: { type: 'string' },
-      email: { type: 'string' },
-      'site-admin': { type: 'boolean' },
-      description: { type: 'string' },
-      'batch-size': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  // Needs no database or configuration, and has flags of its own.
+  if (argv[0] === 'sentinel') return sentinelCommand(argv.slice(1));
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        username: { type: 'string' },
+        email: { type: 'string' },
+        'site-admin': { type: 'boolean' },
+        description: { type: 'string' },
+        'batch-size': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+        force: { type: 'boolean' },
+      },
+    });
+  } catch (e) {
+    // An unknown or malformed option: parseArgs says which, in one line.
+    // (Its advice on positionals that start with '-' does not apply: no command takes one.)
+    const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    console.error(`error: ${message}; \`hangar --help\` lists the commands and options`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
   const [command, sub, name] = positionals;
+  if (values.version) {
+    console.log(VERSION);
+    return 0;
+  }
   if (values.help || !command) {
     console.log(USAGE);
     return command || values.help ? 0 : 2;
   }
+  if (!COMMANDS.has(command)) {
+    console.error(`error: unknown command "${command}"; \`hangar --help\` lists the commands`);
+    return 2;
+  }
   const config = loadConfig();
   loaded = config;
+  for (const warning of unknownSettingWarnings()) console.error(`warning: ${warning}`);
   switch (command) {
     case 'serve':
       await serve(config);
@@ -130,6 +177,7 @@ async function run(argv: string[]): Promise<number> {
     case 'migrate': {
       const database = open(config);
       const applied = await migrateToLatest(database).finally(() => database.close());
+      console.error(`database: ${databaseLabel(config)}`);
       console.error(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
       return 0;
     }
@@ -175,9 +223,16 @@ async function run(argv: string[]): Promise<number> {
         const { reencrypted, keyId } = await services.policySetParameters.rotateEncryption({ batchSize });
         // State files and their outputs are sealed with the same keys.
         const state = await services.stateVersions.rotateEncryption();
-        console.error(`re-encrypted ${reencrypted + state} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        const variables = await services.variables.rotateEncryption({ batchSize });
+        console.error(`re-encrypted ${reencrypted + state + variables} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
         return 0;
       });
+    }
+    case 'backup':
+    case 'restore': {
+      if (!sub) break;
+      const out = { info: (line: string) => console.error(line), result: (line: string) => console.log(line) };
+      return command === 'backup' ? backup(config, sub, out) : restore(config, sub, { force: values.force ?? false }, out);
     }
   }
   console.error(USAGE);
@@ -195,6 +250,9 @@ run(process.argv.slice(2)).then(
     if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
     else if (error instanceof ApiError) console.error(`error: ${error.message}`);
     else if (error instanceof DecryptionError) console.error(`cannot decrypt: ${error.message}`);
+    else if (error instanceof SchemaTooNewError) {
+      console.error(`error: database schema ${error.unknown.join(', ')} is newer than this Hangar ${VERSION} knows (latest ${LATEST_MIGRATION}); upgrade Hangar`);
+    }
     else {
       // An operator's mistake gets one line naming the setting; anything else is a bug, in full.
       const line = explainStartupError(error, loaded) ?? (isDatabaseUnavailable(error) ? unreachable(error) : null);

@@ -10,6 +10,8 @@ import { createOrganizationLookup } from './organizations/lookup.ts';
 import { createOrganizationsService } from './organizations/service.ts';
 import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
 import { createPolicySetsService } from './policy-sets/service.ts';
+import { createPoliciesService } from './policies/service.ts';
+import { createPolicySetVersionsService } from './policy-set-versions/service.ts';
 import { createProjectAccess } from './projects/access.ts';
 import { createProjectsService } from './projects/service.ts';
 import { createProjectGrantLoader, createTeamGrantsLoader, createTeamProjectsService } from './team-projects/service.ts';
@@ -26,6 +28,8 @@ import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
 import { createSafeDeleteService } from './safe-delete/service.ts';
+import { createVariableSetsService } from './variable-sets/service.ts';
+import { createVariablesService } from './variables/service.ts';
 
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
@@ -40,6 +44,9 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
   const tags = createTagsService({ database, projectAccess });
   const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess, tags, workspaceGrants: createWorkspaceGrantLoader() });
+  // Early, so that runs (and anything else that needs a workspace's variables) can be given them.
+  const variableSets = createVariableSetsService({ database, organizationLookup, projectAccess, workspaces });
+  const variables = createVariablesService({ database, workspaces, variableSets, keyring: options.keyring ?? null });
   const organizationTags = createOrganizationTagsService({ organizationLookup, tags, workspaces });
   const teams = createTeamsService({
     database,
@@ -62,7 +69,9 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
-  const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces });
+  const policies = createPoliciesService({ database, organizationLookup });
+  const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces, policies });
+  const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
@@ -70,7 +79,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // apart, and which workspaces each may serve.
   organizations.useAgentPoolCheck(agentPools.idsInOrganization);
   workspaces.useAgentPoolCheck(agentPools.usability);
-  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, jobs, jobSignal, projects, tokens, policySets, policySetParameters, agentPools, agents };
+  return { users, organizations, teams, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, jobs, jobSignal, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents, variableSets, variables };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -138,7 +138,10 @@ export const Timestamp = (label: string): ValueType => ({
   problem: (v) => (utcTimestamp(v) === null ? `${label} must be an RFC 3339 timestamp with a year up to 9999, such as 2030-01-31T12:00:00Z` : null),
 });
 
-/** Keys of policy set parameters. */
+/** Names of variable sets: any text that is not blank, as TFE takes them. */
+export const VariableSetName: ValueType = { problem: (v) => (v.trim() === '' ? "Name can't be blank" : null) };
+
+/** Keys of policy set parameters and of variables. */
 export const Key: ValueType = { problem: (v) => (v.trim() === '' ? "Key can't be blank" : null) };
 
 /** The largest parameter value, in bytes of UTF-8: generous for a policy parameter. */

@@ -17,6 +17,9 @@ const domainFile = (name: string) => (file: string) => {
   return rest.length === 0 && base === name && ![...FOUNDATION_DIRS, ...OTHER_DIRS].includes(dir!);
 };
 
+/** Files of a domain folder beside the usual rooms: code its service calls that knows nothing of requests or tables. */
+const PURE_HELPERS = ['policy-set-versions/archive.ts', 'policy-set-versions/sentinel-hcl.ts', 'policy-set-versions/manifest.ts'];
+
 /**
  * Top to bottom. A file may import from its own layer and the layers below it. Each src/ file
  * belongs to the first layer that claims it; a file no layer claims fails the test.
@@ -36,6 +39,12 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   { name: 'auth', holds: (f) => f.startsWith('auth/') },
   // A domain's lifecycle table (runs/statuses.ts): data beside its store, read from above.
   { name: 'stores', holds: (f) => domainFile('store.ts')(f) || domainFile('statuses.ts')(f) },
+  // A library of its own (see the test below): under everything, importing nothing of Hangar.
+  { name: 'sentinel (the policy language runtime)', holds: (f) => f.startsWith('sentinel/') },
+  {
+    name: "a domain's pure helpers (no HTTP, no SQL, nothing of Hangar's above the foundation)",
+    holds: (f) => PURE_HELPERS.includes(f),
+  },
   {
     name: 'foundation (db, jsonapi, crypto, ids, time, config, values, grants, files)',
     holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts', 'archive.ts'].includes(f),
@@ -169,6 +178,22 @@ describe('architecture of src/', () => {
     });
     assert.ok(files.filter(isRoutes).length > 8, 'found the route files');
     assert.deepEqual(missing, []);
+  });
+
+  it('keeps the Sentinel runtime a library of its own: it imports nothing else of Hangar, and only its CLI and test runner touch files', () => {
+    const sentinel = files.filter((f) => f.startsWith('sentinel/'));
+    assert.ok(sentinel.length > 5, 'found the sentinel files');
+    const outside = sentinel.flatMap((f) => graph.get(f)!.filter((t) => !t.startsWith('sentinel/')).map((t) => `${f} → ${t}`));
+    assert.deepEqual(outside, [], 'src/sentinel/ must not import the rest of Hangar (HTTP, database, configuration)');
+    // Policy code runs in the evaluator: no module of it may reach files, the network or processes.
+    const IO_ALLOWED = ['sentinel/cli.ts', 'sentinel/testing.ts'];
+    const io = sentinel.flatMap((f) => {
+      const code = withoutComments(readFileSync(path.join(SRC, f), 'utf8'));
+      const specs = [...code.matchAll(IMPORT)].map((m) => m[1] ?? m[2]!).filter((spec) => !spec.startsWith('.'));
+      const allowed = IO_ALLOWED.includes(f) ? ['node:fs', 'node:path', 'node:util', 'node:v8'] : [];
+      return specs.filter((spec) => !allowed.includes(spec)).map((spec) => `${f} → ${spec}`);
+    });
+    assert.deepEqual(io, []);
   });
 
   it("keeps each store to its own domain's tables: no store imports another domain's store", () => {

@@ -135,7 +135,7 @@ function sqliteBytes(url: string): Buffer {
 }
 
 suite('a value made sensitive', (ctx) => {
-  it('leaves no trace of its clear text in the SQLite files', { skip: ctx.dialect !== 'sqlite' && 'PostgreSQL keeps old row versions until VACUUM (see README)' }, async () => {
+  it('leaves no trace of its clear text in the SQLite files', { skip: ctx.dialect !== 'sqlite' && 'PostgreSQL keeps old row versions until VACUUM (see docs/operations.md)' }, async () => {
     const org = await ctx.organization();
     const set = await createPolicySet(ctx, org);
     const kept = `kept-then-sealed-${randomBytes(8).toString('hex')}`;

@@ -33,6 +33,8 @@ suite('404 for another organization costs what a missing one does', (ctx) => {
     const pool = await createPool(ctx, victim);
     const orgToken = await ctx.post(`/api/v2/organizations/${victim.name}/authentication-token`, owner, { data: { type: '' } });
     const missingOrg = `${victim.name}-gone`;
+    const varset = await ctx.post(`/api/v2/organizations/${victim.name}/varsets`, owner, { data: { type: 'varsets', attributes: { name: 'secrets', global: false } } });
+    const variable = await ctx.post(`/api/v2/workspaces/${workspace.id}/vars`, owner, { data: { type: 'vars', attributes: { key: 'k', category: 'env' } } });
     const patch = { data: { type: 'organizations', attributes: { email: 'x@example.test' } } };
     pairs.push(
       { what: 'an organization', method: 'GET', existing: `/api/v2/organizations/${victim.name}`, missing: `/api/v2/organizations/${missingOrg}` },
@@ -52,6 +54,10 @@ suite('404 for another organization costs what a missing one does', (ctx) => {
       { what: 'a policy set', method: 'GET', existing: `/api/v2/policy-sets/${policySet.id}`, missing: `/api/v2/policy-sets/${newId('polset')}` },
       { what: 'an agent pool', method: 'GET', existing: `/api/v2/agent-pools/${pool.id}`, missing: `/api/v2/agent-pools/${newId('apool')}` },
       { what: 'a token', method: 'GET', existing: `/api/v2/authentication-tokens/${orgToken.body.data.id}`, missing: `/api/v2/authentication-tokens/${newId('at')}` },
+      { what: 'a variable set', method: 'GET', existing: `/api/v2/varsets/${varset.body.data.id}`, missing: `/api/v2/varsets/${newId('varset')}` },
+      { what: "a variable set's variables", method: 'GET', existing: `/api/v2/varsets/${varset.body.data.id}/relationships/vars`, missing: `/api/v2/varsets/${newId('varset')}/relationships/vars` },
+      { what: "a workspace's variables", method: 'GET', existing: `/api/v2/workspaces/${workspace.id}/vars`, missing: `/api/v2/workspaces/${newId('ws')}/vars` },
+      { what: 'a variable by id alone', method: 'DELETE', existing: `/api/v2/vars/${variable.body.data.id}`, missing: `/api/v2/vars/${newId('var')}` },
     );
     const other = await ctx.organization();
     const otherToken = await ctx.post(`/api/v2/organizations/${other.name}/authentication-token`, other.owner.token, { data: { type: '' } });

@@ -200,6 +200,7 @@ suite('OpenAPI document', (ctx) => {
       // One of everything, so that every list has an item to check.
       await world.agent();
       await world.parameter();
+      await world.policy();
       await world.teamAccess();
       await world.workspace();
       await world.userToken();

@@ -41,6 +41,8 @@ const GRANTED_BY: Record<OrganizationPermission, 'members' | OrganizationAccessK
   'manage-policies': ['manage-policies'],
   'read-agent-pools': 'members',
   'manage-agent-pools': ['manage-agent-pools'],
+  'read-variable-sets': ['read-workspaces', 'manage-workspaces', 'manage-projects'],
+  'manage-variable-sets': ['manage-workspaces', 'manage-projects'],
 };
 
 describe('organization permissions: every flag against every permission', () => {
@@ -213,6 +215,12 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'read-state': 403,
   'write-state': 403,
   'move-workspace-out': 403,
+  'read-variables': 403,
+  'write-variables': 403,
+  'read-variable-sets': 403,
+  'manage-variable-sets': 403,
+  'read-project-variable-sets': 403,
+  'manage-project-variable-sets': 403,
 };
 
 const NO_AUTHORITY = projectAuthority(standing(), { isDefault: false }, []);

@@ -16,7 +16,7 @@ suite('policy sets', (ctx) => {
     const body = policySetBody(
       name,
       { description: 'Org-wide rules', 'policies-path': 'policies/', 'policy-update-pattern': ['x'] },
-      { policies: { data: [{ id: 'pol-AAAAAAAAAAAAAAAA', type: 'policies' }] }, 'vcs-repo': { data: null } },
+      { 'vcs-repo': { data: null } },
     );
     const res = await ctx.post(setsOf(org.name), org.owner.token, body);
     assertStatus(res, 201);
@@ -40,6 +40,10 @@ suite('policy sets', (ctx) => {
     assert.deepEqual(set.relationships.projects, { data: [] });
     assert.deepEqual(set.relationships.workspaces, { data: [] });
     assert.deepEqual(set.relationships['workspace-exclusions'], { data: [] });
+    assert.deepEqual(set.relationships.policies, { data: [] });
+    assert.deepEqual(set.relationships['newest-version'], { data: null });
+    assert.deepEqual(set.relationships['current-version'], { data: null });
+    assert.equal(set.attributes.versioned, false);
     assert.equal(set.links.self, `/api/v2/policy-sets/${set.id}`);
 
     const shown = await ctx.get(`/api/v2/policy-sets/${set.id}`, org.owner.token);

@@ -118,6 +118,9 @@ export const ACTIONS = {
   'manage-agent-pools': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-agent-pools')),
   // A pool's tokens are invisible, as in TFE, to members who may not manage pools.
   'manage-agent-tokens': row('organization', HIDE, ({ standing }) => holds(standing, 'manage-agent-pools')),
+  // Variable sets the organization owns (see organization.ts for who holds these).
+  'read-variable-sets': row('organization', forbid('You are not allowed to read variable sets'), ({ standing }) => holds(standing, 'read-variable-sets')),
+  'manage-variable-sets': row('organization', forbid('You are not allowed to manage variable sets'), ({ standing }) => holds(standing, 'manage-variable-sets')),
 
   // Teams
   'read-team': row('team', HIDE, ({ standing, team }) => seesTeam(standing, team)),
@@ -143,6 +146,9 @@ export const ACTIONS = {
   'manage-team-access': row('project', forbid("You are not allowed to manage this project's team access"), ({ authority }) => authority.manageTeams),
   // Tags: read with the project; written by whoever may update it.
   'manage-project-tags': row('project', forbid('You are not allowed to manage the tags of this project'), ({ authority }) => authority.update),
+  // Variable sets a project owns or has applied: TFE's project `variable-sets` permission.
+  'read-project-variable-sets': row('project', forbid("You are not allowed to read this project's variable sets"), ({ authority }) => authority.readVariableSets),
+  'manage-project-variable-sets': row('project', forbid("You are not allowed to manage this project's variable sets"), ({ authority }) => authority.manageVariableSets),
   'read-team-grant': row('team-grant', HIDE, ({ standing, authority, grant }) => seesTeamGrant(standing, authority, grant)),
 
   // Workspaces, through their project
@@ -170,6 +176,9 @@ export const ACTIONS = {
   'apply-run': row('workspace', forbid('You are not allowed to apply runs in this workspace'), ({ authority }) => authority.applyRuns),
   // Refused moves are answered together, naming every workspace (see `denied`).
   'move-workspace-out': row('workspace', forbid(), ({ authority }) => authority.readWorkspaces && authority.moveWorkspace),
+  // Variables, as TFE's workspace `variables` permission: none, read or write.
+  'read-variables': row('workspace', forbid('You are not allowed to read the variables of this workspace'), ({ authority }) => authority.readVariables),
+  'write-variables': row('workspace', forbid('You are not allowed to change the variables of this workspace'), ({ authority }) => authority.writeVariables),
   // Tags: read with the workspace; written by whoever may change its settings.
   'manage-workspace-tags': row('workspace', forbid('You are not allowed to manage the tags of this workspace'), ({ authority }) => authority.manageWorkspaces),
 } as const;

@@ -51,6 +51,8 @@ export const ORGANIZATION_PERMISSIONS = [
   'manage-policies',
   'read-agent-pools',
   'manage-agent-pools',
+  'read-variable-sets',
+  'manage-variable-sets',
 ] as const;
 export type OrganizationPermission = (typeof ORGANIZATION_PERMISSIONS)[number];
 
@@ -92,6 +94,12 @@ export function holds(s: Standing, permission: OrganizationPermission): boolean 
       return a['manage-policies'];
     case 'manage-agent-pools':
       return a['manage-agent-pools'];
+    // Hangar models no `manage-var-sets` flag: a set reaches every workspace it is applied to,
+    // so whoever administers every workspace manages them, and whoever reads every one reads them.
+    case 'read-variable-sets':
+      return a['read-workspaces'] || a['manage-workspaces'] || a['manage-projects'];
+    case 'manage-variable-sets':
+      return a['manage-workspaces'] || a['manage-projects'];
   }
 }
 

@@ -93,14 +93,18 @@ export type GrantCondition =
   | 'apply-run'
   | 'read-state-outputs'
   | 'read-state'
-  | 'write-state';
+  | 'write-state'
+  | 'read-variables'
+  | 'write-variables'
+  | 'read-variable-sets'
+  | 'manage-variable-sets';
 
 type GrantTest =
   | { kind: 'any' }
-  | { kind: 'project'; key: 'settings' | 'teams'; values: readonly string[] }
+  | { kind: 'project'; key: 'settings' | 'teams' | 'variable-sets'; values: readonly string[] }
   | { kind: 'workspace'; key: WorkspaceAccessFlag }
   | { kind: 'runs'; values: readonly string[] }
-  | { kind: 'workspace-scale'; key: 'state-versions'; values: readonly string[] }
+  | { kind: 'workspace-scale'; key: 'state-versions' | 'variables'; values: readonly string[] }
   | { kind: 'level'; levels: readonly ProjectAccessLevel[] };
 
 function atLeast<T extends readonly string[]>(scale: T, min: T[number]): readonly string[] {
@@ -125,6 +129,10 @@ export const GRANT_TESTS: Record<GrantCondition, GrantTest> = {
   'read-state-outputs': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read-outputs') },
   'read-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read') },
   'write-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'write') },
+  'read-variables': { kind: 'workspace-scale', key: 'variables', values: atLeast(WORKSPACE_ACCESS_SCALES.variables, 'read') },
+  'write-variables': { kind: 'workspace-scale', key: 'variables', values: atLeast(WORKSPACE_ACCESS_SCALES.variables, 'write') },
+  'read-variable-sets': { kind: 'project', key: 'variable-sets', values: atLeast(PROJECT_ACCESS_SCALES['variable-sets'], 'read') },
+  'manage-variable-sets': { kind: 'project', key: 'variable-sets', values: atLeast(PROJECT_ACCESS_SCALES['variable-sets'], 'write') },
 };
 
 /** The conditions only a level passes, whatever a custom grant's values (workspace admin). */
@@ -149,7 +157,8 @@ export function grantAllows(g: ProjectGrant, condition: GrantCondition): boolean
   }
 }
 
-const PROJECT_COLUMNS = { settings: 'project_settings', teams: 'project_teams' } as const;
+const PROJECT_COLUMNS = { settings: 'project_settings', teams: 'project_teams', 'variable-sets': 'project_variable_sets' } as const;
+const WORKSPACE_SCALE_COLUMNS = { 'state-versions': 'workspace_state_versions', variables: 'workspace_variables' } as const;
 const WORKSPACE_FLAG_COLUMNS = {
   create: 'workspace_create',
   locking: 'workspace_locking',
@@ -173,7 +182,7 @@ function grantPasses(eb: GrantsEb, condition: GrantCondition) {
     case 'runs':
       return eb('tp.workspace_runs', 'in', [...t.values]);
     case 'workspace-scale':
-      return eb('tp.workspace_state_versions', 'in', [...t.values]);
+      return eb(`tp.${WORKSPACE_SCALE_COLUMNS[t.key]}`, 'in', [...t.values]);
     case 'level':
       return eb('tp.access', 'in', [...t.levels]);
   }

@@ -39,6 +39,14 @@ export interface ProjectAuthority {
   queueRuns: boolean;
   /** Confirm applies and queue destroy runs (`runs: apply`). */
   applyRuns: boolean;
+  /** Read the variables of the project's workspaces (`variables: read`). */
+  readVariables: boolean;
+  /** Create, change and delete them (`variables: write`). */
+  writeVariables: boolean;
+  /** Read the variable sets the project owns or has applied (`variable-sets: read`). */
+  readVariableSets: boolean;
+  /** Manage the variable sets the project owns (`variable-sets: write`). */
+  manageVariableSets: boolean;
 }
 
 const NO_AUTHORITY: ProjectAuthority = {
@@ -58,6 +66,10 @@ const NO_AUTHORITY: ProjectAuthority = {
   readStateOutputs: false,
   readState: false,
   writeState: false,
+  readVariables: false,
+  writeVariables: false,
+  readVariableSets: false,
+  manageVariableSets: false,
 };
 const FULL_AUTHORITY = Object.fromEntries(Object.keys(NO_AUTHORITY).map((k) => [k, true])) as unknown as ProjectAuthority;
 
@@ -94,6 +106,10 @@ export function projectAuthority(s: Standing, project: { isDefault: boolean }, g
     writeState: workspaceManager || any('write-state'),
     queueRuns: workspaceManager || any('queue-run'),
     applyRuns: workspaceManager || any('apply-run'),
+    readVariables: holds(s, 'read-all-workspaces') || any('read-variables'),
+    writeVariables: workspaceManager || any('write-variables'),
+    readVariableSets: holds(s, 'read-variable-sets') || any('read-variable-sets'),
+    manageVariableSets: holds(s, 'manage-variable-sets') || any('manage-variable-sets'),
   };
 }
 

@@ -76,5 +76,7 @@ export function workspaceAuthority(project: ProjectAuthority, grants: readonly W
     readStateOutputs: project.readStateOutputs || grants.some((g) => g['state-versions'] !== 'none'),
     readState: project.readState || grants.some((g) => g['state-versions'] === 'read' || g['state-versions'] === 'write'),
     writeState: project.writeState || grants.some((g) => g['state-versions'] === 'write'),
+    readVariables: project.readVariables || grants.some((g) => g.variables !== 'none'),
+    writeVariables: project.writeVariables || grants.some((g) => g.variables === 'write'),
   };
 }

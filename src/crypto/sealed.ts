@@ -22,5 +22,12 @@ export async function keyIdsInUse(q: Queryable): Promise<string[]> {
     .select((eb) => eb.fn<string>('substr', ['sealed_value', eb.lit(4), eb.lit(16)]).as('key_id'))
     .distinct()
     .execute();
-  return [...new Set([...parameters, ...blobs, ...outputs].map((r) => r.key_id))].sort();
+  // Sensitive workspace and variable set variables (variables/).
+  const variables = await q
+    .selectFrom('variables')
+    .select((eb) => eb.fn<string>('substr', ['encrypted_value', eb.lit(4), eb.lit(16)]).as('key_id'))
+    .distinct()
+    .where('encrypted_value', 'like', 'v1:%')
+    .execute();
+  return [...new Set([...parameters, ...blobs, ...outputs, ...variables].map((r) => r.key_id))].sort();
 }

@@ -1,7 +1,8 @@
-// Upload URLs that carry their own permission: Terraform and go-tfe PUT state files and
-// configuration tarballs to them with no Authorization header. The credential is signed rather
-// than random and stored, so nothing secret is kept in the database, every instance holding the
-// encryption keys can check it, and checking it costs no query (it runs before a body is read).
+// Upload URLs that carry their own permission: Terraform and go-tfe PUT state files,
+// configuration tarballs and policy set archives to them with no Authorization header. The
+// credential is signed rather than random and stored, so nothing secret is kept in the
+// database, every instance holding the encryption keys can check it, and checking it costs no
+// query (it runs before a body is read).
 // It names one purpose and one subject (a version, and for state the kind of file) and an
 // expiry; whether it may be used again is the caller's to decide, by the status or stored bytes
 // of its version (a state URL is single use, a configuration URL takes a later upload).
@@ -17,7 +18,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Keyring } from './keyring.ts';
 
 /** Each purpose signs under a key of its own, so a credential for one never opens another. */
-export type UploadPurpose = 'state-upload' | 'configuration-upload' | 'job-log';
+export type UploadPurpose = 'state-upload' | 'configuration-upload' | 'policy-set-version-upload' | 'job-log';
 
 /** `<expiry, ms since the epoch>.<HMAC-SHA-256, base64url>`: no dot in either half. */
 const CREDENTIAL = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/;

@@ -150,6 +150,7 @@ function openPostgres(config: pg.PoolConfig, onError: (error: unknown) => void):
     if (callback) return connect(callback);
     return connect().catch((error: unknown) => {
       onError(error);
+      if (error !== null && typeof error === 'object') CONNECT_FAILURES.add(error);
       throw error;
     });
   }) as typeof pool.connect;
@@ -157,6 +158,14 @@ function openPostgres(config: pg.PoolConfig, onError: (error: unknown) => void):
 }
 
 const ignore = () => {};
+
+/**
+ * Errors met while getting a connection. Whatever PostgreSQL said (the database does not allow
+ * connections now, no longer exists, the role may not log in, too many connections), the
+ * request asked for nothing wrong and the same request may succeed once the database lets Hangar
+ * in again: each is "unavailable", however its SQLSTATE would read on a query.
+ */
+const CONNECT_FAILURES = new WeakSet<object>();
 
 /** Statement shapes kept prepared on one PostgreSQL connection at most; later new shapes run unnamed. */
 const PREPARED_PER_CONNECTION = 500;
@@ -316,6 +325,7 @@ const LOST_CONNECTION = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; errcode?: unknown; message?: unknown; errors?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
+  if (CONNECT_FAILURES.has(e)) return true;
   const code = typeof e.code === 'string' ? e.code : '';
   // SQLSTATE: connection exceptions (08…), admin/crash shutdown, starting up, idle-session
   // ends (57P0x), statement timeout (57014), idle-in-transaction timeout (25P03), and
@@ -324,8 +334,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // A transaction aborted by a deadlock or a serialization failure that ran out of attempts.
   if (abortedByOthers(e)) return true;
   if (NETWORK_CODES.has(code)) return true;
-  // node:sqlite: SQLITE_BUSY (and its extended codes) after busy_timeout.
-  if (code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' && (e.errcode & 0xff) === 5) return true;
+  // node:sqlite: SQLITE_BUSY (and its extended codes) after busy_timeout, and SQLITE_LOCKED.
+  if (code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' && [5, 6].includes(e.errcode & 0xff)) return true;
   if (typeof e.message === 'string' && LOST_CONNECTION.some((m) => (e.message as string).startsWith(m))) return true;
   // Node tries every address of a host name and reports them together.
   return Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable);

@@ -10,8 +10,11 @@ interface LinkTables {
   policy_set_projects: { from: 'policy_set_id'; to: 'project_id' };
   policy_set_workspaces: { from: 'policy_set_id'; to: 'workspace_id' };
   policy_set_workspace_exclusions: { from: 'policy_set_id'; to: 'workspace_id' };
+  policy_set_policies: { from: 'policy_set_id'; to: 'policy_id' };
   agent_pool_allowed_workspaces: { from: 'agent_pool_id'; to: 'workspace_id' };
   team_memberships: { from: 'team_id'; to: 'user_id' };
+  variable_set_workspaces: { from: 'variable_set_id'; to: 'workspace_id' };
+  variable_set_projects: { from: 'variable_set_id'; to: 'project_id' };
 }
 
 // The table and column names vary, so the queries below are built untyped: LinkTables above is

@@ -21,6 +21,8 @@ import * as signedConfigurationUploads from './migrations/0016_signed_configurat
 import * as trigramIndexDirectWrites from './migrations/0017_trigram_index_direct_writes.ts';
 import * as creationOrder from './migrations/0018_creation_order.ts';
 import * as runExecution from './migrations/0020_run_execution.ts';
+import * as policies from './migrations/0024_policies.ts';
+import * as variables from './migrations/0019_variables.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -42,6 +44,8 @@ const migrations: Record<string, Migration> = {
   '0017_trigram_index_direct_writes': trigramIndexDirectWrites,
   '0018_creation_order': creationOrder,
   '0020_run_execution': runExecution,
+  '0024_policies': policies,
+  '0019_variables': variables,
 };
 
 async function migrator(database: Database): Promise<Migrator> {
@@ -58,7 +62,46 @@ async function migrator(database: Database): Promise<Migrator> {
   });
 }
 
+/** The newest migration this build knows: what a database made by it is at. */
+export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1)!;
+
+/** The names of every migration this build knows, in order. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
+
+/**
+ * The database has run migrations this build does not know: a newer Hangar migrated it. Running
+ * on it could misread or damage what the newer schema holds, so nothing starts.
+ */
+export class SchemaTooNewError extends Error {
+  readonly unknown: string[];
+  constructor(unknown: string[]) {
+    super(`database schema ${unknown.join(', ')} is newer than this build knows (latest ${LATEST_MIGRATION})`);
+    this.unknown = unknown;
+  }
+}
+
+/** The migrations the database records as run, in the order they ran; none for an empty database. */
+export async function executedMigrations(database: Database): Promise<string[]> {
+  const exists =
+    database.dialect === 'sqlite'
+      ? await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(database.db)
+      : await sql<{ n: number }>`select count(*) as n from information_schema.tables where table_schema = current_schema() and table_name = 'kysely_migration'`.execute(database.db);
+  if (Number(exists.rows[0]!.n) === 0) return [];
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by timestamp, name`.execute(database.db);
+  return rows.map((r) => r.name);
+}
+
+/**
+ * Numbers are handed out in parallel and migrations run unordered, so "newer" is not a larger
+ * number: it is any migration the database ran that this build's list does not hold.
+ */
+export async function refuseNewerSchema(database: Database): Promise<void> {
+  const unknown = (await executedMigrations(database)).filter((name) => !Object.hasOwn(migrations, name));
+  if (unknown.length > 0) throw new SchemaTooNewError(unknown.sort());
+}
+
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  await refuseNewerSchema(database);
   const { error, results } = await (await migrator(database)).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
@@ -66,6 +109,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
 
 /** The migrations this build knows that the database has not run yet (none: it is current). */
 export async function pendingMigrations(database: Database): Promise<string[]> {
+  await refuseNewerSchema(database);
   const all = await (await migrator(database)).getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

@@ -169,6 +169,50 @@ export interface WorkspaceRemoteStateConsumersTable {
   created_at: string;
 }
 
+export interface PoliciesTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string | null;
+  kind: string;
+  /** OPA only: the query that decides. */
+  query: string | null;
+  enforcement_level: string;
+  /** Null: `<name>.sentinel` (or `.rego`). */
+  enforce_path: string | null;
+  /** The uploaded source, as uploaded; null until the first upload. */
+  source: Uint8Array | null;
+  created_at: string;
+  updated_at: string;
+  /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
+  seq: Generated<number>;
+}
+
+export interface PolicySetPoliciesTable {
+  policy_set_id: string;
+  policy_id: string;
+  created_at: string;
+}
+
+export interface PolicySetVersionsTable {
+  id: string;
+  policy_set_id: string;
+  status: string;
+  source: string;
+  /** Why the upload was refused; set exactly when errored. */
+  error: string | null;
+  /** JSON: the policies, modules and params sentinel.hcl declared; set exactly when ready. */
+  manifest: string | null;
+  policy_count: number;
+  archive: Uint8Array | null;
+  created_at: string;
+  updated_at: string;
+  ready_at: string | null;
+  errored_at: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts). */
+  seq: Generated<number>;
+}
+
 export interface PolicySetProjectsTable {
   policy_set_id: string;
   project_id: string;
@@ -471,6 +515,9 @@ export interface Schema {
   policy_set_workspaces: PolicySetWorkspacesTable;
   policy_set_workspace_exclusions: PolicySetWorkspaceExclusionsTable;
   policy_set_parameters: PolicySetParametersTable;
+  policies: PoliciesTable;
+  policy_set_policies: PolicySetPoliciesTable;
+  policy_set_versions: PolicySetVersionsTable;
   workspaces: WorkspacesTable;
   workspace_remote_state_consumers: WorkspaceRemoteStateConsumersTable;
   team_projects: TeamProjectsTable;
@@ -492,4 +539,54 @@ export interface Schema {
   job_blobs: JobBlobsTable;
   run_events: RunEventsTable;
   comments: CommentsTable;
+  variable_sets: VariableSetsTable;
+  variable_set_workspaces: VariableSetWorkspacesTable;
+  variable_set_projects: VariableSetProjectsTable;
+  variables: VariablesTable;
+}
+
+export interface VariableSetsTable {
+  id: string;
+  organization_id: string;
+  /** The owning project (TFE's `parent`), or null for a set the organization owns. */
+  project_id: string | null;
+  name: string;
+  description: string;
+  global: DbBool;
+  priority: DbBool;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
+}
+
+export interface VariableSetWorkspacesTable {
+  variable_set_id: string;
+  workspace_id: string;
+  created_at: string;
+}
+
+export interface VariableSetProjectsTable {
+  variable_set_id: string;
+  project_id: string;
+  created_at: string;
+}
+
+/** A workspace's variable or a variable set's: exactly one of the two owners is set. */
+export interface VariablesTable {
+  id: string;
+  workspace_id: string | null;
+  variable_set_id: string | null;
+  key: string;
+  category: string;
+  description: string;
+  hcl: DbBool;
+  sensitive: DbBool;
+  /** Clear text; null exactly when the variable is sensitive. */
+  value: string | null;
+  /** Ciphertext (crypto/keyring.ts); set exactly when the variable is sensitive. */
+  encrypted_value: string | null;
+  version_id: string;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
 }

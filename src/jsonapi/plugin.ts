@@ -52,6 +52,16 @@ export function requireJsonApiRequests(app: FastifyInstance): void {
 }
 
 /**
+ * For a scope whose bodies are raw bytes of one media type (a policy's source): a body of any
+ * other type is 415. Register after authentication, as above.
+ */
+export function requireMediaType(app: FastifyInstance, mediaType: string): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(hasBody(request) && !isMediaType(request.headers['content-type'], mediaType) ? errors.unsupportedMediaType(mediaType) : undefined);
+  });
+}
+
+/**
  * For a scope that speaks plain JSON (the agent endpoints): a body must be `application/json`,
  * and errors are rendered with that media type. Register after authentication, as above. A
  * request without a body passes, so that an agent may register without naming itself.

@@ -4,7 +4,7 @@
 // anyone may call it.
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/index.ts';
-import { pendingMigrations } from '../db/migrate.ts';
+import { pendingMigrations, SchemaTooNewError } from '../db/migrate.ts';
 import { Type } from 'typebox';
 import { Open, responses } from '../jsonapi/schemas.ts';
 import { throttledWarning } from './logging.ts';
@@ -25,7 +25,9 @@ async function readiness(database: Database): Promise<Readiness> {
   });
   const check = pendingMigrations(database).then(
     (pending): Readiness => (pending.length === 0 ? { ready: true } : { ready: false, reason: `database migrations pending: ${pending.join(', ')}` }),
-    (error: unknown): Readiness => ({ ready: false, reason: 'the database is unreachable', error }),
+    (error: unknown): Readiness =>
+      // A newer Hangar migrated the shared database under this one: it should stop taking traffic.
+      error instanceof SchemaTooNewError ? { ready: false, reason: 'the database schema is newer than this Hangar knows' } : { ready: false, reason: 'the database is unreachable', error },
   );
   try {
     return await Promise.race([check, timeout]);

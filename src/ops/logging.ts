@@ -17,8 +17,8 @@ function decoded(text: string): string {
   }
 }
 
-/** An upload URL's last segment is its credential (configuration-versions/routes.ts). */
-const UPLOAD_SECRET = /(\/_archivist\/v1\/object\/)[^/?#]+/gi;
+/** An upload URL's last segment is its credential (configuration-versions/routes.ts, policy-set-versions/routes.ts). */
+const UPLOAD_SECRET = /(\/_archivist\/v1\/(?:object|policy-set-version)\/)[^/?#]+/gi;
 
 export function redactUrl(url: string): string {
   const clean = url.replace(TOKEN_SHAPE, REDACTED).replace(UPLOAD_SECRET, `$1${REDACTED}`);

@@ -140,3 +140,17 @@ export function explainStartupError(error: unknown, config: Config | null): stri
   }
   return null;
 }
+
+/**
+ * Which database a command used, for the operator: `sqlite /abs/path/hangar.db` or
+ * `postgres host:port/database`. Never the user's password (nor the user: it is not needed to
+ * tell two databases apart).
+ */
+export function databaseLabel(config: Pick<Config, 'databaseUrl'>): string {
+  if (config.databaseUrl.startsWith('sqlite:')) {
+    const file = config.databaseUrl.slice('sqlite:'.length);
+    return `sqlite ${file === ':memory:' ? file : path.resolve(file)}`;
+  }
+  const { at, database } = server(config as Config);
+  return `postgres ${at}/${database}`;
+}

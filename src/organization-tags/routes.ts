@@ -23,7 +23,7 @@ export async function organizationTagsRoutes(app: Api, { organizationTags: servi
 
   // The path go-tfe's OrganizationTags.Delete uses (so do the TFE documentation pages we could
   // read, v202207-2 and v202309-1). Were the documentation to name
-  // /organizations/:name/relationships/tags, go-tfe would still win (README, "Tags").
+  // /organizations/:name/relationships/tags, go-tfe would still win (docs/api.md, "Tags").
   app.delete(
     '/organizations/:organization_name/tags',
     { schema: { summary: 'Delete tags from every workspace of an organization (all or nothing)', tags, params: OrganizationParams, body: TagRefsBody, response: responses({ 204: NoContent }) } },

@@ -1,14 +1,21 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
-import { BooleanOrNull, Document, ListDocument, Resource, StringOrNull, Timestamp, ToMany, ToOne } from '../jsonapi/schemas.ts';
+import { BooleanOrNull, Document, ListDocument, Resource, StringOrNull, Timestamp, ToMany, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
+import { PolicyResource } from '../policies/schemas.ts';
+import { PolicySetVersionResource } from '../policy-set-versions/schemas.ts';
 
 export const PolicySetParams = Type.Object({ policy_set_id: Type.String() });
+
+/** `include=policies,newest_version,current_version` adds those to `included` (projects, workspaces and workspace_exclusions are accepted and add nothing). */
+const Include = Type.Optional(Type.String());
+export const ShowPolicySetQuery = Type.Object({ include: Include });
 
 export const ListPolicySetsQuery = Type.Object({
   ...PageParams,
   'search[name]': Type.Optional(Type.String()),
   // Empty: no filter.
   'filter[kind]': Type.Optional(Type.Enum(['', 'sentinel', 'opa'], { description: '"sentinel" or "opa"' })),
+  include: Include,
 });
 
 const Kind = Type.Union([Type.Literal('sentinel'), Type.Literal('opa')]);
@@ -16,17 +23,18 @@ const NullableString = (maxLength: number) => Type.Union([Type.String({ maxLengt
 
 const ProjectRef = Type.Object({ type: Type.Literal('projects'), id: Type.String({ minLength: 1, maxLength: 64 }) });
 const WorkspaceRef = Type.Object({ type: Type.Literal('workspaces'), id: Type.String({ minLength: 1, maxLength: 64 }) });
+const PolicyRef = Type.Object({ type: Type.Literal('policies'), id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /**
  * Each list replaces the set's list of that kind. Items are read for `type` and `id` only: go-tfe
- * sends whole workspace and project records. Other relationships real clients send (`policies`)
- * are ignored until Hangar models them.
+ * sends whole workspace, project and policy records.
  */
 const Relationships = Type.Optional(
   Type.Object({
     projects: Type.Optional(Type.Object({ data: Type.Array(ProjectRef, { maxItems: 100 }) })),
     workspaces: Type.Optional(Type.Object({ data: Type.Array(WorkspaceRef, { maxItems: 100 }) })),
     'workspace-exclusions': Type.Optional(Type.Object({ data: Type.Array(WorkspaceRef, { maxItems: 100 }) })),
+    policies: Type.Optional(Type.Object({ data: Type.Array(PolicyRef, { maxItems: 100 }) })),
   }),
 );
 
@@ -64,6 +72,10 @@ export const PolicySetWorkspacesBody = Type.Object({
   data: Type.Array(WorkspaceRef, { minItems: 1, maxItems: 100 }),
 });
 
+export const PolicySetPoliciesBody = Type.Object({
+  data: Type.Array(PolicyRef, { minItems: 1, maxItems: 100 }),
+});
+
 // ---- responses
 
 export const PolicySetResource = Resource('PolicySet', 'policy-sets', {
@@ -77,8 +89,8 @@ export const PolicySetResource = Resource('PolicySet', 'policy-sets', {
     'policy-tool-version': StringOrNull(),
     'created-at': Timestamp,
     'updated-at': Timestamp,
-    'policy-count': Type.Integer({ description: 'always 0: Hangar stores no policies, only parameters' }),
-    versioned: Type.Boolean(),
+    'policy-count': Type.Integer({ description: 'the policies it holds, or for a set with versions those its current version declares' }),
+    versioned: Type.Boolean({ description: 'whether its policies come from uploaded versions' }),
     'vcs-repo': Type.Null(),
     'policies-path': Type.Null(),
     'workspace-count': Type.Integer(),
@@ -90,8 +102,11 @@ export const PolicySetResource = Resource('PolicySet', 'policy-sets', {
     workspaces: ToMany('workspaces'),
     'workspace-exclusions': ToMany('workspaces'),
     policies: ToMany('policies'),
+    'newest-version': ToOneOrNone('policy-set-versions'),
+    'current-version': ToOneOrNone('policy-set-versions'),
   },
 });
 
-export const PolicySetDocument = Document(PolicySetResource, 'The policy set');
-export const PolicySetListDocument = ListDocument(PolicySetResource, 'A page of policy sets');
+const Included = Type.Union([PolicyResource, PolicySetVersionResource]);
+export const PolicySetDocument = Document(PolicySetResource, 'The policy set (with its policies and versions in `included` when asked)', Included);
+export const PolicySetListDocument = ListDocument(PolicySetResource, 'A page of policy sets', { included: Included });

@@ -3,7 +3,10 @@ import type { PolicySetView } from './service.ts';
 
 const refs = (type: string, ids: readonly string[]) => ({ data: ids.map((id) => ({ id, type })) });
 
-export function policySetResource({ set, projectIds, workspaceIds, excludedWorkspaceIds, organizationName }: PolicySetView) {
+const version = (id: string | null) => ({ data: id === null ? null : { id, type: 'policy-set-versions' } });
+
+export function policySetResource({ set, projectIds, workspaceIds, excludedWorkspaceIds, policyIds, versions, organizationName }: PolicySetView) {
+  const versioned = versions.newest !== null;
   const self = `/api/v2/policy-sets/${set.id}`;
   return {
     id: set.id,
@@ -18,9 +21,9 @@ export function policySetResource({ set, projectIds, workspaceIds, excludedWorks
       'policy-tool-version': set.policyToolVersion,
       'created-at': set.createdAt,
       'updated-at': set.updatedAt,
-      // Hangar stores no policies and no VCS sources: sets hold parameters only.
-      'policy-count': 0,
-      versioned: false,
+      'policy-count': versioned ? versions.policyCount : policyIds.length,
+      versioned,
+      // Hangar keeps no VCS sources.
       'vcs-repo': null,
       'policies-path': null,
       'workspace-count': workspaceIds.length,
@@ -31,7 +34,9 @@ export function policySetResource({ set, projectIds, workspaceIds, excludedWorks
       projects: refs('projects', projectIds),
       workspaces: refs('workspaces', workspaceIds),
       'workspace-exclusions': refs('workspaces', excludedWorkspaceIds),
-      policies: { data: [] },
+      policies: refs('policies', policyIds),
+      'newest-version': version(versions.newest),
+      'current-version': version(versions.current),
     },
     links: { self },
   };

@@ -1,10 +1,13 @@
 import type { Caller } from '../auth/caller.ts';
+import { can } from '../auth/authorize.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { newId } from '../ids.ts';
 import { errors, unknownIds, type Problem } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
+import type { PoliciesService, PolicyView } from '../policies/service.ts';
+import type { PolicySetVersion, VersionPointers } from '../policy-set-versions/store.ts';
 import type { ProjectAccess } from '../projects/access.ts';
 import { now } from '../time.ts';
 import { checkAttributes, Name } from '../values.ts';
@@ -30,6 +33,8 @@ export interface PolicySetInput {
   workspaceIds?: string[];
   /** Replaces the excluded workspaces; undefined leaves them as they are. */
   excludedWorkspaceIds?: string[];
+  /** Replaces the policies the set holds; undefined leaves them as they are. */
+  policyIds?: string[];
 }
 
 export interface PolicySetView {
@@ -37,21 +42,36 @@ export interface PolicySetView {
   projectIds: string[];
   workspaceIds: string[];
   excludedWorkspaceIds: string[];
+  policyIds: string[];
+  versions: VersionPointers;
   organizationName: string;
 }
+
+/** Related resources a policy set document can include. */
+export const POLICY_SET_INCLUDES = ['policies', 'newest_version', 'current_version', 'projects', 'workspaces', 'workspace_exclusions'] as const;
+export type PolicySetInclude = (typeof POLICY_SET_INCLUDES)[number];
+
+/** What the policy set versions domain tells this one about a set's versions (it registers when built). */
+export interface VersionReader {
+  pointers(q: Queryable, setIds: readonly string[]): Promise<Map<string, VersionPointers>>;
+  versions(q: Queryable, ids: readonly string[]): Promise<PolicySetVersion[]>;
+}
+
+const NO_VERSIONS: VersionPointers = { newest: null, current: null, policyCount: 0 };
 
 /**
  * A policy set's lists of things, which behave alike: what it is attached to (projects,
  * workspaces; never while global) and the workspaces it never applies to (whether global or not).
  */
-export type Relation = 'projects' | 'workspaces' | 'workspace-exclusions';
-type Attachment = Exclude<Relation, 'workspace-exclusions'>;
-const RELATIONS: readonly Relation[] = ['projects', 'workspaces', 'workspace-exclusions'];
+export type Relation = 'projects' | 'workspaces' | 'workspace-exclusions' | 'policies';
+type Attachment = 'projects' | 'workspaces';
+const RELATIONS: readonly Relation[] = ['projects', 'workspaces', 'workspace-exclusions', 'policies'];
 const ATTACHMENTS: readonly Attachment[] = ['projects', 'workspaces'];
-const NOUN: Record<Relation, string> = { projects: 'Project', workspaces: 'Workspace', 'workspace-exclusions': 'Workspace' };
-const SENT = { projects: 'projectIds', workspaces: 'workspaceIds', 'workspace-exclusions': 'excludedWorkspaceIds' } as const satisfies Record<Relation, keyof PolicySetInput>;
+const NOUN: Record<Relation, string> = { projects: 'Project', workspaces: 'Workspace', 'workspace-exclusions': 'Workspace', policies: 'Policy' };
+const SENT = { projects: 'projectIds', workspaces: 'workspaceIds', 'workspace-exclusions': 'excludedWorkspaceIds', policies: 'policyIds' } as const satisfies Record<Relation, keyof PolicySetInput>;
 const sentIds = (input: PolicySetInput, relation: Relation) => input[SENT[relation]];
-const isAttachment = (relation: Relation): relation is Attachment => relation !== 'workspace-exclusions';
+const isAttachment = (relation: Relation): relation is Attachment => relation === 'projects' || relation === 'workspaces';
+const VERSIONED = 'The policies of a policy set with versions come from its versions; it cannot hold policies of its own';
 
 export type PolicyAction = 'read-policies' | 'manage-policies';
 
@@ -62,9 +82,13 @@ export function createPolicySetsService(deps: {
   organizationLookup: OrganizationLookup;
   projectAccess: ProjectAccess;
   workspaces: WorkspacesService;
+  policies: PoliciesService;
 }) {
   const { database } = deps;
   const db = database.db;
+  let versionReader: VersionReader = { pointers: async () => new Map(), versions: async () => [] };
+  // A policy's view names the sets holding it; this domain owns that link.
+  deps.policies.usePolicySetReader((q, ids) => store.setsHoldingPolicies(q, ids));
 
   // Each relationship's join table, and the owning domain's answer to "are these ours?".
   const workspacesOf = (q: Queryable, organizationId: string, ids: readonly string[]) => deps.workspaces.idsInOrganization(organizationId, ids, q);
@@ -75,6 +99,10 @@ export function createPolicySetsService(deps: {
     },
     workspaces: { table: store.attachedWorkspaces, known: workspacesOf },
     'workspace-exclusions': { table: store.excludedWorkspaces, known: workspacesOf },
+    policies: {
+      table: store.heldPolicies,
+      known: (q: Queryable, organizationId: string, ids: readonly string[]) => deps.policies.idsInOrganization(organizationId, ids, q),
+    },
   } satisfies Record<Relation, unknown>;
 
   /** Views of a page of sets: one query per relationship, whatever the page size. */
@@ -84,11 +112,15 @@ export function createPolicySetsService(deps: {
     const projects = await store.attachedProjects.of(q, setIds);
     const workspaces = await store.attachedWorkspaces.of(q, setIds);
     const excluded = await store.excludedWorkspaces.of(q, setIds);
+    const policies = await store.heldPolicies.of(q, setIds);
+    const versions = await versionReader.pointers(q, setIds);
     return sets.map((set) => ({
       set,
       projectIds: projects.get(set.id) ?? [],
       workspaceIds: workspaces.get(set.id) ?? [],
       excludedWorkspaceIds: excluded.get(set.id) ?? [],
+      policyIds: policies.get(set.id) ?? [],
+      versions: versions.get(set.id) ?? NO_VERSIONS,
       organizationName,
     }));
   }
@@ -149,6 +181,8 @@ export function createPolicySetsService(deps: {
     return { pointer: '/data/relationships', detail: 'Project or workspace not found' };
   }
 
+  const versioned = async (q: Queryable, setId: string) => (await versionReader.pointers(q, [setId])).get(setId)?.newest != null;
+
   async function changeRelation(caller: Caller, id: string, relation: Relation, ids: string[], change: 'attach' | 'detach') {
     const { set } = await find(caller, id, 'manage-policies');
     const link = links[relation];
@@ -160,6 +194,7 @@ export function createPolicySetsService(deps: {
         if (problems.length) throw errors.invalid(problems);
         if (change === 'attach') {
           if (current.global && isAttachment(relation)) throw errors.invalidAttribute('/data', GLOBAL_WITH(relation));
+          if (relation === 'policies' && (await versioned(trx, current.id))) throw errors.invalidAttribute('/data', VERSIONED);
           await link.table.add(trx, current.id, dedupe(ids), now());
         } else {
           await link.table.remove(trx, current.id, dedupe(ids));
@@ -172,6 +207,42 @@ export function createPolicySetsService(deps: {
 
   return {
     find,
+
+    /** Registered by the policy set versions domain when it is built. */
+    useVersionReader(reader: VersionReader) {
+      versionReader = reader;
+    },
+
+    /** Whether the caller may perform `action` on the set (which it is known to see). */
+    async may(caller: Caller, id: string, action: PolicyAction): Promise<boolean> {
+      const set = await store.findPolicySetById(db, id);
+      const found = set && (await deps.organizationLookup.standingIn(caller, set.organizationId));
+      return found ? can(found, action) : false;
+    },
+
+    /**
+     * Runs `write` (a new version) under the set's row lock, unless the set holds policies of
+     * its own: a set's policies come from its versions or from the policies it holds, not both.
+     */
+    async withVersionableSet(id: string, write: (q: Queryable) => Promise<void>): Promise<void> {
+      await database.transaction(async (trx) => {
+        if (!(await store.lockPolicySet(trx, id))) throw errors.notFound();
+        const held = (await store.heldPolicies.of(trx, [id])).get(id) ?? [];
+        if (held.length) throw errors.invalidAttribute('/data', 'This policy set holds policies of its own; remove them before uploading versions');
+        await write(trx);
+      });
+    },
+
+    /** What `include` asks for beside the sets: their policies and versions (one query each). */
+    async included(views: readonly PolicySetView[], include: readonly PolicySetInclude[]): Promise<{ policies: PolicyView[]; versions: PolicySetVersion[] }> {
+      const first = views[0];
+      const policies = include.includes('policies') && first ? await deps.policies.views(db, views.flatMap((v) => v.policyIds), first.organizationName) : [];
+      const versionIds = views.flatMap((v) => [
+        ...(include.includes('newest_version') && v.versions.newest ? [v.versions.newest] : []),
+        ...(include.includes('current_version') && v.versions.current ? [v.versions.current] : []),
+      ]);
+      return { policies, versions: await versionReader.versions(db, versionIds) };
+    },
 
     /** For internal callers with no caller to check (the policy-check runtime). */
     findById: (id: string) => store.findPolicySetById(db, id),
@@ -194,6 +265,7 @@ export function createPolicySetsService(deps: {
       const projectIds = dedupe(input.projectIds ?? []);
       const workspaceIds = dedupe(input.workspaceIds ?? []);
       const excludedWorkspaceIds = dedupe(input.excludedWorkspaceIds ?? []);
+      const policyIds = dedupe(input.policyIds ?? []);
       if (input.global) checkGlobal(input, { projects: projectIds, workspaces: workspaceIds });
       const at = now();
       const set: PolicySet = {
@@ -216,6 +288,7 @@ export function createPolicySetsService(deps: {
           await store.attachedProjects.add(trx, set.id, projectIds, at);
           await store.attachedWorkspaces.add(trx, set.id, workspaceIds, at);
           await store.excludedWorkspaces.add(trx, set.id, excludedWorkspaceIds, at);
+          await store.heldPolicies.add(trx, set.id, policyIds, at);
           // Read back, so the response lists attachments in the order every later read will.
           const [view] = await views(trx, [set], org.name);
           return view!;
@@ -242,12 +315,13 @@ export function createPolicySetsService(deps: {
             throw errors.invalidAttribute('/data/attributes/kind', 'Kind cannot be changed after the policy set is created');
           }
           const [before] = await views(trx, [current], organizationName);
-          const existing = { projects: before!.projectIds, workspaces: before!.workspaceIds, 'workspace-exclusions': before!.excludedWorkspaceIds };
+          const existing = { projects: before!.projectIds, workspaces: before!.workspaceIds, 'workspace-exclusions': before!.excludedWorkspaceIds, policies: before!.policyIds };
           const wanted = (relation: Relation) => {
             const sent = sentIds(input, relation);
             return sent === undefined ? existing[relation] : dedupe(sent);
           };
-          const attached = { projects: wanted('projects'), workspaces: wanted('workspaces'), 'workspace-exclusions': wanted('workspace-exclusions') };
+          const attached = { projects: wanted('projects'), workspaces: wanted('workspaces'), 'workspace-exclusions': wanted('workspace-exclusions'), policies: wanted('policies') };
+          if (input.policyIds?.length && before!.versions.newest !== null) throw errors.invalidAttribute('/data/relationships/policies', VERSIONED);
           if (input.global ?? current.global) checkGlobal(input, attached);
           await checkRelationships(trx, current.organizationId, input);
           const at = now();
@@ -276,7 +350,7 @@ export function createPolicySetsService(deps: {
       );
     },
 
-    /** Its parameters, attachments and exclusions go with it (schema cascades). */
+    /** Its parameters, attachments, exclusions and versions go with it, and it lets its policies go (schema cascades). */
     async destroy(caller: Caller, id: string): Promise<void> {
       const { set } = await find(caller, id, 'manage-policies');
       if ((await store.deletePolicySet(db, set.id)) === 0) throw errors.notFound();

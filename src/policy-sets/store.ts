@@ -94,3 +94,20 @@ export async function deletePolicySet(q: Queryable, id: string): Promise<number>
 export const attachedProjects = links('policy_set_projects', { from: 'policy_set_id', to: 'project_id' });
 export const attachedWorkspaces = links('policy_set_workspaces', { from: 'policy_set_id', to: 'workspace_id' });
 export const excludedWorkspaces = links('policy_set_workspace_exclusions', { from: 'policy_set_id', to: 'workspace_id' });
+/** The policies a policy set holds (sets whose policies come from versions hold none here). */
+export const heldPolicies = links('policy_set_policies', { from: 'policy_set_id', to: 'policy_id' });
+
+/** policy id → the sets holding it, oldest link first (one query, by the policy_id index). */
+export async function setsHoldingPolicies(q: Queryable, policyIds: readonly string[]): Promise<Map<string, string[]>> {
+  const result = new Map<string, string[]>(policyIds.map((id) => [id, []]));
+  if (policyIds.length === 0) return result;
+  const rows = await q
+    .selectFrom('policy_set_policies')
+    .select(['policy_id', 'policy_set_id'])
+    .where('policy_id', 'in', [...new Set(policyIds)])
+    .orderBy('created_at')
+    .orderBy('policy_set_id')
+    .execute();
+  for (const r of rows) result.get(r.policy_id)?.push(r.policy_set_id);
+  return result;
+}

@@ -203,6 +203,8 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
     ...TagRelationshipsSchema,
     // Only with include=outputs.
     outputs: Type.Optional(ToMany('workspace-outputs')),
+    // Its own variables (not those of variable sets), oldest first.
+    vars: ToMany('vars'),
   },
   links: { 'self-html': Type.String({ description: "where TFE's web interface shows the workspace" }) },
   description: 'A workspace',

@@ -2,7 +2,8 @@ import { toOne } from '../jsonapi/relationships.ts';
 import { tagRelationships } from '../tags/serialize.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
-export function workspaceResource({ workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags, runs, resourceCount }: WorkspaceView) {
+export function workspaceResource(v: WorkspaceView) {
+  const { workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags, runs, resourceCount } = v;
   const org = encodeURIComponent(organizationName);
   const name = encodeURIComponent(w.name);
   return {
@@ -59,6 +60,7 @@ export function workspaceResource({ workspace: w, organizationName, project, per
       // Only while locked: go-tfe reads an absent relationship as "nobody" (LockedBy nil).
       ...(lock ? { 'locked-by': toOne(lock.holderType, lock.holderId) } : {}),
       ...tagRelationships(`/api/v2/workspaces/${w.id}`, tags.effective),
+      vars: { data: v.variableIds.map((id) => ({ id, type: 'vars' })) },
     },
     links: { self: `/api/v2/organizations/${org}/workspaces/${name}`, 'self-html': `/app/${org}/workspaces/${name}` },
   };

@@ -92,6 +92,8 @@ export interface WorkspaceLockView {
 
 /** Loads the locks of the given workspaces (one query), by workspace id. */
 export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, WorkspaceLockView>>;
+/** Workspace id → the ids of its own variables, oldest first (the variables domain registers it). */
+export type VariableIdsReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string[]>>;
 /** Workspace id → its current configuration version's id, for those that have one. */
 export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
 /** Workspace id → how many runs it has had and its newest non-speculative one. */
@@ -114,6 +116,8 @@ export interface WorkspaceView {
   resourceCount: number;
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
+  /** The ids of its own variables (TFE's `vars` relationship). */
+  variableIds: string[];
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
@@ -304,6 +308,8 @@ export function createWorkspacesService(deps: {
   let readRunSummaries: RunSummaryReader = async () => new Map();
   // Registered by the state-versions domain, likewise.
   let readResourceCounts: ResourceCountReader = async () => new Map();
+  // Registered by the variables domain, likewise.
+  let readVariableIds: VariableIdsReader = async () => new Map();
 
   /**
    * The views of found workspaces: one query for all their locks, one for their current
@@ -315,6 +321,7 @@ export function createWorkspacesService(deps: {
     const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
     const runs = found.length ? await readRunSummaries(q, ids) : new Map<string, { count: number; current: string | null }>();
     const resources = found.length ? await readResourceCounts(q, ids) : new Map<string, number>();
+    const variables = found.length ? await readVariableIds(q, ids) : new Map<string, string[]>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
     return found.map(({ workspace, standing, org, project, authority }) => ({
@@ -329,6 +336,7 @@ export function createWorkspacesService(deps: {
       runs: runs.get(workspace.id) ?? { count: 0, current: null },
       resourceCount: resources.get(workspace.id) ?? 0,
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
+      variableIds: variables.get(workspace.id) ?? [],
     }));
   }
   const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
@@ -426,6 +434,11 @@ export function createWorkspacesService(deps: {
     useResourceCountReader(reader: ResourceCountReader): void {
       readResourceCounts = reader;
     },
+    useVariableIdsReader(reader: VariableIdsReader): void {
+      readVariableIds = reader;
+    },
+    /** For domains acting without a caller (a run's variables) or on ids already checked: the rows (one query). */
+    rows: (ids: readonly string[], q: Queryable = db) => store.findWorkspacesByIds(q, ids),
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 

@@ -107,6 +107,11 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     path: '/_archivist/v1/logs/:object',
     why: "a plan's or apply's log URL: the signed URL itself is the credential (short-lived, one job), no caller involved (runs-execution.test.ts)",
   },
+  {
+    method: 'PUT',
+    path: '/_archivist/v1/policy-set-version/:object',
+    why: "a policy set version's upload URL: the signed URL itself is the credential (short-lived, one upload), no caller involved (policy-set-versions.test.ts)",
+  },
   { method: 'GET', path: '/readyz', why: 'readiness probe outside /api/v2, for anyone: up or not, with a reason free of details (health.test.ts)' },
   // The browsable API reference (@fastify/swagger-ui): a page, its assets and the document it reads.
   ...['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/json', '/docs/yaml', '/docs/static/*'].map((path) => ({
@@ -587,6 +592,116 @@ export const MATRIX: Section[] = [
         [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 200, 403, 403, 403, 200, 403]),
       row('DELETE /api/v2/policy-sets/:policy_set_id/parameters/:parameter_id', 'delete a parameter',
         [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+    ],
+  },
+  {
+    title: 'Policies, the sets holding them, and policy set versions',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // As for policy sets: every member reads policies (their sources too) and versions;
+      // writing, uploading and creating versions take `manage-policies`.
+      row('GET /api/v2/organizations/:organization_name/policies', 'list policies',
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('POST /api/v2/organizations/:organization_name/policies', 'create a policy',
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 201, 403, 403, 403, 201, 403]),
+      row('GET /api/v2/policies/:policy_id', 'show a policy',
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('PATCH /api/v2/policies/:policy_id', 'change a policy',
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 200, 403, 403, 403, 200, 403]),
+      row('DELETE /api/v2/policies/:policy_id', 'delete a policy',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('PUT /api/v2/policies/:policy_id/upload', "upload a policy's source",
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('GET /api/v2/policies/:policy_id/download', "download a policy's source",
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('POST /api/v2/policy-sets/:policy_set_id/relationships/policies', 'add policies to a policy set',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('DELETE /api/v2/policy-sets/:policy_set_id/relationships/policies', 'remove policies from a policy set',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 204, 403, 403, 403, 204, 403]),
+      row('POST /api/v2/policy-sets/:policy_set_id/versions', 'create a policy set version (and its upload link)',
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 201, 403, 403, 403, 201, 403]),
+      row('GET /api/v2/policy-set-versions/:policy_set_version_id', 'show a policy set version',
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+    ],
+  },
+  {
+    title: 'Workspace variables (the shared workspace of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // TFE's workspace `variables` permission: project `read` reads, `write` and above write;
+      // `read-workspaces` reads every workspace's, `manage-workspaces` writes them. The custom
+      // grant (only `teams: manage`) sees the workspace but holds `variables: none`: 403.
+      row('GET /api/v2/workspaces/:workspace_id/vars', "list a workspace's variables",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('POST /api/v2/workspaces/:workspace_id/vars', 'create a workspace variable',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/vars/:variable_id', 'show a workspace variable',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('PATCH /api/v2/workspaces/:workspace_id/vars/:variable_id', 'update a workspace variable',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('DELETE /api/v2/workspaces/:workspace_id/vars/:variable_id', 'delete a workspace variable',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      // TFE's older forms of the same, with the same permissions.
+      row('GET /api/v2/vars', "list a workspace's variables (by organization and workspace name)",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('POST /api/v2/vars', 'create a workspace variable (the workspace in the body)',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('PATCH /api/v2/vars/:variable_id', 'update a workspace variable (by its id alone)',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('DELETE /api/v2/vars/:variable_id', 'delete a workspace variable (by its id alone)',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403]),
+      row('GET /api/v2/workspaces/:workspace_id/all-vars', 'list the variables a run gets (sets included)',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      // The sets that apply to a workspace: read with its variables.
+      row('GET /api/v2/workspaces/:workspace_id/varsets', 'list the variable sets that apply to a workspace',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+    ],
+  },
+  {
+    title: 'Variable sets (one the organization owns, unless the row says the project owns it)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Hangar has no `manage-var-sets` flag: `read-workspaces` reads the organization's sets,
+      // `manage-workspaces` (and `manage-projects`) manage them; other members 403.
+      row('GET /api/v2/organizations/:organization_name/varsets', "list the organization's variable sets",
+        [200, 200, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 200, 200, 403]),
+      row('POST /api/v2/organizations/:organization_name/varsets', 'create a variable set the organization owns',
+        [201, 201, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 403, 201, 201, 403]),
+      // A project's own set takes `variable-sets: write` on it (project `admin`); a caller who
+      // cannot see the project gets 404, as for everything in it.
+      row('POST /api/v2/organizations/:organization_name/varsets', 'create a variable set the project owns',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 404, 201, 403], 'owned by the project'),
+      row('GET /api/v2/projects/:project_id/varsets', 'list the variable sets a project owns or has applied',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403]),
+      row('GET /api/v2/varsets/:varset_id', 'show a variable set',
+        [200, 200, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 200, 200, 403]),
+      row('GET /api/v2/varsets/:varset_id', 'show a variable set',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403], 'owned by the project'),
+      row('PATCH /api/v2/varsets/:varset_id', 'update a variable set',
+        [200, 200, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 200, 200, 403]),
+      row('PATCH /api/v2/varsets/:varset_id', 'update a variable set',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 404, 200, 403], 'owned by the project'),
+      row('DELETE /api/v2/varsets/:varset_id', 'delete a variable set',
+        [204, 204, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 204, 204, 403]),
+      row('POST /api/v2/varsets/:varset_id/relationships/workspaces', 'apply a variable set to workspaces',
+        [204, 204, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 204, 204, 403]),
+      row('DELETE /api/v2/varsets/:varset_id/relationships/workspaces', 'remove a variable set from workspaces',
+        [204, 204, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 204, 204, 403]),
+      row('POST /api/v2/varsets/:varset_id/relationships/projects', 'apply a variable set to projects',
+        [204, 204, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 204, 204, 403]),
+      row('DELETE /api/v2/varsets/:varset_id/relationships/projects', 'remove a variable set from projects',
+        [204, 204, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 204, 204, 403]),
+      // A set's variables are read and managed as the set is.
+      row('GET /api/v2/varsets/:varset_id/relationships/vars', "list a variable set's variables",
+        [200, 200, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 200, 200, 403]),
+      row('POST /api/v2/varsets/:varset_id/relationships/vars', 'add a variable to a variable set',
+        [201, 201, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 403, 201, 201, 403]),
+      row('GET /api/v2/varsets/:varset_id/relationships/vars/:variable_id', "show a variable set's variable",
+        [200, 200, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 200, 200, 403]),
+      row('PATCH /api/v2/varsets/:varset_id/relationships/vars/:variable_id', "update a variable set's variable",
+        [200, 200, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 403, 200, 200, 403]),
+      row('DELETE /api/v2/varsets/:varset_id/relationships/vars/:variable_id', "delete a variable set's variable",
+        [204, 204, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 403, 204, 204, 403]),
     ],
   },
   {

@@ -518,6 +518,124 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: { policy_set_id: await w.policySet(), parameter_id: await w.freshParameter() } }),
   },
 
+  // ---- policies and policy set versions
+  'GET /api/v2/organizations/:organization_name/policies': { make: async (w) => ({ params: await org(w) }) },
+  'POST /api/v2/organizations/:organization_name/policies': {
+    make: async (w) => ({ params: await org(w), body: doc('policies', { name: unique('pol'), 'enforcement-level': 'advisory' }) }),
+  },
+  'GET /api/v2/policies/:policy_id': { make: async (w) => ({ params: { policy_id: await w.policy() } }) },
+  'PATCH /api/v2/policies/:policy_id': {
+    make: async (w) => ({ params: { policy_id: await w.policy() }, body: doc('policies', { description: unique('described') }) }),
+  },
+  'DELETE /api/v2/policies/:policy_id': { make: async (w) => ({ params: { policy_id: await w.freshPolicy() } }) },
+  'PUT /api/v2/policies/:policy_id/upload': {
+    make: async (w) => ({ params: { policy_id: await w.policy() }, body: 'main = rule { true }', contentType: 'application/octet-stream' }),
+  },
+  'GET /api/v2/policies/:policy_id/download': { make: async (w) => ({ params: { policy_id: await w.policy() } }) },
+  'POST /api/v2/policy-sets/:policy_set_id/relationships/policies': {
+    make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, body: { data: [{ id: await w.policy(), type: 'policies' }] } }),
+  },
+  'DELETE /api/v2/policy-sets/:policy_set_id/relationships/policies': {
+    make: async (w) => {
+      const policy = await w.policy();
+      return { params: { policy_set_id: await w.freshPolicySetHolding([policy]) }, body: { data: [{ id: policy, type: 'policies' }] } };
+    },
+  },
+  // go-tfe sends the JSON:API content type and no body.
+  'POST /api/v2/policy-sets/:policy_set_id/versions': {
+    make: async (w) => ({ params: { policy_set_id: await w.freshPolicySet() }, contentType: 'application/vnd.api+json' }),
+  },
+  'GET /api/v2/policy-set-versions/:policy_set_version_id': { make: async (w) => ({ params: { policy_set_version_id: await w.policySetVersion() } }) },
+  // ---- workspace variables: the shared workspace
+  // Lists hold an item, so that the OpenAPI suite checks one against the schema.
+  'GET /api/v2/workspaces/:workspace_id/vars': {
+    make: async (w) => {
+      await w.variable();
+      return { params: { workspace_id: (await w.workspace()).id } };
+    },
+  },
+  'POST /api/v2/workspaces/:workspace_id/vars': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: doc('vars', { key: unique('key'), value: 'v', category: 'terraform' }) }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/vars/:variable_id': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id, variable_id: await w.variable() } }) },
+  'PATCH /api/v2/workspaces/:workspace_id/vars/:variable_id': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id, variable_id: await w.variable() }, body: doc('vars', { value: unique('value') }) }),
+  },
+  'DELETE /api/v2/workspaces/:workspace_id/vars/:variable_id': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id, variable_id: await w.freshVariable() } }) },
+  'GET /api/v2/vars': {
+    make: async (w) => {
+      await w.variable();
+      return { query: `filter[organization][name]=${(await w.org()).name}&filter[workspace][name]=${(await w.workspace()).name}` };
+    },
+  },
+  'POST /api/v2/vars': {
+    make: async (w) => ({
+      body: doc('vars', { key: unique('key'), value: 'v', category: 'env' }, { relationships: { workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } } } }),
+    }),
+  },
+  'PATCH /api/v2/vars/:variable_id': { make: async (w) => ({ params: { variable_id: await w.variable() }, body: doc('vars', { value: unique('value') }) }) },
+  'DELETE /api/v2/vars/:variable_id': { make: async (w) => ({ params: { variable_id: await w.freshVariable() } }) },
+  'GET /api/v2/workspaces/:workspace_id/all-vars': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+
+  // ---- variable sets: one the organization owns, unless the row says the project's
+  'GET /api/v2/organizations/:organization_name/varsets': {
+    make: async (w) => {
+      await w.variableSet();
+      return { params: await org(w) };
+    },
+  },
+  'POST /api/v2/organizations/:organization_name/varsets': { make: async (w) => ({ params: await org(w), body: doc('varsets', { name: unique('varset'), global: false }) }) },
+  'POST /api/v2/organizations/:organization_name/varsets [owned by the project]': {
+    make: async (w) => ({
+      params: await org(w),
+      body: doc('varsets', { name: unique('varset'), global: false }, { relationships: { parent: { data: { type: 'projects', id: await w.project() } } } }),
+    }),
+  },
+  'GET /api/v2/workspaces/:workspace_id/varsets': {
+    make: async (w) => {
+      await w.globalVariableSet();
+      return { params: { workspace_id: (await w.workspace()).id } };
+    },
+  },
+  'GET /api/v2/projects/:project_id/varsets': {
+    make: async (w) => {
+      await w.projectVariableSet();
+      return { params: { project_id: await w.project() } };
+    },
+  },
+  'GET /api/v2/varsets/:varset_id': { make: async (w) => ({ params: { varset_id: await w.variableSet() } }) },
+  'GET /api/v2/varsets/:varset_id [owned by the project]': { make: async (w) => ({ params: { varset_id: await w.projectVariableSet() } }) },
+  'PATCH /api/v2/varsets/:varset_id': { make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: doc('varsets', { description: unique('d') }) }) },
+  'PATCH /api/v2/varsets/:varset_id [owned by the project]': {
+    make: async (w) => ({ params: { varset_id: await w.projectVariableSet() }, body: doc('varsets', { description: unique('d') }) }),
+  },
+  'DELETE /api/v2/varsets/:varset_id': { make: async (w) => ({ params: { varset_id: await w.freshVariableSet() } }) },
+  // A fresh set each cell, so that every cell (and a repeated request) really links something.
+  'POST /api/v2/varsets/:varset_id/relationships/workspaces': {
+    make: async (w) => ({ params: { varset_id: await w.freshVariableSet() }, body: workspaceRefs((await w.workspace()).id) }),
+  },
+  'DELETE /api/v2/varsets/:varset_id/relationships/workspaces': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: workspaceRefs((await w.workspace()).id) }),
+  },
+  'POST /api/v2/varsets/:varset_id/relationships/projects': { make: async (w) => ({ params: { varset_id: await w.freshVariableSet() }, body: projectRefs(await w.project()) }) },
+  'DELETE /api/v2/varsets/:varset_id/relationships/projects': { make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: projectRefs(await w.project()) }) },
+  'GET /api/v2/varsets/:varset_id/relationships/vars': {
+    make: async (w) => {
+      await w.setVariable();
+      return { params: { varset_id: await w.variableSet() } };
+    },
+  },
+  'POST /api/v2/varsets/:varset_id/relationships/vars': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: doc('vars', { key: unique('key'), value: 'v', category: 'env' }) }),
+  },
+  'GET /api/v2/varsets/:varset_id/relationships/vars/:variable_id': { make: async (w) => ({ params: { varset_id: await w.variableSet(), variable_id: await w.setVariable() } }) },
+  'PATCH /api/v2/varsets/:varset_id/relationships/vars/:variable_id': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet(), variable_id: await w.setVariable() }, body: doc('vars', { value: unique('value') }) }),
+  },
+  'DELETE /api/v2/varsets/:varset_id/relationships/vars/:variable_id': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet(), variable_id: await w.freshSetVariable() } }),
+  },
+
   // ---- agent pools, agent tokens, agents
   'GET /api/v2/organizations/:organization_name/agent-pools': { make: async (w) => ({ params: await org(w) }) },
   'POST /api/v2/organizations/:organization_name/agent-pools': { make: async (w) => ({ params: await org(w), body: poolBody(unique('pool')) }) },

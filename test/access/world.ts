@@ -336,6 +336,65 @@ export class World {
   }
 
   parameter = () => this.#once('parameter', () => this.freshParameter());
+
+  // ---- policies and policy set versions ------------------------------------------------------
+
+  /** A new policy of the organization, its source uploaded. */
+  async freshPolicy(): Promise<string> {
+    const policy = await this.#post(`/api/v2/organizations/${(await this.org()).name}/policies`, { data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': 'advisory' } } }, 201, 'policy');
+    const up = await this.ctx.request('PUT', `/api/v2/policies/${policy.id}/upload`, { token: (await this.#owner()).token, rawBody: 'main = rule { true }', contentType: 'application/octet-stream' });
+    if (up.status !== 204) throw new Error(`world set-up: policy upload answered ${up.status}: ${up.raw}`);
+    return policy.id;
+  }
+
+  policy = () => this.#once('policy', () => this.freshPolicy());
+
+  /** A new policy set holding the given policies. */
+  async freshPolicySetHolding(policyIds: string[]): Promise<string> {
+    const set = await this.freshPolicySet();
+    await this.#post(`/api/v2/policy-sets/${set}/relationships/policies`, { data: policyIds.map((id) => ({ id, type: 'policies' })) }, 204, 'add policies');
+    return set;
+  }
+
+  policySetVersion = () =>
+    this.#once('policySetVersion', async () => {
+      const url = `/api/v2/policy-sets/${await this.freshPolicySet()}/versions`;
+      const created = await must(this.ctx.request('POST', url, { token: (await this.#owner()).token, contentType: 'application/vnd.api+json' }), 201, 'policy set version');
+      return created.id as string;
+    });
+  // ---- variables and variable sets ----------------------------------------------------------
+
+  async freshVariable(): Promise<string> {
+    const body = { data: { type: 'vars', attributes: { key: unique('key'), value: 'v', category: 'terraform' } } };
+    return (await this.#post(`/api/v2/workspaces/${(await this.workspace()).id}/vars`, body, 201, 'variable')).id;
+  }
+
+  variable = () => this.#once('variable', () => this.freshVariable());
+
+  /** A new variable set the organization owns, or (given a project) one that project owns. */
+  async freshVariableSet(projectId?: string): Promise<string> {
+    const org = await this.org();
+    const parent = projectId ? { relationships: { parent: { data: { type: 'projects', id: projectId } } } } : {};
+    const body = { data: { type: 'varsets', attributes: { name: unique('varset'), global: false }, ...parent } };
+    return (await this.#post(`/api/v2/organizations/${org.name}/varsets`, body, 201, 'variable set')).id;
+  }
+
+  variableSet = () => this.#once('variableSet', () => this.freshVariableSet());
+  /** A global set, so that every workspace's list of sets holds one. */
+  globalVariableSet = () =>
+    this.#once('globalVariableSet', async () => {
+      const org = await this.org();
+      const body = { data: { type: 'varsets', attributes: { name: unique('global'), global: true } } };
+      return (await this.#post(`/api/v2/organizations/${org.name}/varsets`, body, 201, 'global variable set')).id as string;
+    });
+  projectVariableSet = () => this.#once('projectVariableSet', async () => this.freshVariableSet(await this.project()));
+
+  async freshSetVariable(): Promise<string> {
+    const body = { data: { type: 'vars', attributes: { key: unique('key'), value: 'v', category: 'env' } } };
+    return (await this.#post(`/api/v2/varsets/${await this.variableSet()}/relationships/vars`, body, 201, 'variable set variable')).id;
+  }
+
+  setVariable = () => this.#once('setVariable', () => this.freshSetVariable());
 }
 
 export const tokenBody = (description: string) => ({ data: { type: 'authentication-tokens', attributes: { description } } });

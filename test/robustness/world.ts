@@ -61,6 +61,9 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'parameter',
   );
+  const policy = await must(ctx.post(`/api/v2/organizations/${org.name}/policies`, t, { data: { type: 'policies', attributes: { name: 'fuzz-policy', 'enforcement-level': 'advisory' } } }), 'policy');
+  const versioned = await must(ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, { data: { type: 'policy-sets', attributes: { name: 'fuzz-versioned' } } }), 'versioned policy set');
+  const version = await must(ctx.request('POST', `/api/v2/policy-sets/${versioned.id}/versions`, { token: t, contentType: 'application/vnd.api+json' }), 'policy set version');
   const pool = await must(ctx.post(`/api/v2/organizations/${org.name}/agent-pools`, t, { data: { type: 'agent-pools', attributes: { name: 'fuzz-pool' } } }), 'agent pool');
   const agentToken = await must(
     ctx.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, t, { data: { type: 'authentication-tokens', attributes: { description: 'fuzz' } } }),
@@ -86,6 +89,8 @@ async function organizationWorld(ctx: TestContext) {
       team_workspace_id: workspaceGrant.id,
       policy_set_id: policySet.id,
       parameter_id: parameter.id,
+      policy_id: policy.id,
+      policy_set_version_id: version.id,
       agent_pool_id: pool.id,
       agent_id: registered.body.id,
     } as Record<string, string>,

@@ -1,27 +1,41 @@
-// The README's examples are true: every command of its `sh` blocks that hold a `curl` runs, in
-// order, against a live `hangar serve` on each database, with the real curl binary when there is
-// one. The convention (stated in the README's "Examples"): the comment lines above a curl say
-// `→ STATUS`, optionally `sets NAME from .path` (a response member later commands use as $NAME)
-// and `.path is VALUE` (a JSON value the response holds there; $NAME expands inside it).
-// Shell forms understood: `NAME=value`, `NAME=$(npx hangar …)`, `npx hangar …` and `curl …` with
-// single and double quotes, `$NAME` expansion and backslash-newline continuations; anything else
-// fails the test, so nothing in those blocks goes unchecked.
+// The documented examples are true: every command of the `sh` blocks that hold a `curl`, in the
+// README and then in docs/ (api.md first, the other pages by name), runs in that order against a
+// live `hangar serve` on each database, with the real curl binary when there is one; one page's
+// examples continue from the last page's (the README's quick start makes $TOKEN and `acme`).
+// The convention (stated in docs/api.md's "Examples" and docs/contributing.md): the comment
+// lines above a curl say `→ STATUS`, optionally `sets NAME from .path` (a response member later
+// commands use as $NAME) and `.path is VALUE` (a JSON value the response holds there; $NAME
+// expands inside it). Shell forms understood: `NAME=value`, `NAME=$(npx hangar …)`,
+// `npx hangar …` and `curl …` with single and double quotes, `$NAME` expansion and
+// backslash-newline continuations; anything else fails the test, so nothing in those blocks goes
+// unchecked. A curl that cannot run here (another host, a local file) is shown in a `text` block
+// on purpose; a curl in a block of any other language (`bash`, `console`, none) would escape the
+// test by accident, so that fails it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangarAsync, scratchServer } from './helpers/process.ts';
 
-const README = path.resolve(import.meta.dirname, '../README.md');
-/** The address the README's examples use; the test's server is elsewhere. */
-const README_ORIGIN = 'http://127.0.0.1:8080';
+const ROOT = path.resolve(import.meta.dirname, '..');
+/** The pages whose examples run, in order: the README sets up what docs/api.md continues from. */
+export function documentedPages(): string[] {
+  const rest = readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md') && f !== 'api.md')
+    .sort()
+    .map((f) => `docs/${f}`);
+  return ['README.md', 'docs/api.md', ...rest];
+}
+/** The address the examples use; the test's server is elsewhere. */
+const DOCS_ORIGIN = 'http://127.0.0.1:8080';
 const HAS_CURL = spawnSync('curl', ['--version']).status === 0;
 
 type Segment = { text: string; quote: 'none' | 'single' | 'double' };
 interface Command {
+  file: string;
   line: number;
   source: string;
   words: Segment[][];
@@ -29,19 +43,24 @@ interface Command {
 }
 
 /** The commands of every `sh` block holding a curl, with the comment lines above each. */
-export function readmeCommands(markdown: string): Command[] {
+export function documentedCommands(file: string, markdown: string): Command[] {
   const commands: Command[] = [];
-  const fence = /^```sh\n([\s\S]*?)^```/gm;
+  const fence = /^```(\S*)\n([\s\S]*?)^```/gm;
   for (let m = fence.exec(markdown); m; m = fence.exec(markdown)) {
-    const block = m[1]!;
-    if (!/^\s*curl /m.test(block)) continue;
+    const block = m[2]!;
+    if (!/^\s*curl /m.test(block) || m[1] === 'text') continue;
     const firstLine = markdown.slice(0, m.index).split('\n').length + 1;
-    commands.push(...tokenize(block, firstLine));
+    assert.equal(
+      m[1],
+      'sh',
+      `${file}:${firstLine - 1} holds a curl in a \`\`\`${m[1]} block, which this test would not run: make it \`\`\`sh (run) or \`\`\`text (shown only)`,
+    );
+    commands.push(...tokenize(file, block, firstLine));
   }
   return commands;
 }
 
-function tokenize(block: string, firstLine: number): Command[] {
+function tokenize(file: string, block: string, firstLine: number): Command[] {
   const out: Command[] = [];
   let comments: string[] = [];
   let words: Segment[][] = [];
@@ -61,7 +80,7 @@ function tokenize(block: string, firstLine: number): Command[] {
   };
   const endCommand = () => {
     endWord();
-    if (words.length) out.push({ line: start, source: source.trim(), words, comments });
+    if (words.length) out.push({ file, line: start, source: source.trim(), words, comments });
     if (words.length) comments = [];
     words = [];
     source = '';
@@ -151,7 +170,7 @@ function expectation(comments: readonly string[]): Expectation | undefined {
   };
 }
 
-/** curl's answer: its status and body. The real binary when installed, else the flags the README uses, by fetch. */
+/** curl's answer: its status and body. The real binary when installed, else the flags the examples use, by fetch. */
 async function curl(args: string[], scratch: string): Promise<{ status: number; body: string }> {
   if (HAS_CURL) {
     const file = path.join(scratch, 'body');
@@ -184,19 +203,19 @@ async function curl(args: string[], scratch: string): Promise<{ status: number; 
 }
 
 for (const dialect of dialects()) {
-  describe(`the README's examples [${dialect}]`, () => {
+  describe(`the documented examples [${dialect}]`, () => {
     const start = scratchServer(dialect, POSTGRES_URL);
-    const scratch = mkdtempSync(path.join(tmpdir(), 'hangar-readme-'));
+    const scratch = mkdtempSync(path.join(tmpdir(), 'hangar-docs-'));
     after(() => rmSync(scratch, { recursive: true, force: true }));
 
     it(`answers every curl as its comment says (${HAS_CURL ? 'curl' : 'fetch: no curl installed'})`, { timeout: 180_000 }, async (t) => {
       const { server, env } = await start();
-      const commands = readmeCommands(readFileSync(README, 'utf8'));
+      const commands = documentedPages().flatMap((file) => documentedCommands(file, readFileSync(path.join(ROOT, file), 'utf8')));
       const vars = new Map<string, string>();
       const paths: string[] = [];
       for (const command of commands) {
-        await t.test(`README.md:${command.line} ${command.source.slice(0, 90)}`, async () => {
-          const [first, ...rest] = command.words.map((w) => wordText(w, vars).replaceAll(README_ORIGIN, server.url));
+        await t.test(`${command.file}:${command.line} ${command.source.slice(0, 90)}`, async () => {
+          const [first, ...rest] = command.words.map((w) => wordText(w, vars).replaceAll(DOCS_ORIGIN, server.url));
           const assignment = /^([A-Za-z_]\w*)=([\s\S]*)$/.exec(first!);
           if (assignment && rest.length === 0) {
             const substitution = /^\$\(npx hangar (.*)\)$/.exec(assignment[2]!);
@@ -230,8 +249,12 @@ for (const dialect of dialects()) {
           for (const [where, value] of expected.holds) assert.deepEqual(at(document, where), JSON.parse(expand(value, vars)), `${where} in ${res.body}`);
         });
       }
-      // Every area the README promises an example of has one.
-      const covered = (re: RegExp) => assert.ok(paths.some((p) => re.test(p)), `no example requests ${re}`);
+      // Every area the docs promise an example of has one.
+      const covered = (re: RegExp) =>
+        assert.ok(
+          paths.some((p) => re.test(p)),
+          `no example requests ${re}`,
+        );
       covered(/^\/api\/v2\/organizations\/[^/]+\/projects$/);
       covered(/^\/api\/v2\/projects\/[^/]+\/relationships\/workspaces$/);
       covered(/^\/api\/v2\/teams\/[^/]+\/relationships\/users$/);

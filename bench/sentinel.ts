@@ -1,0 +1,160 @@
+// `npm run bench:sentinel [CORPUS_DIR]`: what the Sentinel runtime costs.
+//   1. One policy walking every resource change of a synthetic plan of 10,000 changes
+//      (goal: ≤ 200 ms for the evaluation; converting the plan's JSON into Sentinel values is
+//      reported apart, since a check builds it once per run).
+//   2. The corpus of test cases (default ../shared/sentinel/terraform-sentinel-policies): cases per
+//      second for a whole `sentinel test` pass (files parsed once and reused, as the runner does),
+//      and the median parse + evaluate time of one case with nothing reused (goal: ≤ 50 ms).
+// The figures are printed; nothing is written.
+import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import path from 'node:path';
+import { evaluatePolicy } from '../src/sentinel/index.ts';
+import { findTestCases, runTestCase } from '../src/sentinel/testing.ts';
+import { tfplanFromJson } from '../src/sentinel/tfplan.ts';
+
+const ROUNDS = 7;
+const CHANGES = 10_000;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+function syntheticPlan(n: number) {
+  const types = ['aws_instance', 'aws_s3_bucket', 'aws_security_group', 'aws_db_instance'];
+  const actions = [['create'], ['update'], ['no-op'], ['delete', 'create'], ['delete']];
+  return {
+    terraform_version: '1.9.5',
+    resource_changes: Array.from({ length: n }, (_, i) => {
+      const type = types[i % types.length]!;
+      return {
+        address: `module.m${i % 50}.${type}.r${i}`,
+        module_address: `module.m${i % 50}`,
+        mode: 'managed',
+        type,
+        name: `r${i}`,
+        provider_name: 'registry.terraform.io/hashicorp/aws',
+        change: {
+          actions: actions[i % actions.length],
+          before: null,
+          after: {
+            instance_type: i % 97 === 0 ? 'm5.24xlarge' : 't3.micro',
+            tags: i % 89 === 0 ? { Name: `r${i}` } : { Name: `r${i}`, owner: 'team-a', env: 'prod' },
+            ingress: [{ cidr_blocks: i % 83 === 0 ? ['0.0.0.0/0'] : ['10.0.0.0/8'], from_port: 22 }],
+          },
+        },
+      };
+    }),
+  };
+}
+
+const WALK_POLICY = `
+import "tfplan/v2" as tfplan
+import "strings"
+
+param allowed_types default ["t3.micro", "t3.small"]
+
+changing = filter tfplan.resource_changes as address, rc {
+  rc.mode is "managed" and
+  (rc.change.actions contains "create" or rc.change.actions contains "update")
+}
+
+instance_types_ok = rule {
+  all changing as address, rc {
+    rc.type is not "aws_instance" or rc.change.after.instance_type in allowed_types
+  }
+}
+
+tags_ok = rule {
+  all changing as address, rc {
+    "owner" in keys(rc.change.after.tags else {})
+  }
+}
+
+no_open_ingress = rule {
+  all changing as address, rc {
+    all rc.change.after.ingress else [] as rule_ {
+      not (rule_.cidr_blocks contains "0.0.0.0/0")
+    }
+  }
+}
+
+modules = {}
+for tfplan.resource_changes as address, rc {
+  name = strings.split(rc.module_address, ".")[1]
+  modules[name] = (modules[name] else 0) + 1
+}
+
+main = rule { instance_types_ok and tags_ok and no_open_ingress and length(modules) is 50 }
+`;
+
+function walkBench(): void {
+  const plan = syntheticPlan(CHANGES);
+  const convert: number[] = [];
+  const evaluate: number[] = [];
+  const cpu: number[] = [];
+  let outcome = '';
+  for (let round = 0; round < ROUNDS + 1; round++) {
+    const t0 = performance.now();
+    const data = tfplanFromJson(plan);
+    const t1 = performance.now();
+    const c1 = process.cpuUsage();
+    const r = evaluatePolicy({ source: WALK_POLICY, filename: 'walk.sentinel', imports: { 'tfplan/v2': { data } } });
+    const t2 = performance.now();
+    const c2 = process.cpuUsage(c1);
+    if (r.error) throw new Error(`walk policy failed: ${r.error.message} at ${r.error.line}:${r.error.column}`);
+    outcome = `main = ${r.result}`;
+    if (round === 0) continue; // warm-up
+    convert.push(t1 - t0);
+    evaluate.push(t2 - t1);
+    cpu.push((c2.user + c2.system) / 1000);
+  }
+  const m = median(evaluate);
+  console.log(
+    `walk of ${CHANGES} resource changes (${outcome}): median evaluate ${ms(m)} (goal ≤ 200 ms ${m <= 200 ? '✓' : '✗'}), ` +
+      `min ${ms(Math.min(...evaluate))}, max ${ms(Math.max(...evaluate))}, median CPU time ${ms(median(cpu))} (the process's, GC included); building tfplan/v2 from the plan JSON: median ${ms(median(convert))}`,
+  );
+}
+
+function corpusBench(dir: string): void {
+  const cases = findTestCases(dir);
+  // A whole pass as `hangar sentinel test` makes it: shared files parsed once.
+  const cache = new Map();
+  for (const c of cases) runTestCase(c.file, c.policy, {}, cache); // warm-up
+  const passes: number[] = [];
+  let passed = 0;
+  for (let round = 0; round < 3; round++) {
+    const passCache = new Map();
+    const t0 = performance.now();
+    passed = cases.filter((c) => runTestCase(c.file, c.policy, {}, passCache).passed).length;
+    passes.push(performance.now() - t0);
+  }
+  const pass = median(passes);
+  // One case at a time with nothing reused: read, parse and evaluate everything it needs.
+  const perCase: number[] = [];
+  for (const c of cases) {
+    const times: number[] = [];
+    for (let round = 0; round < 3; round++) times.push(runTestCase(c.file, c.policy).durationMs);
+    perCase.push(median(times));
+  }
+  const m = median(perCase);
+  const worst = Math.max(...perCase);
+  console.log(
+    `corpus ${path.relative(process.cwd(), dir) || dir}: ${cases.length} cases, ${passed} pass; a whole pass takes ${ms(pass)} ` +
+      `(${(cases.length / (pass / 1000)).toFixed(0)} cases/s); one case, parse + evaluate, nothing reused: median ${ms(m)} ` +
+      `(goal ≤ 50 ms ${m <= 50 ? '✓' : '✗'}), slowest ${ms(worst)}`,
+  );
+}
+
+// Wall-clock figures mean little on a busy machine: say how busy it was.
+console.log(
+  `machine: ${availableParallelism()} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} ` + '(the goals are wall-clock; the CPU time is what one evaluation costs whatever the load)',
+);
+walkBench();
+const corpus = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '../../shared/sentinel/terraform-sentinel-policies'));
+if (existsSync(corpus)) corpusBench(corpus);
+else console.log(`corpus not found at ${corpus}: pass its directory as the first argument`);

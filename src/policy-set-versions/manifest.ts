@@ -1,0 +1,96 @@
+// What a policy set version holds, read from its archive: the policies, modules and parameters
+// its configuration file declares, each source file checked to be in the archive and kept
+// (Sentinel sources are small), so that evaluating the version never unpacks the archive again.
+import { normalizePath } from './archive.ts';
+import { HclError, parseHcl, type HclBlock, type HclValue } from './sentinel-hcl.ts';
+
+export type VersionKind = 'sentinel' | 'opa';
+
+export interface ManifestPolicy {
+  name: string;
+  /** The path in the archive (Sentinel), or null (OPA: policies are matched by query). */
+  path: string | null;
+  enforcementLevel: string;
+  /** OPA only. */
+  query: string | null;
+  source: string | null;
+}
+
+export interface Manifest {
+  policies: ManifestPolicy[];
+  modules: Array<{ name: string; path: string; source: string }>;
+  params: Array<{ name: string; value: HclValue }>;
+}
+
+/** Why an archive's configuration was refused: the version's `error`. */
+export class ManifestError extends Error {}
+
+const CONFIG_FILE: Record<VersionKind, string> = { sentinel: 'sentinel.hcl', opa: 'policies.hcl' };
+const LEVELS: Record<VersionKind, readonly string[]> = {
+  sentinel: ['advisory', 'soft-mandatory', 'hard-mandatory'],
+  opa: ['advisory', 'mandatory'],
+};
+const DEFAULT_LEVEL: Record<VersionKind, string> = { sentinel: 'hard-mandatory', opa: 'advisory' };
+const NAME = /^[A-Za-z0-9_-]+$/;
+
+export function readManifest(kind: VersionKind, files: ReadonlyMap<string, Buffer>): Manifest {
+  const file = CONFIG_FILE[kind];
+  const config = files.get(file);
+  if (!config) throw new ManifestError(`The archive has no ${file} at its root`);
+  let blocks: HclBlock[];
+  try {
+    blocks = parseHcl(config.toString('utf8')).blocks;
+  } catch (e) {
+    if (e instanceof HclError) throw new ManifestError(`${file}: ${e.message}`);
+    throw e;
+  }
+  const fail = (block: HclBlock, what: string): never => {
+    throw new ManifestError(`${file}: line ${block.line}: ${what}`);
+  };
+  const label = (block: HclBlock): string => {
+    if (block.labels.length !== 1) fail(block, `a ${block.type} block takes one label, its name`);
+    const name = block.labels[0]!;
+    if (!NAME.test(name)) fail(block, `${block.type} name ${JSON.stringify(name)} may only contain letters, numbers, "-" and "_"`);
+    return name;
+  };
+  const text = (block: HclBlock, attribute: string, required: boolean): string | undefined => {
+    const found = block.body.attributes.get(attribute);
+    if (!found) return required ? fail(block, `${block.type} "${block.labels[0]}" needs ${attribute}`) : undefined;
+    if (typeof found.value !== 'string') fail(block, `${attribute} must be a string`);
+    return found.value as string;
+  };
+  /** A source path inside the archive (relative to its root, where the configuration file is). */
+  const sourceFile = (block: HclBlock, required: boolean): { path: string; source: string } | undefined => {
+    const source = text(block, 'source', required);
+    if (source === undefined) return undefined;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source) || source.includes('::')) fail(block, `remote sources are not supported (${source})`);
+    const path = normalizePath(source);
+    if (!path) fail(block, `source ${JSON.stringify(source)} points outside the archive`);
+    const bytes = files.get(path!);
+    if (!bytes) fail(block, `source ${JSON.stringify(source)} is not in the archive`);
+    return { path: path!, source: bytes!.toString('utf8') };
+  };
+
+  const manifest: Manifest = { policies: [], modules: [], params: [] };
+  const seen = { policy: new Set<string>(), module: new Set<string>(), param: new Set<string>() };
+  for (const block of blocks) {
+    if (block.type !== 'policy' && block.type !== 'module' && block.type !== 'param') continue;
+    const name = label(block);
+    if (seen[block.type].has(name)) fail(block, `${block.type} "${name}" is declared twice`);
+    seen[block.type].add(name);
+    if (block.type === 'policy') {
+      const level = text(block, 'enforcement_level', false) ?? DEFAULT_LEVEL[kind];
+      if (!LEVELS[kind].includes(level)) fail(block, `enforcement_level must be one of ${LEVELS[kind].join(', ')}`);
+      const file = sourceFile(block, kind === 'sentinel');
+      manifest.policies.push({ name, path: file?.path ?? null, enforcementLevel: level, query: kind === 'opa' ? (text(block, 'query', true) ?? null) : null, source: file?.source ?? null });
+    } else if (block.type === 'module') {
+      const file = sourceFile(block, true)!;
+      manifest.modules.push({ name, ...file });
+    } else {
+      const found = block.body.attributes.get('value');
+      if (!found) fail(block, `param "${name}" needs value`);
+      manifest.params.push({ name, value: found!.value });
+    }
+  }
+  return manifest;
+}

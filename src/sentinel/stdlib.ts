@@ -1,0 +1,269 @@
+// The standard imports: strings, types, json, time, units, decimal, version, sockaddr, and an
+// `http` that refuses every request (policies get no network access).
+import { decimalImport } from './decimal.ts';
+import { versionImport } from './version.ts';
+import { sockaddrImport } from './sockaddr.ts';
+import { fn } from './hostfn.ts';
+import { NetworkError } from './errors.ts';
+import { fromJS, RecordObject, SBuiltin, SFloat, SObject, toDisplay, toJS, typeOf, type CallContext, type Value } from './values.ts';
+
+type Fn = (args: Value[], ctx: CallContext) => Value;
+
+/** A function of strings only: undefined in, undefined out; anything else is an error. */
+function strFn(name: string, n: number, body: (args: string[], ctx: CallContext) => Value): SBuiltin {
+  return fn(name, n, (args, ctx) => {
+    if (args.some((a) => a === undefined)) return undefined;
+    for (const a of args) if (typeof a !== 'string') ctx.fail(`${name}: arguments must be strings, got ${typeOf(a)}`);
+    return body(args as string[], ctx);
+  });
+}
+
+const escapeClass = (s: string) => s.replace(/[\\\]^-]/g, '\\$&');
+
+function stringsImport(): SObject {
+  const fns: SBuiltin[] = [
+    strFn('strings.has_prefix', 2, ([s, p]) => s!.startsWith(p!)),
+    strFn('strings.has_suffix', 2, ([s, p]) => s!.endsWith(p!)),
+    strFn('strings.trim_prefix', 2, ([s, p]) => (s!.startsWith(p!) ? s!.slice(p!.length) : s!)),
+    strFn('strings.trim_suffix', 2, ([s, p]) => (p! && s!.endsWith(p!) ? s!.slice(0, s!.length - p!.length) : s!)),
+    strFn('strings.to_lower', 1, ([s]) => s!.toLowerCase()),
+    strFn('strings.to_upper', 1, ([s]) => s!.toUpperCase()),
+    strFn('strings.title', 1, ([s]) => s!.replace(/(^|\s)(\S)/g, (_, a: string, b: string) => a + b.toUpperCase())),
+    strFn('strings.trim_space', 1, ([s]) => s!.trim()),
+    strFn('strings.trim', 2, ([s, cut]) => (cut ? s!.replace(new RegExp(`^[${escapeClass(cut)}]+|[${escapeClass(cut)}]+$`, 'gu'), '') : s!)),
+    strFn('strings.trim_left', 2, ([s, cut]) => (cut ? s!.replace(new RegExp(`^[${escapeClass(cut)}]+`, 'u'), '') : s!)),
+    strFn('strings.trim_right', 2, ([s, cut]) => (cut ? s!.replace(new RegExp(`[${escapeClass(cut)}]+$`, 'u'), '') : s!)),
+    strFn('strings.index', 2, ([s, sub]) => s!.indexOf(sub!)),
+    strFn('strings.last_index', 2, ([s, sub]) => s!.lastIndexOf(sub!)),
+    strFn('strings.split', 2, ([s, sep], ctx) => {
+      ctx.charge(Math.ceil(s!.length / 64));
+      return sep === '' ? [...s!] : s!.split(sep!);
+    }),
+    // Nested lists are flattened and ints, floats and bools written as strings, as documented.
+    fn('strings.join', 2, ([list, sep], ctx) => {
+      if (list === undefined || sep === undefined) return undefined;
+      if (!Array.isArray(list) || typeof sep !== 'string') return ctx.fail('strings.join: arguments must be a list and a string');
+      const parts: string[] = [];
+      const add = (items: Value[]) => {
+        ctx.charge(items.length);
+        for (const x of items) {
+          if (Array.isArray(x)) add(x);
+          else if (typeof x === 'string') parts.push(x);
+          else if (typeof x === 'number' || typeof x === 'boolean' || x instanceof SFloat) parts.push(toDisplay(x));
+          else ctx.fail(`strings.join: cannot join a ${typeOf(x)}`);
+        }
+      };
+      add(list);
+      return parts.join(sep);
+    }),
+    // strings.replace(s, old, new[, times]): every occurrence without times or with times < 0.
+    new SBuiltin('strings.replace', (args, ctx) => {
+      if (args.length !== 3 && args.length !== 4) return ctx.fail(`strings.replace takes 3 or 4 argument(s), got ${args.length}`);
+      const [s, from, to] = args;
+      const n = args.length === 4 ? args[3] : -1;
+      if ([s, from, to, n].includes(undefined)) return undefined;
+      if (typeof s !== 'string' || typeof from !== 'string' || typeof to !== 'string' || typeof n !== 'number') {
+        return ctx.fail('strings.replace: arguments must be three strings and an int');
+      }
+      if (n < 0) return s.split(from).join(to);
+      let out = s;
+      let at = 0;
+      for (let i = 0; i < n; i++) {
+        const j = out.indexOf(from, at);
+        if (j < 0) break;
+        out = out.slice(0, j) + to + out.slice(j + from.length);
+        at = j + to.length + (from === '' ? 1 : 0);
+      }
+      return out;
+    }),
+    fn('strings.repeat', 2, ([s, n], ctx) => {
+      if (s === undefined || n === undefined) return undefined;
+      if (typeof s !== 'string' || typeof n !== 'number' || n < 0) return ctx.fail('strings.repeat: arguments must be a string and a non-negative int');
+      if (s.length * n > 16 * 1024 * 1024) return ctx.fail('strings.repeat: result too long');
+      ctx.charge(Math.ceil((s.length * n) / 1024));
+      return s.repeat(n);
+    }),
+  ];
+  return new RecordObject('import', new Map(fns.map((f) => [f.name.slice('strings.'.length), f])));
+}
+
+function typesImport(): SObject {
+  return new RecordObject('import', { type_of: fn('types.type_of', 1, ([v]) => typeOf(v)) });
+}
+
+function marshal(v: Value, ctx: CallContext): unknown {
+  if (v instanceof Map) {
+    const keys = [...v.keys()].map(String).sort();
+    return Object.fromEntries(keys.map((k) => [k, marshal(v.get(k) ?? v.get(Number(k)), ctx)]));
+  }
+  if (Array.isArray(v)) return v.map((x) => marshal(x, ctx));
+  if (v === undefined) return ctx.fail('json.marshal: cannot encode undefined');
+  return toJS(v);
+}
+
+/** JSON text as Sentinel values: whole numbers become ints, as Sentinel's decoder does. */
+export function parseJSON(text: string): Value {
+  return fromJS(JSON.parse(text));
+}
+
+function jsonImport(): SObject {
+  return new RecordObject('import', {
+    marshal: fn('json.marshal', 1, ([v], ctx) => {
+      const encoded = JSON.stringify(marshal(v, ctx), (_k, x) => (x instanceof SFloat ? x.v : x));
+      return encoded;
+    }),
+    unmarshal: fn('json.unmarshal', 1, ([s], ctx) => {
+      if (s === undefined) return undefined;
+      if (typeof s !== 'string') return ctx.fail(`json.unmarshal: argument must be a string, got ${typeOf(s)}`);
+      try {
+        return parseJSON(s);
+      } catch (err) {
+        return ctx.fail(`json.unmarshal: ${(err as Error).message}`);
+      }
+    }),
+  });
+}
+
+const KIB = 1024;
+function unitsImport(): SObject {
+  return new RecordObject('import', {
+    byte: 1,
+    kilobyte: KIB,
+    megabyte: KIB ** 2,
+    gigabyte: KIB ** 3,
+    terabyte: KIB ** 4,
+    petabyte: KIB ** 5,
+  });
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** A point in time (UTC), with the attributes and comparisons of Sentinel's `time` import. */
+class TimeValue extends SObject {
+  readonly typeName = 'time';
+  readonly ms: number;
+  constructor(ms: number) {
+    super();
+    this.ms = ms;
+  }
+  private other(v: Value, ctx: CallContext): number {
+    if (v instanceof TimeValue) return v.ms;
+    return loadTime(v, ctx).ms;
+  }
+  get(name: string, ctx: CallContext): Value {
+    const d = new Date(this.ms);
+    switch (name) {
+      case 'year':
+        return d.getUTCFullYear();
+      case 'month':
+        return d.getUTCMonth() + 1;
+      case 'month_name':
+        return MONTHS[d.getUTCMonth()];
+      case 'day':
+        return d.getUTCDate();
+      case 'hour':
+        return d.getUTCHours();
+      case 'minute':
+        return d.getUTCMinutes();
+      case 'second':
+        return d.getUTCSeconds();
+      case 'nanosecond':
+        return d.getUTCMilliseconds() * 1_000_000;
+      case 'weekday':
+        return d.getUTCDay();
+      case 'weekday_name':
+        return WEEKDAYS[d.getUTCDay()];
+      case 'unix':
+        return Math.floor(this.ms / 1000);
+      case 'unix_nano':
+        return this.ms * 1_000_000;
+      case 'zone':
+        return 0;
+      case 'zone_string':
+        return '+0000';
+      case 'rfc3339':
+      case 'string':
+        return d.toISOString().replace(/\.000Z$/, 'Z');
+      case 'after':
+        return fn('time.after', 1, ([t]) => this.ms > this.other(t, ctx));
+      case 'before':
+        return fn('time.before', 1, ([t]) => this.ms < this.other(t, ctx));
+      case 'equal':
+        return fn('time.equal', 1, ([t]) => this.ms === this.other(t, ctx));
+      case 'add':
+        return fn('time.add', 1, ([ns], c) => {
+          if (typeof ns !== 'number') return c.fail('time.add: duration must be an int of nanoseconds');
+          return new TimeValue(this.ms + ns / 1_000_000);
+        });
+      case 'sub':
+        return fn('time.sub', 1, ([t]) => (this.ms - this.other(t, ctx)) * 1_000_000);
+    }
+    return undefined;
+  }
+  override toString(): string {
+    return new Date(this.ms).toISOString();
+  }
+}
+
+function loadTime(v: Value, ctx: CallContext): TimeValue {
+  if (v instanceof TimeValue) return v;
+  if (typeof v === 'number') return new TimeValue(v * 1000);
+  if (typeof v === 'string') {
+    const ms = Date.parse(v);
+    if (!Number.isNaN(ms)) return new TimeValue(ms);
+  }
+  return ctx.fail(`time.load: cannot read a time from ${typeOf(v)} ${typeof v === 'string' ? JSON.stringify(v) : ''}`.trim());
+}
+
+function timeImport(now: number): SObject {
+  return new RecordObject('import', {
+    now: new TimeValue(now),
+    load: fn('time.load', 1, ([v], ctx) => (v === undefined ? undefined : loadTime(v, ctx))),
+    nanosecond: 1,
+    microsecond: 1_000,
+    millisecond: 1_000_000,
+    second: 1_000_000_000,
+    minute: 60_000_000_000,
+    hour: 3_600_000_000_000,
+  });
+}
+
+function httpImport(): SObject {
+  const refuse: Fn = (_args, ctx) => {
+    throw new NetworkError('the http import is not available: policies evaluated by Hangar have no network access', ctx.pos);
+  };
+  return new RecordObject('import', {
+    get: new SBuiltin('http.get', refuse),
+    request: new SBuiltin('http.request', refuse),
+    accept_status_codes: new SBuiltin('http.accept_status_codes', refuse),
+    with_timeout: new SBuiltin('http.with_timeout', refuse),
+  });
+}
+
+/** The standard imports by name; `now` is the instant `time.now` reports (fixed per evaluation). */
+export function standardImport(name: string, now: number): SObject | null {
+  switch (name) {
+    case 'strings':
+      return stringsImport();
+    case 'types':
+      return typesImport();
+    case 'json':
+      return jsonImport();
+    case 'units':
+      return unitsImport();
+    case 'time':
+      return timeImport(now);
+    case 'decimal':
+      return decimalImport();
+    case 'version':
+      return versionImport();
+    case 'sockaddr':
+      return sockaddrImport();
+    case 'http':
+      return httpImport();
+  }
+  return null;
+}
+
+export const STANDARD_IMPORTS = ['strings', 'types', 'json', 'units', 'time', 'decimal', 'version', 'sockaddr', 'http'];

@@ -1,0 +1,174 @@
+// The `sentinel test` layout: for each `<dir>/<policy>.sentinel` with cases in
+// `<dir>/test/<policy>/*.hcl`, evaluate the policy with the case's mocks, modules, params and
+// globals (modules and params of `<dir>/sentinel.hcl` apply too, the case's win) and compare the
+// rules named in `test { rules = {...} }` (default: main = true) with their values.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Program } from './ast.ts';
+import { SentinelError, formatPos } from './errors.ts';
+import { parseHcl, setOwn, type HclBlock, type HclBody, type HclValue } from './hcl.ts';
+import { evaluateRaw, type ImportSpec } from './index.ts';
+import type { Limits } from './interpreter.ts';
+import { equals, fromJS, toDisplay } from './values.ts';
+
+export interface TestCaseResult {
+  /** The case file. */
+  file: string;
+  policy: string;
+  passed: boolean;
+  /** Why it failed. */
+  reason?: string;
+  /** It failed because the policy used the http import, which Hangar does not give policies. */
+  needsNetwork: boolean;
+  prints: string[];
+  durationMs: number;
+}
+
+/** Every test case file under `dir`, sorted, with the policy each one tests. */
+export function findTestCases(dir: string): Array<{ file: string; policy: string }> {
+  const found: Array<{ file: string; policy: string }> = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (!entry.isDirectory() || entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      const full = path.join(d, entry.name);
+      if (entry.name === 'test') {
+        for (const policyDir of readdirSync(full, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+          if (!policyDir.isDirectory()) continue;
+          const policy = path.join(d, `${policyDir.name}.sentinel`);
+          const caseDir = path.join(full, policyDir.name);
+          for (const f of readdirSync(caseDir).sort()) {
+            if (f.endsWith('.hcl') && statSync(path.join(caseDir, f)).isFile()) found.push({ file: path.join(caseDir, f), policy });
+          }
+        }
+      } else {
+        walk(full);
+      }
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+const blocks = (body: HclBody, type: string) => body.blocks.filter((b) => b.type === type);
+const label = (b: HclBlock) => {
+  if (b.labels.length !== 1) throw new SentinelError(`${b.type} block needs exactly one label`, b.pos);
+  return b.labels[0]!;
+};
+const attr = (body: HclBody, name: string) => body.attributes.get(name)?.value;
+
+function readSource(file: string, pos: SentinelError['pos'] | null): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    const message = `cannot read ${file}`;
+    if (pos) throw new SentinelError(message, pos);
+    throw new Error(message);
+  }
+}
+
+/** The file is read when the policy imports it: a case may name mocks its policy never uses. */
+function moduleSpec(b: HclBlock, base: string, what: string): ImportSpec {
+  const source = attr(b.body, 'source');
+  if (typeof source !== 'string') throw new SentinelError(`${what} "${label(b)}" needs a source`, b.pos);
+  const file = path.resolve(base, source);
+  let text: string | undefined;
+  return {
+    get source() {
+      text ??= readSource(file, b.pos);
+      return text;
+    },
+    filename: path.relative(process.cwd(), file) || file,
+  };
+}
+
+interface Declared {
+  modules: Record<string, ImportSpec>;
+  mocks: Record<string, ImportSpec>;
+  params: Record<string, unknown>;
+  globals: Record<string, unknown>;
+}
+
+/** The modules, mocks, params and globals a configuration file or a case file declares. */
+function collect(body: HclBody, base: string, into: Declared) {
+  for (const b of blocks(body, 'module')) setOwn(into.modules, label(b), moduleSpec(b, base, 'module'));
+  for (const b of blocks(body, 'mock')) {
+    const name = label(b);
+    const moduleBlocks = blocks(b.body, 'module');
+    const data = b.body.attributes.get('data');
+    if (moduleBlocks.length === 1) setOwn(into.mocks, name, moduleSpec(moduleBlocks[0]!, base, `mock "${name}" module`));
+    else if (data) setOwn(into.mocks, name, { data: data.value });
+    else throw new SentinelError(`mock "${name}" needs a module block or a data attribute`, b.pos);
+  }
+  for (const b of blocks(body, 'param')) setOwn(into.params, label(b), attr(b.body, 'value'));
+  for (const b of blocks(body, 'global')) setOwn(into.globals, label(b), attr(b.body, 'value'));
+}
+
+export interface RunOptions {
+  limits?: Partial<Limits>;
+  now?: Date;
+}
+
+export function runTestCase(file: string, policy: string, options: RunOptions = {}, parseCache?: Map<string, Program>): TestCaseResult {
+  const started = performance.now();
+  const result = (passed: boolean, reason?: string, prints: string[] = [], needsNetwork = false): TestCaseResult => ({
+    file,
+    policy,
+    passed,
+    needsNetwork,
+    ...(reason === undefined ? {} : { reason }),
+    prints,
+    durationMs: performance.now() - started,
+  });
+  try {
+    if (!existsSync(policy)) return result(false, `no policy ${policy} for this test case`);
+    const config: Declared = { modules: {}, mocks: {}, params: {}, globals: {} };
+    const setFile = path.join(path.dirname(policy), 'sentinel.hcl');
+    if (existsSync(setFile)) {
+      const set = parseHcl(readSource(setFile, null), setFile);
+      // The set's mocks are for `sentinel apply`; a test case brings its own.
+      collect({ attributes: set.attributes, blocks: set.blocks.filter((b) => b.type !== 'mock') }, path.dirname(setFile), config);
+    }
+    const testCase = parseHcl(readSource(file, null), file);
+    collect(testCase, path.dirname(file), config);
+    const testBlock = blocks(testCase, 'test')[0];
+    const expected = (testBlock && attr(testBlock.body, 'rules')) ?? { main: true };
+    if (typeof expected !== 'object' || expected === null || Array.isArray(expected)) {
+      return result(false, 'test.rules must be a map of rule names to expected values');
+    }
+    const ruleNames = Object.keys(expected as Record<string, HclValue>);
+    const raw = evaluateRaw({
+      source: readSource(policy, null),
+      filename: path.relative(process.cwd(), policy) || policy,
+      params: config.params,
+      // A module declared for a name wins over a mock of the same name.
+      imports: { ...config.mocks, ...config.modules },
+      globals: config.globals,
+      evaluateRules: ruleNames,
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(parseCache ? { parseCache } : {}),
+    });
+    if (raw.error) return result(false, `${formatPos(raw.error)}: ${raw.error.message}`, raw.prints, raw.error.kind === 'network');
+    const wrong: string[] = [];
+    for (const name of ruleNames) {
+      const want = fromJS((expected as Record<string, HclValue>)[name]);
+      if (!raw.rules.has(name)) {
+        wrong.push(`rule ${name} was not evaluated (expected ${toDisplay(want, true)})`);
+        continue;
+      }
+      const got = raw.rules.get(name);
+      if (!equals(got, want)) wrong.push(`expected ${name} to be ${toDisplay(want, true)}, got ${toDisplay(got, true)}`);
+    }
+    return wrong.length ? result(false, wrong.join('; '), raw.prints) : result(true, undefined, raw.prints);
+  } catch (err) {
+    if (err instanceof SentinelError) return result(false, err.message);
+    if (err instanceof Error) return result(false, err.message);
+    throw err;
+  }
+}
+
+/** Runs every test case under `dir` (see findTestCases), in order. */
+export function runTestCases(dir: string, options: RunOptions = {}): TestCaseResult[] {
+  const cache = new Map<string, Program>();
+  return findTestCases(dir).map(({ file, policy }) => runTestCase(file, policy, options, cache));
+}

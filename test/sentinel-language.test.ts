@@ -1,0 +1,427 @@
+// The Sentinel language as src/sentinel evaluates it, policy by small policy (none from the corpus).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { evaluatePolicy, parse, type EvaluateOptions } from '../src/sentinel/index.ts';
+
+const run = (source: string, options: Partial<EvaluateOptions> = {}) => evaluatePolicy({ source, filename: 'p.sentinel', ...options });
+
+/** The value of `expr` as a rule's value after `prelude` (JSON-like), failing on errors. */
+function value(expr: string, prelude = ''): unknown {
+  const r = run(`${prelude}\nresult = rule { ${expr} }\nmain = rule { true }`, { evaluateRules: ['result'] });
+  assert.equal(r.error, undefined, r.error && `${r.error.line}:${r.error.column}: ${r.error.message}`);
+  return r.rules.result;
+}
+
+function errorOf(source: string, options: Partial<EvaluateOptions> = {}) {
+  const r = run(source, options);
+  assert.ok(r.error, 'expected an error');
+  assert.equal(r.result, undefined);
+  return r.error;
+}
+
+describe('sentinel: lexer and parser errors carry file:line:column', () => {
+  it('reports an unterminated string at its opening quote', () => {
+    assert.deepEqual(errorOf('a = 1\nx = "abc\nmain = rule { true }'), {
+      kind: 'error',
+      message: 'string literal not terminated',
+      file: 'p.sentinel',
+      line: 2,
+      column: 5,
+    });
+  });
+
+  it('reports an unexpected character, a missing operand and a missing brace where they are', () => {
+    assert.deepEqual(errorOf('x = 1 @ 2'), { kind: 'error', message: 'unexpected character "@"', file: 'p.sentinel', line: 1, column: 7 });
+    const e = errorOf('main = rule {\n  1 +\n}');
+    assert.equal(`${e.line}:${e.column}`, '3:1');
+    assert.match(e.message, /unexpected '}', expected an expression/);
+    const f = errorOf('f = func() {\n  return 1\n');
+    assert.match(f.message, /expected '}', found end of file/);
+  });
+
+  it('rejects imports after other statements, return outside a function, break outside a loop', () => {
+    const e = errorOf('x = 1\nimport "strings"\nmain = rule { true }');
+    assert.deepEqual([e.line, e.column, e.message], [2, 1, 'imports must come before any other statement']);
+    assert.match(errorOf('return 1').message, /return outside of a function/);
+    assert.match(errorOf('if true { break }').message, /break outside of a for loop/);
+  });
+
+  it('parses a file once into a tree whose nodes know their positions', () => {
+    const program = parse('x = 1\nmain = rule { x is 1 }', 'f.sentinel');
+    assert.equal(program.body.length, 2);
+    assert.deepEqual(program.body[1]!.pos, { file: 'f.sentinel', line: 2, column: 6 });
+  });
+
+  it('reports runtime errors at the construct at fault, in the file it is in', () => {
+    const e = errorOf('x = 1\ny = "a" - x\nmain = rule { true }');
+    assert.deepEqual([e.line, e.column, e.message], [2, 9, 'unsupported operation: string - int']);
+    const m = errorOf('import "helpers"\nmain = rule { helpers.boom() }', {
+      imports: { helpers: { filename: 'helpers.sentinel', source: 'boom = func() {\n  return 1 / 0\n}' } },
+    });
+    assert.deepEqual([m.file, m.line, m.column, m.message], ['helpers.sentinel', 2, 12, 'division by zero']);
+  });
+});
+
+describe('sentinel: values and operators', () => {
+  it('does int and float arithmetic with the precedence of the specification', () => {
+    assert.equal(value('4 + 5 * 2 is 14 and 4 * 5 / 5 is 4 and 7 / 2 is 3 and 7 % 3 is 1 and -3 + 1 is -2'), true);
+    assert.equal(value('7.0 / 2 == 3.5 and 1 + 0.5 == 1.5 and 2 == 2.0'), true);
+    assert.equal(value('"ab" + "cd" is "abcd" and [1] + [2, 3] is [1, 2, 3]'), true);
+    assert.equal(value('"b" > "a" and 2 >= 2 and 1 < 1.5 and not (3 <= 2)'), true);
+  });
+
+  it('compares lists and maps deeply with is, ==, is not and !=', () => {
+    assert.equal(value('[1, {"a": [2]}] is [1, {"a": [2]}] and {"a": 1} != {"a": 2} and 1 is not "1"'), true);
+  });
+
+  it('tests membership with in, not in, contains, not contains, and regexes with matches', () => {
+    assert.equal(value('2 in [1, 2] and 3 not in [1, 2] and "k" in {"k": 1} and [1, 2] contains 1 and "hello" contains "ell"'), true);
+    assert.equal(value('[1] not contains 2 and "abc" matches "^a.c$" and "ABC" matches "(?i)abc" and "x" not matches "y"'), true);
+    // RE2 spellings: POSIX classes, named groups, \\A and \\z.
+    assert.equal(
+      value(
+        '"ab12" matches "^[[:alpha:]]+[[:digit:]]+$" and "k=v" matches "(?P<key>\\\\w+)=" and "xy" matches "\\\\Axy\\\\z" and not ("1a" matches "^[[:alpha:]]")',
+      ),
+      true,
+    );
+  });
+
+  it('combines bools with and, or, xor, not and !, short-circuiting', () => {
+    assert.equal(value('true and not false and (false or true) and (true xor false) and !(true xor true)'), true);
+    // The right side is never evaluated: it would be an error.
+    assert.equal(value('false and (1 / 0 is 1)'), false);
+    assert.equal(value('true or (1 / 0 is 1)'), true);
+  });
+
+  it('propagates undefined, which or and and can recover from, and else replaces', () => {
+    const prelude = 'm = {"a": {"b": 1}}\nl = [1, 2]';
+    assert.equal(value('m.x.y.z is undefined', prelude), undefined);
+    assert.equal(value('m.x else "none"', prelude), 'none');
+    assert.equal(value('m["a"]["b"] is 1 and l[5] else 0 is 0 and l[-1] is 2', prelude), true);
+    assert.equal(value('undefined or true'), true);
+    assert.equal(value('undefined and false'), false);
+    assert.equal(value('undefined or false'), undefined);
+    // else binds tighter than is: (m.q else null) is null.
+    assert.equal(value('m.q else null is null', prelude), true);
+    const r = run('main = rule { undefined }');
+    assert.equal(r.result, undefined);
+    assert.equal(r.error, undefined);
+  });
+
+  it('slices lists and strings, and indexes strings', () => {
+    assert.deepEqual(value('[[0, 1, 2, 3][1:3], [0, 1, 2][:1], [0, 1, 2][1:], "hello"[1:3], "hey"[0]]'), [[1, 2], [0], [1, 2], 'el', 'h']);
+    assert.match(errorOf('x = [1, 2][1:5]\nmain = rule { true }').message, /slice bounds \[1:5\] out of range/);
+  });
+
+  it('has the built-in functions', () => {
+    const prelude = `
+l = [3]
+append(l, 4)
+m = {"a": 1, "b": 2}
+delete(m, "a")
+`;
+    assert.deepEqual(value('[l, m, keys({"x": 1, "y": 2}), values({"x": 1}), length("héllo"), length(l), length(m), length(undefined)]', prelude), [
+      [3, 4],
+      { b: 2 },
+      ['x', 'y'],
+      [1],
+      5,
+      2,
+      1,
+      undefined,
+    ]);
+    assert.deepEqual(
+      value('[range(3), range(1, 4), range(0, 10, 5), int("42"), int(3.9), float(2), string(1.5), string(7), bool("true"), int("x"), float(null)]'),
+      [[0, 1, 2], [1, 2, 3], [0, 5], 42, 3, 2, '1.5', '7', true, undefined, undefined],
+    );
+  });
+
+  it('keeps what print writes, and print returns true so a rule can use it', () => {
+    const r = run('x = {"k": [1, "a"]}\nprint("x is", x, 2.5, null)\nmain = rule { print("checked") and true }');
+    assert.equal(r.result, true);
+    assert.deepEqual(r.prints, ['x is {"k": [1, "a"]} 2.5 null', 'checked']);
+  });
+
+  it('keeps at most 1 MiB of print output, saying so', () => {
+    const r = run('s = "0123456789abcdef"\nfor range(12) as i { s = s + s }\nfor range(40) as i { print(s) }\nmain = rule { true }');
+    assert.equal(r.result, true);
+    assert.equal(r.prints.length, 17);
+    assert.equal(r.prints.at(-1), '(print output truncated at 1048576 characters)');
+  });
+
+  it('defines globals before the policy runs', () => {
+    assert.equal(run('main = rule { limit is 3 and names contains "a" }', { globals: { limit: 3, names: ['a'] } }).result, true);
+  });
+
+  it('stops with error() at its position', () => {
+    const e = errorOf('x = 1\nif x is 1 {\n  error("x must not be", x)\n}\nmain = rule { true }');
+    // An else operator may continue on the next line.
+    assert.equal(value('a\n  else "fallback"', 'a = undefined'), 'fallback');
+    assert.deepEqual([e.line, e.column, e.message], [3, 8, 'x must not be 1']);
+  });
+});
+
+describe('sentinel: statements, functions and scope', () => {
+  it('runs if / else if / else and case with and without a subject', () => {
+    const src = `
+grade = func(n) {
+  if n >= 90 { return "a" } else if n >= 50 { return "b" } else { return "c" }
+}
+kind = func(v) {
+  case v {
+    when 1, 2:
+      return "small"
+    when "x":
+      return "letter"
+    else:
+      return "other"
+  }
+}
+sign = func(n) {
+  case {
+    when n < 0:
+      return -1
+    when n > 0:
+      return 1
+  }
+  return 0
+}
+main = rule { [grade(95), grade(60), grade(1), kind(2), kind("x"), kind([]), sign(-4), sign(0)] is ["a", "b", "c", "small", "letter", "other", -1, 0] }`;
+    assert.equal(run(src).result, true);
+  });
+
+  it('loops over lists and maps with break and continue; for opens a scope, if does not', () => {
+    const src = `
+total = 0
+for [1, 2, 3, 4, 5] as i, v {
+  if v is 2 { continue }
+  if v is 5 { break }
+  total += v
+  inner = true
+}
+pairs = []
+for {"a": 1, "b": 2} as k, v { append(pairs, k + string(v)) }
+if true { made_in_if = 1 }
+main = rule { total is 8 and pairs is ["a1", "b2"] and inner else "gone" is "gone" and made_in_if is 1 }`;
+    const r = run(src);
+    assert.equal(r.error, undefined);
+    assert.equal(r.result, true);
+  });
+
+  it('gives functions their own scope that can modify variables of the scope they were made in (closures)', () => {
+    const src = `
+a = 1
+f = func() {
+  a = 12
+  b = 1
+  return undefined
+}
+f()
+counter = func() {
+  n = 0
+  return func() {
+    n += 1
+    return n
+  }
+}
+c = counter()
+c()
+c()
+func add(x, y) { return x + y }
+fact = func(n) { if n <= 1 { return 1 } return n * fact(n - 1) }
+main = rule { a is 12 and (b else "local") is "local" and c() is 3 and add(2, 3) is 5 and fact(10) is 3628800 }`;
+    const r = run(src);
+    assert.equal(r.error, undefined);
+    assert.equal(r.result, true);
+  });
+
+  it('refuses to reassign a named function, lets it be called above its declaration, and checks the argument count', () => {
+    assert.match(errorOf('func f() { return 1 }\nf = 2\nmain = rule { true }').message, /cannot assign to f/);
+    assert.match(errorOf('f = 2\nfunc f() { return 1 }\nmain = rule { true }').message, /cannot assign to f/);
+    assert.equal(run('x = twice(2)\nfunc twice(n) { return n * 2 }\nmain = rule { x is 4 }').result, true);
+    assert.match(errorOf('f = func(a) { return a }\nx = f(1, 2)\nmain = rule { true }').message, /takes 1 argument\(s\), got 2/);
+  });
+
+  it('assigns into maps and lists by index and selector', () => {
+    assert.equal(value('m.a is 1 and m["b"] is [9, 2]', 'm = {}\nm.a = 1\nm["b"] = [1, 2]\nm["b"][0] = 9'), true);
+  });
+});
+
+describe('sentinel: quantifiers', () => {
+  it('evaluates all, any, filter and map over lists and maps', () => {
+    const prelude = 'l = [1, 2, 3]\nm = {"a": 1, "b": 2}';
+    assert.equal(
+      value('all l as v { v > 0 } and not all l as v { v > 1 } and any l as v { v is 3 } and not any [] as v { true } and all [] as v { false }', prelude),
+      true,
+    );
+    assert.deepEqual(value('[filter l as v { v >= 2 }, filter m as k, v { v is 2 }, map l as i, v { i * v }, map m as k, v { k }]', prelude), [
+      [2, 3],
+      { b: 2 },
+      [0, 2, 6],
+      ['a', 'b'],
+    ]);
+    assert.equal(value('all m as k, v { k in ["a", "b"] and v < 3 }', prelude), true);
+  });
+
+  it('is undefined over an undefined collection, and opens a scope for its variables', () => {
+    assert.equal(value('all nothing.here as v { true }', 'nothing = {}'), undefined);
+    assert.equal(value('(v else "unset") is "unset"', 'x = any [1] as v { v is 1 }'), true);
+  });
+});
+
+describe('sentinel: rules', () => {
+  it('evaluates a rule only when it is referenced, once', () => {
+    const src = `
+never = rule { 1 / 0 }
+counted = rule { print("evaluated") }
+main = rule { counted and counted and counted }`;
+    const r = run(src);
+    assert.equal(r.error, undefined);
+    assert.equal(r.result, true);
+    assert.deepEqual(r.prints, ['evaluated']);
+    assert.deepEqual(r.rules, { counted: true, main: true });
+  });
+
+  it('applies when predicates: a rule whose predicate is false is true', () => {
+    const src = `
+is_prod = false
+strict = rule when is_prod { false }
+checked = rule when not is_prod { 1 is 2 }
+main = rule { strict and not checked }`;
+    const r = run(src);
+    assert.deepEqual([r.result, r.rules], [true, { strict: true, checked: false, main: true }]);
+  });
+
+  it('evaluates rules a caller asks for even when main did not need them', () => {
+    const r = run('a = rule { false }\nb = rule { true }\nmain = rule { a and b }', { evaluateRules: ['b'] });
+    assert.deepEqual(r.rules, { a: false, b: true, main: false });
+  });
+
+  it('reports a policy without main, and a main that is not a bool', () => {
+    assert.match(errorOf('x = 1').message, /no main rule/);
+    assert.match(errorOf('main = rule { 3 }').message, /main must be a bool, got int/);
+  });
+});
+
+describe('sentinel: parameters', () => {
+  const src = 'param limit default 5\nparam names\nmain = rule { length(names) <= limit }';
+  it('uses the default unless the caller gives a value', () => {
+    assert.equal(run(src, { params: { names: ['a', 'b'] } }).result, true);
+    assert.equal(run(src, { params: { names: ['a', 'b'], limit: 1 } }).result, false);
+  });
+  it('fails on a parameter with neither value nor default', () => {
+    const e = errorOf(src);
+    assert.deepEqual([e.line, e.column, e.message], [2, 1, 'no value given for parameter names, which has no default']);
+  });
+});
+
+describe('sentinel: imports', () => {
+  it('provides strings, types, json, units, decimal, version and time', () => {
+    const src = `
+import "strings"
+import "types"
+import "json"
+import "units"
+import "decimal"
+import "version"
+import "time" as clock
+checks = [
+  strings.has_prefix("terraform", "terra"), strings.has_suffix("a.tf", ".tf"),
+  strings.split("a,b", ",") is ["a", "b"], strings.join(["a", "b"], "-") is "a-b",
+  strings.to_upper("x") is "X", strings.trim_space("  y ") is "y", strings.trim_prefix("v1.2", "v") is "1.2",
+  strings.replace("aaa", "a", "b", -1) is "bbb", strings.replace("foofoo", "foo", "x") is "xx", strings.replace("foofoo", "foo", "x", 1) is "xfoo",
+  strings.join([["a", "b"], "c", 1, 1.5, true], ",") is "a,b,c,1,1.5,true",
+  types.type_of(1) is "int", types.type_of(1.5) is "float", types.type_of({}) is "map", types.type_of(undefined) is "undefined",
+  json.unmarshal("{\\"a\\": [1, 2.5]}") is {"a": [1, 2.5]}, json.marshal({"b": 1, "a": [true]}) is "{\\"a\\":[true],\\"b\\":1}",
+  units.gigabyte is 1073741824,
+  decimal.new("0.1").add(0.2).is(0.3), decimal.new(10).divide(4).string is "2.5", decimal.new(1).greater_than(0.5),
+  version.new("1.2.3").greater_than("1.2.0"), version.new("1.4.0").satisfies("~> 1.2"), not version.new("2.0.0").satisfies(">= 1.0, < 2.0"),
+  version.new("1.0.0-beta").less_than("1.0.0"), version.new("v3.1.4").major is 3,
+  clock.now.year is 2030, clock.now.month is 6, clock.now.day is 15,
+]
+main = rule { all checks as i, c { c } }`;
+    const r = run(src, { now: new Date('2030-06-15T12:00:00Z') });
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+  });
+
+  it('imports modules (their top-level names are attributes) and data mocks', () => {
+    const r = run('import "helpers" as h\nimport "tfplan/v2" as plan\nmain = rule { h.double(plan.count) is 6 and h.ready and h.base is 10 }', {
+      imports: {
+        helpers: {
+          filename: 'helpers.sentinel',
+          source: 'import "strings"\nbase = 10\nready = rule { strings.has_prefix("ok", "o") }\ndouble = func(n) { return n * 2 }',
+        },
+        'tfplan/v2': { data: { count: 3 } },
+      },
+    });
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+  });
+
+  it('treats data converted on first read like any other map', () => {
+    const src = `
+import "plan"
+rc = plan.changes
+copy = {"a": {"n": 1, "tags": {"x": "y"}}, "b": {"n": 2.5, "tags": {}}}
+same = rc is copy
+listed = [keys(rc), values(rc)[5] else "none", values(rc)[0].n, map rc as k, v { v.n }]
+rc.a.n = 10
+delete(rc, "b")
+after = [rc, length(rc), "b" in rc]
+main = rule { same }`;
+    const r = run(src, { imports: { plan: { data: { changes: { a: { n: 1, tags: { x: 'y' } }, b: { n: 2.5, tags: {} } } } } }, evaluateRules: [] });
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+    const probe = run(`${src}\nout = rule { [listed, after] }`, {
+      imports: { plan: { data: { changes: { a: { n: 1, tags: { x: 'y' } }, b: { n: 2.5, tags: {} } } } } },
+      evaluateRules: ['out'],
+    });
+    assert.deepEqual(probe.rules.out, [
+      [['a', 'b'], 'none', 1, [1, 2.5]],
+      [{ a: { n: 10, tags: { x: 'y' } } }, 1, false],
+    ]);
+  });
+
+  it('refuses unknown imports and every http request', () => {
+    assert.match(errorOf('import "nope"\nmain = rule { true }').message, /unknown import "nope"/);
+    assert.match(errorOf('import "constructor"\nmain = rule { true }', { imports: {} }).message, /unknown import "constructor"/);
+    const e = errorOf('import "http"\nr = http.get("https://example.com")\nmain = rule { true }');
+    assert.equal(e.kind, 'network');
+    assert.equal(e.line, 2);
+  });
+});
+
+describe('sentinel: limits end runaway policies with a clear error', () => {
+  it('stops an evaluation at the step limit', () => {
+    const e = errorOf('n = 0\nfor range(1000) as i { for range(1000) as j { n += 1 } }\nmain = rule { true }', { limits: { maxSteps: 100_000 } });
+    assert.equal(e.kind, 'limit');
+    assert.match(e.message, /stopped after 100000 steps/);
+  });
+
+  it('stops an evaluation at the time limit', () => {
+    const started = performance.now();
+    const e = errorOf('n = 0\nfor range(100000) as i { for range(100000) as j { n += 1 } }\nmain = rule { true }', { limits: { timeoutMs: 150 } });
+    assert.equal(e.kind, 'limit');
+    assert.match(e.message, /stopped after 150 ms/);
+    assert.ok(performance.now() - started < 3000);
+  });
+
+  it('refuses a huge list before building it, and endless recursion', () => {
+    const e = errorOf('l = range(1000000000)\nmain = rule { true }', { limits: { maxSteps: 1_000_000 } });
+    assert.deepEqual([e.kind, e.line, e.column], ['limit', 1, 10]);
+    const r = errorOf('f = func(n) { return f(n + 1) }\nx = f(0)\nmain = rule { true }');
+    assert.equal(r.kind, 'limit');
+    assert.match(r.message, /call depth/);
+  });
+
+  it('refuses decimals too large to compute with', () => {
+    assert.match(errorOf('import "decimal"\nd = decimal.new("1e999999999")\nmain = rule { true }').message, /decimal: value out of range/);
+    assert.match(errorOf('import "decimal"\nd = decimal.new("1e6000").multiply("1e6000")\nmain = rule { true }').message, /decimal: value out of range/);
+  });
+
+  it('refuses a string doubled without end', () => {
+    const e = errorOf('s = "x"\nfor range(40) as i { s = s + s }\nmain = rule { true }');
+    assert.match(e.message, /string longer than/);
+  });
+});
