@@ -130,5 +130,35 @@ for (const dialect of dialects()) {
       const destroy = await ok(terraform(dir, ['apply', '-destroy', '-auto-approve', '-input=false']));
       assert.match(destroy, /Resources: 0 added, 0 changed, 1 destroyed/);
     });
+
+    it('workspace variables reach the run, a sensitive one never shown', async () => {
+      const dir = path.join(home, 'vars');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        path.join(dir, 'main.tf'),
+        `terraform {\n  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "remote-vars"\n    }\n  }\n}\n` +
+          `variable "greeting" {}\nvariable "token" {\n  sensitive = true\n}\n` +
+          `resource "terraform_data" "a" {\n  input = var.greeting\n}\nresource "terraform_data" "b" {\n  input = var.token\n}\n` +
+          `output "greeting" {\n  value = terraform_data.a.output\n}\n`,
+      );
+      await ok(terraform(dir, ['init', '-input=false']));
+      const ws = await api(`${base}/organizations/${org}/workspaces/remote-vars`, 'GET', token, ca);
+      for (const attributes of [
+        { key: 'greeting', value: 'hello-from-a-workspace-variable', category: 'terraform' },
+        { key: 'token', value: 'sup3r-s3cret-t0ken', category: 'terraform', sensitive: true },
+      ]) {
+        const created = await api(`${base}/workspaces/${ws.body.data.id}/vars`, 'POST', token, ca, { data: { type: 'vars', attributes } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+      }
+      const apply = await ok(terraform(dir, ['apply', '-auto-approve', '-input=false']));
+      assert.match(apply, /Apply complete! Resources: 2 added/);
+      assert.match(apply, /hello-from-a-workspace-variable/);
+      assert.doesNotMatch(apply, /sup3r-s3cret-t0ken/);
+      const runs = await api(`${base}/workspaces/${ws.body.data.id}/runs?include=plan`, 'GET', token, ca);
+      const planId = runs.body.data[0].relationships.plan.data.id;
+      const json = await api(`${base}/plans/${planId}/json-output`, 'GET', token, ca);
+      assert.equal(json.status, 200);
+      assert.doesNotMatch(JSON.stringify(json.body), /sup3r-s3cret-t0ken/);
+    });
   });
 }
