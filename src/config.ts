@@ -38,6 +38,11 @@ export interface Config {
   runTimeoutMs: number;
   /** Log bytes kept per plan or apply. */
   runMaxLogBytes: number;
+  /** The terraform binary jobs run (`terraform`: found on PATH). */
+  terraformBinary: string;
+  /** Passed to jobs as TF_PLUGIN_CACHE_DIR / TF_CLI_CONFIG_FILE (a provider cache or mirror); null = none. */
+  terraformPluginCacheDir: string | null;
+  terraformCliConfigFile: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -128,6 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerConcurrency: integer(env, 'HANGAR_RUNNER_CONCURRENCY', 1, 0, 64),
     runTimeoutMs: integer(env, 'HANGAR_RUN_TIMEOUT', 3600, 10, 86_400) * 1000,
     runMaxLogBytes: integer(env, 'HANGAR_RUN_MAX_LOG_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    terraformBinary: env.HANGAR_TERRAFORM_BINARY || 'terraform',
+    terraformPluginCacheDir: env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR || null,
+    terraformCliConfigFile: env.HANGAR_TERRAFORM_CLI_CONFIG_FILE || null,
   };
 }
 

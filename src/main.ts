@@ -78,7 +78,7 @@ async function serve(config: Config): Promise<void> {
   const services = createServices(database, { keyring });
   const app = await buildApp({ config, database, keyring, services, tls: loadTls(config) });
   // Remote runs execute here (HANGAR_RUNNER_CONCURRENCY workers; 0: none, this instance serves the API only).
-  const runner = startRunner({ services, database, config, variables: services.variables, onError: (e) => app.log.error({ err: e }, 'runner error') });
+  const runner = startRunner({ services, database, config, variables: services.variables, path: process.env.PATH, onError: (e) => app.log.error({ err: e }, 'runner error') });
   let closing = false;
   const shutdown = async (signal: string) => {
     // npm forwards a terminal's Ctrl-C, which the terminal also sends: the second is ignored.

@@ -97,8 +97,9 @@ suite('runs execution', (ctx) => {
     runner = startRunner({
       services: ctx.services,
       database: ctx.database,
-      config: { runnerConcurrency: 2, runTimeoutMs: 120_000, runMaxLogBytes: 1024 * 1024 },
+      config: { runnerConcurrency: 2, runTimeoutMs: 120_000, runMaxLogBytes: 1024 * 1024, terraformBinary: 'terraform', terraformPluginCacheDir: null, terraformCliConfigFile: null },
       variables: { forRun: async () => variables },
+      path: process.env.PATH,
       pollMs: 500,
     });
   });

@@ -16,16 +16,17 @@ export const SILENCE_MS = 60_000;
 export function startRunner(opts: {
   services: { jobs: JobsService; jobSignal: JobSignal; runs: RunsService; configurationVersions: ConfigurationVersionsService; stateVersions: StateVersionsService };
   database: Database;
-  config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes'>;
+  config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>;
   /** The variables domain's `forRun`, once wired; none otherwise. */
   variables?: VariableSource;
-  env?: NodeJS.ProcessEnv;
+  /** The PATH jobs see (default: the server's). */
+  path?: string;
   pollMs?: number;
   silenceMs?: number;
   onError?: (e: unknown) => void;
 }): Workers {
   const { services, database, config } = opts;
-  const settings = terraformSettings(opts.env);
+  const settings = terraformSettings(config, opts.path ?? '/usr/local/bin:/usr/bin:/bin');
   void terraformVersion(settings);
   const port = localJobPort({
     database,

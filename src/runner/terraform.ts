@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { Config } from '../config.ts';
 
 export interface TerraformSettings {
   /** `HANGAR_TERRAFORM_BINARY`, else `terraform` on PATH. */
@@ -14,11 +15,12 @@ export interface TerraformSettings {
   env: Record<string, string>;
 }
 
-export function terraformSettings(env: NodeJS.ProcessEnv = process.env): TerraformSettings {
+/** The settings from Hangar's configuration; `path` is the server's own PATH (so the binary and its helpers resolve). */
+export function terraformSettings(config: Pick<Config, 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>, path: string): TerraformSettings {
   const extra: Record<string, string> = {};
-  if (env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR) extra.TF_PLUGIN_CACHE_DIR = env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR;
-  if (env.HANGAR_TERRAFORM_CLI_CONFIG_FILE) extra.TF_CLI_CONFIG_FILE = env.HANGAR_TERRAFORM_CLI_CONFIG_FILE;
-  return { binary: env.HANGAR_TERRAFORM_BINARY || 'terraform', path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', env: extra };
+  if (config.terraformPluginCacheDir) extra.TF_PLUGIN_CACHE_DIR = config.terraformPluginCacheDir;
+  if (config.terraformCliConfigFile) extra.TF_CLI_CONFIG_FILE = config.terraformCliConfigFile;
+  return { binary: config.terraformBinary, path, env: extra };
 }
 
 let version: string | null = null;
