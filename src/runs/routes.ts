@@ -199,7 +199,7 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
   });
 
   app.post('/admin/runs/:run_id/actions/force-cancel', { schema: { summary: 'End any unfinished run (site admins)', tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
-    await runs.adminForceCancel(request.caller, request.params.run_id);
+    await runs.adminForceCancel(request.caller, request.params.run_id, noteOf(request.body));
     return reply.code(202).send();
   });
 

@@ -14,7 +14,7 @@ import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
 import { effectiveExecution, type FoundWorkspace, type WorkspacesService } from '../workspaces/service.ts';
-import { RUN_LIFECYCLE, canMove, isFinal, type RunStatus } from './statuses.ts';
+import { RUN_LIFECYCLE, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
 import type { Comment, Run, RunEvent, RunVariableInput } from './store.ts';
 
@@ -287,11 +287,10 @@ export function createRunsService(deps: {
     },
 
     /** A site admin ends any run that has not ended (TFE's admin force-cancel). */
-    async adminForceCancel(caller: Caller, id: string): Promise<void> {
+    async adminForceCancel(caller: Caller, id: string, note?: string): Promise<void> {
       authorize({ principal: caller.principal }, 'administer-site');
-      const { run } = await find(caller, id);
-      // TFE's admin force-cancel leaves a run `canceled` where a cancel could go, else `force_canceled`.
-      await stop(caller, id, canMove(run.status, 'canceled') ? 'canceled' : 'force_canceled', (r) => !isFinal(r.status), 'force-canceled');
+      // TFE's admin force-cancel leaves any unfinished run `canceled`.
+      await stop(caller, id, 'canceled', (r) => !isFinal(r.status), 'force-canceled', note);
     },
 
     async apply(caller: Caller, id: string, note?: string): Promise<void> {

@@ -41,14 +41,16 @@ const rule = (next: readonly RunStatus[], flags: Partial<Omit<StatusRule, 'next'
 });
 const FINAL = rule([], { final: true });
 
+// `canceled` and `force_canceled` are reachable from every unfinished status (a site admin's
+// force-cancel); a caller's own cancel and discard are limited by `cancelable`/`discardable`.
 export const RUN_LIFECYCLE: Record<RunStatus, StatusRule> = {
   // Waiting in the workspace's queue for the lock (or for a runner to pick up a speculative plan).
   pending: rule(['plan_queued', 'discarded', 'canceled', 'errored', 'force_canceled'], { cancelable: true, discardable: true }),
   plan_queued: rule(['planning', 'canceled', 'errored', 'force_canceled'], { cancelable: true }),
   planning: rule(['planned', 'planned_and_finished', 'planned_and_saved', 'errored', 'canceled', 'force_canceled'], { cancelable: true }),
   // Waiting for confirmation (or auto-applied at once).
-  planned: rule(['confirmed', 'discarded', 'errored', 'force_canceled'], { discardable: true, confirmable: true }),
-  planned_and_saved: rule(['confirmed', 'discarded', 'errored', 'force_canceled'], { discardable: true, confirmable: true }),
+  planned: rule(['confirmed', 'discarded', 'errored', 'canceled', 'force_canceled'], { discardable: true, confirmable: true }),
+  planned_and_saved: rule(['confirmed', 'discarded', 'errored', 'canceled', 'force_canceled'], { discardable: true, confirmable: true }),
   confirmed: rule(['apply_queued', 'canceled', 'errored', 'force_canceled']),
   apply_queued: rule(['applying', 'canceled', 'errored', 'force_canceled'], { cancelable: true }),
   applying: rule(['applied', 'errored', 'canceled', 'force_canceled'], { cancelable: true }),
