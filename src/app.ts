@@ -22,7 +22,8 @@ import { teamsRoutes } from './teams/routes.ts';
 import { organizationMembershipsRoutes } from './organization-memberships/routes.ts';
 import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
-import { runsRoutes } from './runs/routes.ts';
+import { logRoutes, runsRoutes } from './runs/routes.ts';
+import { knownTerraformVersion } from './runner/terraform.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import { sessionsRoutes } from './sessions/routes.ts';
@@ -201,7 +202,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await teamProjectsRoutes(typed, services);
         await teamWorkspacesRoutes(typed, services);
         await configurationVersionsRoutes(typed, services);
-        await runsRoutes(typed, services);
+        await runsRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
         await variablesRoutes(typed, services);
@@ -230,6 +231,11 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   await app.register(async (uploads) => {
     uploads.addHook('onRequest', limits.anonymous);
     await uploadRoutes(uploads as unknown as Api, services);
+  });
+  // Log URLs of plans and applies: the URL is the credential.
+  await app.register(async (logs) => {
+    logs.addHook('onRequest', limits.anonymous);
+    await logRoutes(logs as unknown as Api, services);
   });
   // Upload URLs of policy set versions: the same kind of signed URL, for a policy set's archive.
   await app.register(async (uploads) => {

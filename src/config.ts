@@ -32,6 +32,17 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** PEM files that make Hangar serve HTTPS itself; null = plain HTTP (or TLS at a proxy). */
   tls: { certFile: string; keyFile: string } | null;
+  /** Jobs this instance executes at once (`0`: it serves the API only; runs wait for other instances). */
+  runnerConcurrency: number;
+  /** Wall-clock limit of one plan or apply. */
+  runTimeoutMs: number;
+  /** Log bytes kept per plan or apply. */
+  runMaxLogBytes: number;
+  /** The terraform binary jobs run (`terraform`: found on PATH). */
+  terraformBinary: string;
+  /** Passed to jobs as TF_PLUGIN_CACHE_DIR / TF_CLI_CONFIG_FILE (a provider cache or mirror); null = none. */
+  terraformPluginCacheDir: string | null;
+  terraformCliConfigFile: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -119,6 +130,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken,
     shutdownTimeoutMs: integer(env, 'HANGAR_SHUTDOWN_TIMEOUT', 10, 1, 3600) * 1000,
     tls: certFile && keyFile ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) } : null,
+    runnerConcurrency: integer(env, 'HANGAR_RUNNER_CONCURRENCY', 1, 0, 64),
+    runTimeoutMs: integer(env, 'HANGAR_RUN_TIMEOUT', 3600, 10, 86_400) * 1000,
+    runMaxLogBytes: integer(env, 'HANGAR_RUN_MAX_LOG_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    terraformBinary: env.HANGAR_TERRAFORM_BINARY || 'terraform',
+    terraformPluginCacheDir: env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR || null,
+    terraformCliConfigFile: env.HANGAR_TERRAFORM_CLI_CONFIG_FILE || null,
   };
 }
 

@@ -5,6 +5,7 @@ import './ops/tick-maps.ts';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { createServices } from './services.ts';
+import { startRunner } from './runner/start.ts';
 import { ConfigError, loadConfig, plainHttpWarning, unknownSettingWarnings, type Config } from './config.ts';
 import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.ts';
 import { LATEST_MIGRATION, migrateToLatest, SchemaTooNewError } from './db/migrate.ts';
@@ -75,7 +76,10 @@ async function serve(config: Config): Promise<void> {
     await database.close();
     throw e;
   }
-  const app = await buildApp({ config, database, keyring, tls: loadTls(config) });
+  const services = createServices(database, { keyring });
+  const app = await buildApp({ config, database, keyring, services, tls: loadTls(config) });
+  // Remote runs execute here (HANGAR_RUNNER_CONCURRENCY workers; 0: none, this instance serves the API only).
+  const runner = startRunner({ services, database, config, variables: services.variables, path: process.env.PATH, onError: (e) => app.log.error({ err: e }, 'runner error') });
   let closing = false;
   const shutdown = async (signal: string) => {
     // npm forwards a terminal's Ctrl-C, which the terminal also sends: the second is ignored.
@@ -90,6 +94,7 @@ async function serve(config: Config): Promise<void> {
     // app.close() stops accepting connections, answers 503 to new requests on open ones, and
     // waits for in-flight requests to finish.
     await app.close();
+    await runner.stop();
     await database.close();
     process.exit(0);
   };

@@ -21,6 +21,7 @@ import { createTeamsService } from './teams/service.ts';
 import { createOrganizationMembershipsService } from './organization-memberships/service.ts';
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
+import { createJobSignal, createJobsService } from './jobs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
@@ -65,7 +66,10 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
   const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
   const configurationVersions = createConfigurationVersionsService({ database, workspaces, keyring: options.keyring ?? null });
-  const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions });
+  const jobs = createJobsService({ database, keyring: options.keyring ?? null });
+  // Wakes this process's runners when a job is queued here (runner/workers.ts).
+  const jobSignal = createJobSignal();
+  const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions, jobs, signal: jobSignal });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
@@ -81,7 +85,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   workspaces.useAgentPoolCheck(agentPools.usability);
   // A state upload URL finalizes only while the token that asked for it may still write the state.
   stateVersions.useTokenCallers(tokens.callerOfToken);
-  return { users, sessions, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents, variableSets, variables };
+  return { users, sessions, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, jobs, jobSignal, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents, variableSets, variables };
 }
 
 export type Services = ReturnType<typeof createServices>;

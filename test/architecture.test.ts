@@ -27,6 +27,8 @@ const PURE_HELPERS = ['policy-set-versions/archive.ts', 'policy-set-versions/sen
 export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => boolean }> = [
   { name: 'entry (main.ts)', holds: (f) => f === 'main.ts' },
   { name: 'wiring (app.ts, services.ts)', holds: (f) => f === 'app.ts' || f === 'services.ts' },
+  // Executes jobs over the services (the server's own workers); only the wiring starts it.
+  { name: 'runner', holds: (f) => f.startsWith('runner/') },
   { name: 'routes', holds: domainFile('routes.ts') },
   {
     name: 'HTTP plumbing (api.ts, ops/, schemas, serializers)',
@@ -35,7 +37,8 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   { name: 'services', holds: domainFile('service.ts') },
   { name: 'lookups ("find this for this caller")', holds: (f) => domainFile('lookup.ts')(f) || domainFile('access.ts')(f) },
   { name: 'auth', holds: (f) => f.startsWith('auth/') },
-  { name: 'stores', holds: domainFile('store.ts') },
+  // A domain's lifecycle table (runs/statuses.ts): data beside its store, read from above.
+  { name: 'stores', holds: (f) => domainFile('store.ts')(f) || domainFile('statuses.ts')(f) },
   // A library of its own (see the test below): under everything, importing nothing of Hangar.
   { name: 'sentinel (the policy language runtime)', holds: (f) => f.startsWith('sentinel/') },
   {
@@ -44,7 +47,7 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   },
   {
     name: 'foundation (db, jsonapi, crypto, ids, time, config, values, grants, files)',
-    holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts'].includes(f),
+    holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts', 'archive.ts'].includes(f),
   },
 ];
 

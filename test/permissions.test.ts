@@ -168,6 +168,7 @@ describe('giving access: nobody but an owner gives a permission it does not hold
 /** How a caller who sees the subject but may not act is answered: the one table of 404 versus 403. */
 const REFUSAL: Record<Action, 404 | 403> = {
   'create-organization': 403,
+  'administer-site': 404,
   'manage-user-tokens': 404,
   'read-user-email': 404,
   'update-account': 403,
@@ -194,6 +195,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'manage-workspace-team-access': 403,
   'read-workspace-team-grant': 404,
   'queue-run': 403,
+  'apply-run': 403,
   'manage-owners-team-membership': 403,
   'read-project': 404,
   'update-project': 403,
@@ -229,12 +231,13 @@ const REFUSAL: Record<Action, 404 | 403> = {
 const NO_AUTHORITY = projectAuthority(standing(), { isDefault: false }, []);
 const READ_ONLY = projectAuthority(standing(), { isDefault: false }, [projectGrant('read')]);
 const ADMIN = projectAuthority(standing(), { isDefault: false }, [projectGrant('admin')]);
-const user = (id: string): Principal => ({ kind: 'user', tokenId: 'at-1', user: { id, username: id, isSiteAdmin: false, isServiceAccount: false } });
+const user = (id: string, isSiteAdmin = false): Principal => ({ kind: 'user', tokenId: 'at-1', user: { id, username: id, isSiteAdmin, isServiceAccount: false } });
 const orgToken: Principal = { kind: 'organization', tokenId: 'at-2', organizationId: 'org-1', organizationName: 'acme', serviceUserId: 'user-svc' };
 
 /** Per kind of subject: one the caller does not see (null: every caller sees it), one it sees with no rights, one with every right. */
 const SUBJECTS: Record<Kind, { hidden: unknown; bare: unknown; full: unknown }> = {
-  principal: { hidden: null, bare: { principal: orgToken }, full: { principal: user('user-1') } },
+  // Every right: a site admin (the site-admin API is theirs alone).
+  principal: { hidden: null, bare: { principal: orgToken }, full: { principal: user('user-1', true) } },
   account: { hidden: null, bare: { principal: user('user-1'), userId: 'user-2' }, full: { principal: user('user-1'), userId: 'user-1' } },
   organization: { hidden: { standing: STRANGER }, bare: { standing: standing() }, full: { standing: OWNER } },
   team: {

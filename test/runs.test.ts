@@ -36,59 +36,146 @@ suite('runs', (ctx) => {
     return { org, ws, cv };
   }
 
-  it('a run is pending and holds its workspace lock; unlock answers "locked by Run"; discard releases it', async () => {
+  // No runner runs in these tests (the server's workers start with `serve`): a run stops at
+  // plan_queued, which is all the queue and its actions need. runs-execution.test.ts executes them.
+  it('the first run takes the workspace lock and queues its plan; the next waits pending; the queue moves on when it ends', async () => {
     const { org, ws, cv } = await setup();
     const created = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv, { message: 'hello', 'is-destroy': true, targets: ['ignored'] }));
     assertStatus(created, 201);
     const run = created.body.data;
     assert.match(run.id, /^run-[0-9A-Za-z]{16}$/);
-    assert.equal(run.attributes.status, 'pending');
+    assert.equal(run.attributes.status, 'plan_queued');
     assert.equal(run.attributes.message, 'hello');
     assert.equal(run.attributes['is-destroy'], true);
-    assert.deepEqual(run.attributes.actions, { 'is-cancelable': true, 'is-confirmable': false, 'is-discardable': true, 'is-force-cancelable': false });
-    assert.equal(run.attributes.permissions['can-discard'], true);
+    assert.deepEqual(run.attributes.actions, { 'is-cancelable': true, 'is-confirmable': false, 'is-discardable': false, 'is-force-cancelable': false });
+    assert.equal(run.attributes.permissions['can-cancel'], true);
+    assert.match(run.attributes['status-timestamps']['plan-queued-at'], /Z$/);
     assert.equal(run.relationships['configuration-version'].data.id, cv);
     assert.equal(run.relationships.workspace.data.id, ws.id);
     assert.equal(run.relationships['created-by'].data.id, org.owner.id);
+    assert.match(run.relationships.plan.data.id, /^plan-/);
+    assert.match(run.relationships.apply.data.id, /^apply-/);
 
     const locked = await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token);
     assert.equal(locked.body.data.attributes.locked, true);
     assert.deepEqual(locked.body.data.relationships['locked-by'].data, { id: run.id, type: 'runs' });
+    assert.equal(locked.body.data.relationships['current-run'].data.id, run.id);
+    assert.equal(locked.body.data.attributes['runs-count'], 1);
     const unlock = assertError(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/unlock`, org.owner.token, {}), 409);
     assert.match(`${unlock.title}\n\n${unlock.detail}`, /is locked by Run/);
-    // No queue: a second run on the locked workspace is refused.
-    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv)), 409);
 
-    assertStatus(await ctx.get(`/api/v2/runs/${run.id}`, org.owner.token), 200);
+    // A second run queues behind the first; a speculative one neither waits nor locks.
+    const second = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    assertStatus(second, 201);
+    assert.equal(second.body.data.attributes.status, 'pending');
+    const speculative = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv, { 'plan-only': true }));
+    assert.equal(speculative.body.data.attributes.status, 'plan_queued');
+    const queue = await ctx.get(`/api/v2/organizations/${org.name}/runs/queue`, org.owner.token);
+    assertStatus(queue, 200);
+    assert.equal(queue.body.data.length, 3);
+
     const list = await ctx.get(`/api/v2/workspaces/${ws.id}/runs`, org.owner.token);
     assertStatus(list, 200);
-    assert.deepEqual(list.body.data.map((r: any) => r.id), [run.id]);
+    assert.deepEqual(list.body.data.map((r: any) => r.id).sort(), [run.id, second.body.data.id, speculative.body.data.id].sort());
 
-    const discarded = await ctx.request('POST', `/api/v2/runs/${run.id}/actions/discard`, { token: org.owner.token, body: { comment: 'no' } });
-    assertStatus(discarded, 202);
-    const after = await ctx.get(`/api/v2/runs/${run.id}`, org.owner.token);
-    assert.equal(after.body.data.attributes.status, 'discarded');
-    assert.match(after.body.data.attributes['status-timestamps']['discarded-at'], /Z$/);
-    assert.equal(after.body.data.attributes.actions['is-discardable'], false);
-    assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token)).body.data.attributes.locked, false);
+    const canceled = await ctx.request('POST', `/api/v2/runs/${run.id}/actions/cancel`, { token: org.owner.token, body: { comment: 'no' } });
+    assertStatus(canceled, 202);
+    const after = await ctx.get(`/api/v2/runs/${run.id}?include=plan,apply`, org.owner.token);
+    assert.equal(after.body.data.attributes.status, 'canceled');
+    assert.match(after.body.data.attributes['status-timestamps']['canceled-at'], /Z$/);
+    assert.equal(after.body.data.attributes.actions['is-cancelable'], false);
+    assert.deepEqual(after.body.included.map((i: any) => [i.type, i.attributes.status]), [['plans', 'canceled'], ['applies', 'unreachable']]);
+    // The queue moved on: the second run holds the workspace now.
+    const next = await ctx.get(`/api/v2/runs/${second.body.data.id}`, org.owner.token);
+    assert.equal(next.body.data.attributes.status, 'plan_queued');
+    const ws2 = await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token);
+    assert.deepEqual(ws2.body.data.relationships['locked-by'].data, { id: second.body.data.id, type: 'runs' });
     // A run ends once.
     assertError(await ctx.post(`/api/v2/runs/${run.id}/actions/cancel`, org.owner.token, {}), 409);
+    assertError(await ctx.post(`/api/v2/runs/${run.id}/actions/apply`, org.owner.token, {}), 409);
+    const events = await ctx.get(`/api/v2/runs/${run.id}/run-events`, org.owner.token);
+    assertStatus(events, 200);
+    assert.deepEqual(events.body.data.map((e: any) => e.attributes.action), ['queued', 'plan_queued', 'canceled', 'commented']);
+    assertStatus(await ctx.get(`/api/v2/run-events/${events.body.data[0].id}`, org.owner.token), 200);
+    // The action's comment is the run's; comments are read with the run, events include them.
+    const comments = await ctx.get(`/api/v2/runs/${run.id}/comments`, org.owner.token);
+    assertStatus(comments, 200);
+    assert.deepEqual(comments.body.data.map((c: any) => c.attributes.body), ['no']);
+    const withComment = await ctx.get(`/api/v2/runs/${run.id}/run-events?include=actor,comment`, org.owner.token);
+    const commented = withComment.body.data.find((e: any) => e.attributes.action === 'commented');
+    assert.equal(commented.relationships.comment.data.id, comments.body.data[0].id);
+    assert.deepEqual(withComment.body.included.map((i: any) => i.type).sort(), ['comments', 'users']);
+    const posted = await ctx.post(`/api/v2/runs/${run.id}/comments`, org.owner.token, { data: { type: 'comments', attributes: { body: 'later' } } });
+    assertStatus(posted, 201);
+    assertStatus(await ctx.get(`/api/v2/comments/${posted.body.data.id}`, org.owner.token), 200);
+    assertError(await ctx.post(`/api/v2/runs/${run.id}/comments`, org.owner.token, { data: { type: 'comments', attributes: { body: '' } } }), 422, '/data/attributes/body');
+    assertError(await ctx.post(`/api/v2/runs/${run.id}/actions/cancel`, org.owner.token, { comment: 5 }), 422, '/comment');
+    assert.deepEqual((await ctx.get(`/api/v2/runs/${run.id}`, org.owner.token)).body.data.relationships.comments.data.length, 2);
+    const other = await ctx.organization();
+    assertError(await ctx.get(`/api/v2/comments/${posted.body.data.id}`, other.owner.token), 404);
+    assertError(await ctx.post(`/api/v2/runs/${run.id}/comments`, other.owner.token, { data: { type: 'comments', attributes: { body: 'x' } } }), 404);
+    // Filters of the list: operation, user, commit.
+    const list2 = (q: string) => ctx.get(`/api/v2/workspaces/${ws.id}/runs?${q}`, org.owner.token);
+    assert.equal((await list2('filter[operation]=plan_only')).body.data.length, 1);
+    assert.equal((await list2('filter[operation]=save_plan')).body.data.length, 0);
+    assert.equal((await list2('filter[operation]=destroy')).body.data.length, 1);
+    assert.equal((await list2(`search[user]=${org.owner.username}`)).body.data.length, 3);
+    assert.equal((await list2('search[user]=nobody')).body.data.length, 0);
+    assert.equal((await list2('search[commit]=abc')).body.data.length, 0);
+    assert.equal((await list2('filter[status]=canceled')).body.data.length, 1);
+    assert.equal((await list2('filter[status]=nonsense')).body.data.length, 0);
   });
 
-  it('cancel ends a run too; without a configuration version the newest uploaded one is used', async () => {
+  it('discard ends a pending run; `configuration-version: null` takes the newest uploaded one; a user lock holds the queue until unlocked', async () => {
     const { org, ws, cv } = await setup();
-    const created = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id));
+    assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/lock`, org.owner.token, {}), 200);
+    const body = runBody(ws.id);
+    (body.data.relationships as any)['configuration-version'] = { data: null };
+    const created = await ctx.post('/api/v2/runs', org.owner.token, body);
     assertStatus(created, 201);
     assert.equal(created.body.data.relationships['configuration-version'].data.id, cv);
-    assertStatus(await ctx.post(`/api/v2/runs/${created.body.data.id}/actions/cancel`, org.owner.token, {}), 202);
-    const after = await ctx.get(`/api/v2/runs/${created.body.data.id}`, org.owner.token);
-    assert.equal(after.body.data.attributes.status, 'canceled');
-    assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token)).body.data.attributes.locked, false);
-    // A user-held lock is not a run's to release: the run is refused, the lock stays.
-    assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/lock`, org.owner.token, {}), 200);
-    assertError(await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv)), 409);
+    assert.equal(created.body.data.attributes.status, 'pending');
+    assert.equal(created.body.data.attributes.actions['is-discardable'], true);
+    assertStatus(await ctx.post(`/api/v2/runs/${created.body.data.id}/actions/discard`, org.owner.token, {}), 202);
+    assert.equal((await ctx.get(`/api/v2/runs/${created.body.data.id}`, org.owner.token)).body.data.attributes.status, 'discarded');
+    // The user's lock is not a run's to release.
     assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, org.owner.token)).body.data.attributes.locked, true);
-    assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}/runs`, org.owner.token)).body.meta.pagination['total-count'], 1, 'the refused run was not kept');
+    const waiting = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/unlock`, org.owner.token, {}), 200);
+    await ctx.services.runs.pipeline.startWaiting();
+    assert.equal((await ctx.get(`/api/v2/runs/${waiting.body.data.id}`, org.owner.token)).body.data.attributes.status, 'plan_queued');
+    // force-execute: a pending run replaces the one holding the workspace.
+    const third = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    assert.equal(third.body.data.attributes.status, 'pending');
+    assertStatus(await ctx.post(`/api/v2/runs/${third.body.data.id}/actions/force-execute`, org.owner.token, {}), 202);
+    assert.equal((await ctx.get(`/api/v2/runs/${third.body.data.id}`, org.owner.token)).body.data.attributes.status, 'plan_queued');
+    assert.equal((await ctx.get(`/api/v2/runs/${waiting.body.data.id}`, org.owner.token)).body.data.attributes.status, 'canceled');
+    const orgRuns = await ctx.get(`/api/v2/organizations/${org.name}/runs?filter[status]=canceled,discarded`, org.owner.token);
+    assertStatus(orgRuns, 200);
+    assert.equal(orgRuns.body.meta.pagination['total-count'], 2);
+  });
+
+  it("site admins list every run and force-cancel any unfinished one; the admin API does not exist for others", async () => {
+    const { org, ws, cv } = await setup();
+    const first = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    const second = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    const admin = await ctx.user({ siteAdmin: true });
+    const all = await ctx.get(`/api/v2/admin/runs?include=workspace,workspace.organization&q=${first.body.data.id}`, admin.token);
+    assertStatus(all, 200);
+    assert.deepEqual(all.body.data.map((r: any) => r.id), [first.body.data.id]);
+    assert.deepEqual(all.body.included.map((i: any) => i.type).sort(), ['organizations', 'workspaces']);
+    const pending = await ctx.get(`/api/v2/admin/runs?filter[status]=pending&q=${ws.attributes?.name ?? ''}`, admin.token);
+    assert.ok(pending.body.data.some((r: any) => r.id === second.body.data.id));
+    assert.ok(!pending.body.data.some((r: any) => r.id === first.body.data.id));
+    const future = await ctx.get(`/api/v2/admin/runs?filter[from]=2999-01-01T00:00:00Z`, admin.token);
+    assert.equal(future.body.data.length, 0);
+    assertError(await ctx.get('/api/v2/admin/runs?filter[from]=yesterday', admin.token), 400);
+    assertError(await ctx.get('/api/v2/admin/runs', org.owner.token), 404);
+    assertError(await ctx.get('/api/v2/admin/runs', null), 401);
+    assertError(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, org.owner.token, {}), 404);
+    assertStatus(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, admin.token, {}), 202);
+    assert.equal((await ctx.get(`/api/v2/runs/${second.body.data.id}`, org.owner.token)).body.data.attributes.status, 'canceled');
+    assertError(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, admin.token, {}), 409);
   });
 
   it('refuses bad bodies with pointers', async () => {
@@ -129,7 +216,17 @@ suite('runs', (ctx) => {
     assertError(await ctx.post(`/api/v2/runs/${run.body.data.id}/actions/discard`, other.owner.token, {}), 404);
     assertError(await ctx.get(`/api/v2/workspaces/${ws.id}/runs`, other.owner.token), 404);
     assertError(await ctx.post('/api/v2/runs', other.owner.token, runBody(ws.id, cv)), 404);
-    assertStatus(await ctx.post(`/api/v2/runs/${run.body.data.id}/actions/discard`, writer.token, {}), 202);
+    assertStatus(await ctx.post(`/api/v2/runs/${run.body.data.id}/actions/cancel`, writer.token, {}), 202);
+    // Plan permission queues and cancels runs, but confirming an apply takes `apply`.
+    assert.equal(seen.body.data.attributes.permissions['can-apply'], false);
+    const wsView = await ctx.get(`/api/v2/workspaces/${ws.id}`, writer.token);
+    assert.equal(wsView.body.data.attributes.permissions['can-queue-run'], true);
+    assert.equal(wsView.body.data.attributes.permissions['can-queue-apply'], true);
+    const readerView = await ctx.get(`/api/v2/workspaces/${ws.id}`, reader.token);
+    assert.equal(readerView.body.data.attributes.permissions['can-queue-run'], false);
+    assert.equal(readerView.body.data.attributes.permissions['can-queue-apply'], false);
+    // Another organization sees none of its runs.
+    assert.equal((await ctx.get(`/api/v2/organizations/${org.name}/runs`, other.owner.token)).status, 404);
   });
 
   it('a team token locks as its team: another caller is told "locked by Team"', async () => {

@@ -93,6 +93,10 @@ for (const dialect of dialects()) {
       writeFileSync(path.join(home, 'terraform.rc'), `credentials "${host}" {\n  token = "${token}"\n}\n`);
       const created = await api(`${base}/organizations`, 'POST', token, ca, { data: { type: 'organizations', attributes: { name: org, email: 'ops@example.test' } } });
       assert.equal(created.status, 201);
+      // These tests are about state kept in Hangar, with Terraform executing on this machine:
+      // the organization's workspaces run in `local` mode (runs-terraform.test.ts covers `remote`).
+      const local = await api(`${base}/organizations/${org}`, 'PATCH', token, ca, { data: { type: 'organizations', attributes: { 'default-execution-mode': 'local' } } });
+      assert.equal(local.status, 200);
     });
     after(() => {
       rmSync(home, { recursive: true, force: true });

@@ -87,6 +87,8 @@ const ownMembership = ({ principal, membership }: MembershipSubject) => principa
 export const ACTIONS = {
   // Anyone authenticated
   'create-organization': row('principal', forbid('Only users can create organizations'), ({ principal }) => principal.kind === 'user'),
+  // TFE's site-admin API (`/admin/…`): site admins only; to anyone else it does not exist.
+  'administer-site': row('principal', HIDE, ({ principal }) => principal.kind === 'user' && principal.user.isSiteAdmin),
   'manage-user-tokens': row('account', HIDE, ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId),
   'read-user-email': row('account', HIDE, ({ principal, userId }) => principal.kind === 'user' && principal.user.id === userId),
   // The service account behind an organization token sees itself, but is not a person to rename.
@@ -190,8 +192,9 @@ export const ACTIONS = {
   ),
   'read-workspace-team-grant': row('workspace-team-grant', HIDE, ({ standing, authority, grant }) => seesWorkspaceTeamGrant(standing, authority, grant)),
   // Uploading configuration and queueing, cancelling or discarding runs take `plan` runs
-  // permission at least (Hangar executes no run, so there is no apply to tell apart).
+  // permission at least; confirming an apply and queueing a destroy take `apply`.
   'queue-run': row('workspace', forbid('You are not allowed to queue runs in this workspace'), ({ authority }) => authority.queueRuns),
+  'apply-run': row('workspace', forbid('You are not allowed to apply runs in this workspace'), ({ authority }) => authority.applyRuns),
   // Refused moves are answered together, naming every workspace (see `denied`).
   'move-workspace-out': row('workspace', forbid(), ({ authority }) => authority.readWorkspaces && authority.moveWorkspace),
   // Variables, as TFE's workspace `variables` permission: none, read or write.

@@ -46,6 +46,14 @@ export function workspacePermissions(subject: ProjectSubject) {
     'can-destroy': can(subject, 'destroy-workspace'),
     'can-force-delete': can(subject, 'destroy-workspace'),
     'can-read-settings': can(subject, 'read-workspace'),
+    'can-queue-run': can(subject, 'queue-run'),
+    'can-queue-apply': can(subject, 'apply-run'),
+    'can-queue-destroy': can(subject, 'apply-run'),
+    'can-lock': can(subject, 'lock-workspace'),
+    'can-unlock': can(subject, 'lock-workspace'),
+    'can-force-unlock': can(subject, 'force-unlock-workspace'),
+    'can-read-state-versions': can(subject, 'read-state'),
+    'can-create-state-versions': can(subject, 'write-state'),
   };
 }
 

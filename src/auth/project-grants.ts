@@ -90,6 +90,7 @@ export type GrantCondition =
   | 'manage-workspaces'
   | 'lock-workspace'
   | 'queue-run'
+  | 'apply-run'
   | 'read-state-outputs'
   | 'read-state'
   | 'write-state'
@@ -124,6 +125,7 @@ export const GRANT_TESTS: Record<GrantCondition, GrantTest> = {
   'manage-workspaces': { kind: 'level', levels: ['maintain', 'admin'] },
   'lock-workspace': { kind: 'workspace', key: 'locking' },
   'queue-run': { kind: 'runs', values: atLeast(WORKSPACE_ACCESS_SCALES.runs, 'plan') },
+  'apply-run': { kind: 'runs', values: atLeast(WORKSPACE_ACCESS_SCALES.runs, 'apply') },
   'read-state-outputs': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read-outputs') },
   'read-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'read') },
   'write-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'write') },

@@ -37,6 +37,8 @@ export interface ProjectAuthority {
   writeState: boolean;
   /** Queue runs (plans at least) in the project's workspaces. */
   queueRuns: boolean;
+  /** Confirm applies and queue destroy runs (`runs: apply`). */
+  applyRuns: boolean;
   /** Read the variables of the project's workspaces (`variables: read`). */
   readVariables: boolean;
   /** Create, change and delete them (`variables: write`). */
@@ -60,6 +62,7 @@ const NO_AUTHORITY: ProjectAuthority = {
   deleteWorkspaces: false,
   lockWorkspaces: false,
   queueRuns: false,
+  applyRuns: false,
   readStateOutputs: false,
   readState: false,
   writeState: false,
@@ -102,6 +105,7 @@ export function projectAuthority(s: Standing, project: { isDefault: boolean }, g
     readState: holds(s, 'read-all-workspaces') || any('read-state'),
     writeState: workspaceManager || any('write-state'),
     queueRuns: workspaceManager || any('queue-run'),
+    applyRuns: workspaceManager || any('apply-run'),
     readVariables: holds(s, 'read-all-workspaces') || any('read-variables'),
     writeVariables: workspaceManager || any('write-variables'),
     readVariableSets: holds(s, 'read-variable-sets') || any('read-variable-sets'),

@@ -72,6 +72,7 @@ export function workspaceAuthority(project: ProjectAuthority, grants: readonly W
     deleteWorkspaces: project.deleteWorkspaces || admin,
     lockWorkspaces: project.lockWorkspaces || grants.some((g) => g['workspace-locking']),
     queueRuns: project.queueRuns || grants.some((g) => g.runs !== 'read'),
+    applyRuns: project.applyRuns || grants.some((g) => g.runs === 'apply'),
     readStateOutputs: project.readStateOutputs || grants.some((g) => g['state-versions'] !== 'none'),
     readState: project.readState || grants.some((g) => g['state-versions'] === 'read' || g['state-versions'] === 'write'),
     writeState: project.writeState || grants.some((g) => g['state-versions'] === 'write'),

@@ -10,6 +10,7 @@ import { checkUploadCredential, issueUploadCredential, uploadUsedUp } from '../c
 import type { Database, Queryable } from '../db/index.ts';
 import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
+import { checkArchive, UnsafeArchiveError } from '../archive.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
@@ -62,6 +63,9 @@ export function createConfigurationVersionsService(deps: { database: Database; w
     /** The version, for the runs domain: the caller's access to its workspace is checked there. */
     row: (q: Queryable, id: string) => (hasPrefix(id, 'cv') ? store.findConfigurationVersion(q, id) : Promise.resolve(undefined)),
 
+    /** The uploaded archive, for a run about to execute. */
+    archive: (id: string) => store.findArchive(db, id),
+
     /** The workspace's newest uploaded version (a run created without one uses it, as in TFE). */
     latestUploaded: (q: Queryable, workspaceId: string) => store.latestUploaded(q, workspaceId),
 
@@ -105,6 +109,13 @@ export function createConfigurationVersionsService(deps: { database: Database; w
     async upload(object: string, archive: Uint8Array): Promise<void> {
       const id = checkUploadUrl(object);
       if (archive.byteLength === 0) throw errors.badRequest('The upload is empty');
+      // Refused before any run sees it: absolute paths, `..`, links out, devices, a decompression bomb.
+      try {
+        await checkArchive(archive, { unreadable: 'accept' });
+      } catch (e) {
+        if (e instanceof UnsafeArchiveError) throw errors.invalidAttribute('/', e.message);
+        throw e;
+      }
       if (await store.storeUpload(db, id, archive, now())) return;
       // Nothing stored: the version is gone with its workspace, or in a status that takes no bytes.
       throw (await store.findConfigurationVersion(db, id)) ? uploadUsedUp() : errors.notFound();

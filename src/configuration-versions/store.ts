@@ -115,3 +115,9 @@ export async function listConfigurationVersions(q: Queryable, workspaceId: strin
   const base = q.selectFrom('configuration_versions').where('workspace_id', '=', workspaceId);
   return listWithTotal(base, base.select(LISTED).orderBy('seq', 'desc'), page, (r) => CONFIGURATION_VERSIONS.read(r as never));
 }
+
+/** The uploaded archive of a version (for a run about to execute). */
+export async function findArchive(q: Queryable, id: string): Promise<Uint8Array | undefined> {
+  const r = await q.selectFrom('configuration_versions').select('archive').where('id', '=', id).executeTakeFirst();
+  return r?.archive ?? undefined;
+}

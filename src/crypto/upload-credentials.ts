@@ -18,7 +18,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Keyring } from './keyring.ts';
 
 /** Each purpose signs under a key of its own, so a credential for one never opens another. */
-export type UploadPurpose = 'state-upload' | 'configuration-upload' | 'policy-set-version-upload';
+export type UploadPurpose = 'state-upload' | 'configuration-upload' | 'policy-set-version-upload' | 'job-log';
 
 /** `<expiry, ms since the epoch>.<HMAC-SHA-256, base64url>`: no dot in either half. */
 const CREDENTIAL = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/;

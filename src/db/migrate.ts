@@ -21,6 +21,7 @@ import * as signedConfigurationUploads from './migrations/0016_signed_configurat
 import * as trigramIndexDirectWrites from './migrations/0017_trigram_index_direct_writes.ts';
 import * as creationOrder from './migrations/0018_creation_order.ts';
 import * as variables from './migrations/0019_variables.ts';
+import * as runExecution from './migrations/0020_run_execution.ts';
 import * as pendingStateVersions from './migrations/0022_pending_state_versions.ts';
 import * as people from './migrations/0023_people.ts';
 import * as policies from './migrations/0024_policies.ts';
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0017_trigram_index_direct_writes': trigramIndexDirectWrites,
   '0018_creation_order': creationOrder,
   '0019_variables': variables,
+  '0020_run_execution': runExecution,
   '0022_pending_state_versions': pendingStateVersions,
   '0023_people': people,
   '0024_policies': policies,

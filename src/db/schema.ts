@@ -441,10 +441,18 @@ export interface RunsTable {
   refresh_only: DbBool;
   plan_only: DbBool;
   auto_apply: DbBool;
+  allow_empty_apply: DbBool;
+  save_plan: DbBool;
+  speculative: DbBool;
+  has_changes: DbBool;
+  target_addrs: string;
+  replace_addrs: string;
+  variables: string;
+  status_timestamps: string;
   created_by_user_id: string | null;
+  confirmed_by_user_id: string | null;
+  terraform_version: string | null;
   created_at: string;
-  discarded_at: string | null;
-  canceled_at: string | null;
   /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
   seq: Generated<number>;
 }
@@ -485,6 +493,60 @@ export interface SignInThrottlesTable {
   failures: number;
   window_started_at: string;
   blocked_until: string | null;
+}
+
+/** A run's plan or apply phase: what a runner claims. */
+export interface JobsTable {
+  id: string;
+  run_id: string;
+  phase: string;
+  status: string;
+  agent_pool_id: string | null;
+  runner: string | null;
+  heartbeat_at: string | null;
+  status_timestamps: string;
+  additions: number | null;
+  changes: number | null;
+  destructions: number | null;
+  imports: number | null;
+  log_size: number;
+  log_complete: DbBool;
+  created_at: string;
+}
+
+export interface JobLogChunksTable {
+  job_id: string;
+  position: number;
+  sealed: string;
+  size: number;
+}
+
+export interface JobBlobsTable {
+  job_id: string;
+  kind: string;
+  sealed: string;
+  size: number;
+  created_at: string;
+}
+
+export interface CommentsTable {
+  id: string;
+  run_id: string;
+  body: string;
+  created_by_user_id: string | null;
+  created_at: string;
+  seq: Generated<number>;
+}
+
+export interface RunEventsTable {
+  id: string;
+  run_id: string;
+  action: string;
+  description: string | null;
+  actor_user_id: string | null;
+  comment_id: string | null;
+  seq: Generated<number>;
+  created_at: string;
 }
 
 export interface Schema {
@@ -528,6 +590,11 @@ export interface Schema {
   variable_set_workspaces: VariableSetWorkspacesTable;
   variable_set_projects: VariableSetProjectsTable;
   variables: VariablesTable;
+  jobs: JobsTable;
+  job_log_chunks: JobLogChunksTable;
+  job_blobs: JobBlobsTable;
+  run_events: RunEventsTable;
+  comments: CommentsTable;
 }
 
 export interface VariableSetsTable {

@@ -56,7 +56,7 @@ export function entitlementSetResource(view: OrganizationView) {
       sentinel: true,
       teams: true,
       'state-storage': true,
-      operations: false,
+      operations: true,
       'vcs-integrations': false,
       'private-module-registry': false,
       'cost-estimation': false,

@@ -1,51 +1,100 @@
-// Runs, as far as Hangar goes: it executes nothing (Terraform runs locally, with Hangar as its
-// state backend). A run is recorded as `pending` and holds its workspace's lock, as a queued run
-// does in TFE, until it is discarded or canceled. There is no queue: a locked workspace refuses
-// a new run (409).
+// Runs as TFE has them: a queue per workspace (one non-speculative run at a time holds the
+// workspace's lock; the next pending run starts when it ends), speculative runs beside it, and
+// every status change through `move`, which the lifecycle table (statuses.ts) allows or refuses.
+// Runners report through the `pipeline` methods; callers act through the actions.
 import type { Caller } from '../auth/caller.ts';
 import { authorize, can } from '../auth/authorize.ts';
 import { actingUserId } from '../auth/principal.ts';
 import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
-import type { Database } from '../db/index.ts';
+import type { Database, Queryable } from '../db/index.ts';
 import { hasPrefix, newId } from '../ids.ts';
-import { ApiError, errors } from '../jsonapi/errors.ts';
+import type { Job, JobSignal, JobsService, ResourceCounts } from '../jobs/service.ts';
+import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
-import type { FoundWorkspace, WorkspacesService } from '../workspaces/service.ts';
+import { effectiveExecution, type FoundWorkspace, type WorkspacesService } from '../workspaces/service.ts';
+import { RUN_LIFECYCLE, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
-import type { Run } from './store.ts';
+import type { Comment, Run, RunEvent, RunVariableInput } from './store.ts';
 
-export type { Run };
+export type { Comment, Run, RunEvent, RunVariableInput };
 
 export interface RunInput {
   workspaceId: string;
-  configurationVersionId?: string;
+  /** Absent or null: the workspace's latest uploaded configuration version. */
+  configurationVersionId?: string | null;
   message?: string;
   isDestroy?: boolean;
   refresh?: boolean;
   refreshOnly?: boolean;
   planOnly?: boolean;
   autoApply?: boolean;
+  allowEmptyApply?: boolean;
+  savePlan?: boolean;
+  targetAddrs?: string[];
+  replaceAddrs?: string[];
+  variables?: RunVariableInput[];
+  terraformVersion?: string;
+}
+
+export interface RunListFilter {
+  statuses?: readonly string[];
+  operations?: readonly string[];
+  sources?: readonly string[];
+  user?: string;
+  commit?: string;
+  basic?: string;
+  from?: string;
+  to?: string;
+  query?: string;
+}
+
+/** What the caller may do with a run, per TFE's `permissions`. */
+export interface RunPermissions {
+  queue: boolean;
+  apply: boolean;
 }
 
 export interface RunView {
   run: Run;
-  /** What the caller may do with it (the `permissions` and `actions` of the resource). */
-  mayAct: boolean;
+  plan: Job;
+  apply: Job;
+  commentIds: string[];
+  may: RunPermissions;
 }
+
 
 const CV_POINTER = '/data/relationships/configuration-version/data/id';
 const holder = (run: { id: string }) => ({ type: 'runs' as const, id: run.id });
+const notAllowed = (run: Run, what: string) => errors.conflict(`Transition not allowed: the run is ${run.status}, it cannot be ${what}`);
 
 export function createRunsService(deps: {
   database: Database;
   workspaces: WorkspacesService;
   workspaceLocks: WorkspaceLocksService;
   configurationVersions: ConfigurationVersionsService;
+  jobs: JobsService;
+  signal: JobSignal;
 }) {
-  const db = deps.database.db;
-  const viewOf = (run: Run, found: FoundWorkspace): RunView => ({ run, mayAct: can(found, 'queue-run') });
+  const { database, jobs } = deps;
+  const db = database.db;
+  // Every view of a workspace names its current run and counts its runs (go-tfe reads both).
+  deps.workspaces.useRunSummaryReader((q, ids) => store.runSummaries(q, ids));
+
+  const permissionsOf = (found: FoundWorkspace): RunPermissions => ({ queue: can(found, 'queue-run'), apply: can(found, 'apply-run') });
+
+  async function viewsOf(q: Queryable, runs: readonly Run[], may: (run: Run) => RunPermissions): Promise<RunView[]> {
+    const ids = runs.map((r) => r.id);
+    const [all, comments] = await Promise.all([jobs.ofRuns(q, ids), store.commentsOf(q, ids)]);
+    return runs.map((run) => ({
+      run,
+      commentIds: comments.filter((c) => c.runId === run.id).map((c) => c.id),
+      plan: all.find((j) => j.runId === run.id && j.phase === 'plan')!,
+      apply: all.find((j) => j.runId === run.id && j.phase === 'apply')!,
+      may: may(run),
+    }));
+  }
 
   /** A run whose workspace the caller may read; 404 otherwise. */
   async function find(caller: Caller, id: string) {
@@ -54,73 +103,351 @@ export function createRunsService(deps: {
     return { run, found: await deps.workspaces.find(caller, { id: run.workspaceId }) };
   }
 
-  /** Discards or cancels a pending run and releases the lock it holds (if it still does). */
-  async function finish(caller: Caller, id: string, status: 'discarded' | 'canceled'): Promise<void> {
-    const { run, found } = await find(caller, id);
-    authorize(found, 'queue-run');
-    await deps.database.transaction(async (trx) => {
-      if (!(await store.finishRun(trx, run.id, status, now()))) {
-        throw errors.conflict(`Transition not allowed: the run is ${run.status === 'pending' ? 'no longer pending' : run.status}`);
-      }
-      await deps.workspaceLocks.releaseIfHeld(trx, run.workspaceId, holder(run));
-    });
+  async function event(q: Queryable, run: Run, action: string, actorUserId: string | null, at: string): Promise<void> {
+    await store.insertEvent(q, { id: newId('re'), runId: run.id, action, description: null, actorUserId, commentId: null, createdAt: at });
   }
+
+  /** The one way a run changes status; undefined when it already moved elsewhere. */
+  async function move(q: Queryable, run: Run, to: RunStatus, actor: string | null = null, extra: Parameters<typeof store.moveRun>[4] = {}): Promise<Run | undefined> {
+    const at = now();
+    const moved = await store.moveRun(q, run, to, at, extra);
+    if (moved) await event(q, moved, to, actor, at);
+    return moved;
+  }
+
+  async function queuePhase(q: Queryable, run: Run, phase: 'plan' | 'apply'): Promise<Run | undefined> {
+    const moved = await move(q, run, phase === 'plan' ? 'plan_queued' : 'apply_queued');
+    if (!moved) return undefined;
+    const [job] = (await jobs.ofRuns(q, [run.id])).filter((j) => j.phase === phase);
+    await jobs.move(q, job!, ['pending'], 'queued', now());
+    return moved;
+  }
+
+  /**
+   * After a run of the workspace ended (or its lock was freed): if nobody holds the lock, the
+   * oldest pending run takes it and its plan is queued. Safe to call anywhere, any time.
+   */
+  async function startNext(q: Queryable, workspaceId: string): Promise<boolean> {
+    if (await deps.workspaceLocks.current(q, workspaceId, true)) return false;
+    const next = await store.nextPending(q, workspaceId);
+    if (!next) return false;
+    await deps.workspaceLocks.acquire(q, workspaceId, holder(next), null);
+    return (await queuePhase(q, next, 'plan')) !== undefined;
+  }
+
+  /** A run that reached a final status gives up its lock, and the workspace's queue moves on. */
+  async function ended(q: Queryable, run: Run): Promise<void> {
+    if (run.speculative) return;
+    await deps.workspaceLocks.releaseIfHeld(q, run.workspaceId, holder(run));
+    await startNext(q, run.workspaceId);
+  }
+
+  /** A comment on the run, and its `commented` event, in the caller's transaction. */
+  async function comment(q: Queryable, run: Run, caller: Caller, body: string): Promise<store.Comment> {
+    const c: store.Comment = { id: newId('wsc'), runId: run.id, body, createdByUserId: actingUserId(caller.principal), createdAt: now() };
+    await store.insertComment(q, c);
+    await store.insertEvent(q, { id: newId('re'), runId: run.id, action: 'commented', description: null, actorUserId: c.createdByUserId, commentId: c.id, createdAt: c.createdAt });
+    return c;
+  }
+
+  /** Ends a run early (cancel, discard, force-cancel), its unfinished phases with it. */
+  async function stop(caller: Caller, id: string, to: 'discarded' | 'canceled' | 'force_canceled', permitted: (run: Run) => boolean, what: string, note?: string): Promise<void> {
+    const { run, found } = await find(caller, id);
+    authorize(found, to === 'discarded' ? 'queue-run' : 'queue-run');
+    if (!permitted(run)) throw notAllowed(run, what);
+    await database.transaction(async (trx) => {
+      const fresh = (await store.findRun(trx, run.id))!;
+      if (!permitted(fresh)) throw notAllowed(fresh, what);
+      const moved = await move(trx, fresh, to, actingUserId(caller.principal));
+      if (!moved) throw notAllowed(fresh, what);
+      if (note) await comment(trx, moved, caller, note);
+      for (const job of await jobs.ofRuns(trx, [run.id])) {
+        const status = job.status === 'pending' ? 'unreachable' : 'canceled';
+        await jobs.move(trx, job, ['pending', 'queued', 'running'], status, now());
+        await jobs.completeLog(trx, job.id);
+      }
+      await ended(trx, moved);
+    });
+    deps.signal.notify();
+  }
+
+  const may = (found: FoundWorkspace) => {
+    const p = permissionsOf(found);
+    return () => p;
+  };
 
   return {
     async create(caller: Caller, input: RunInput): Promise<RunView> {
       const found = await deps.workspaces.find(caller, { id: input.workspaceId });
       authorize(found, 'queue-run');
-      const cv = input.configurationVersionId === undefined ? undefined : await deps.configurationVersions.row(db, input.configurationVersionId);
-      if (input.configurationVersionId !== undefined && (!cv || cv.workspaceId !== found.workspace.id)) {
+      if (input.isDestroy && !can(found, 'apply-run') && !input.planOnly) authorize(found, 'apply-run');
+      const cvId = input.configurationVersionId ?? undefined;
+      const cv = cvId === undefined ? undefined : await deps.configurationVersions.row(db, cvId);
+      if (cvId !== undefined && (!cv || cv.workspaceId !== found.workspace.id)) {
         throw errors.invalidAttribute(CV_POINTER, 'Configuration version not found in this workspace');
       }
       const latest = cv ?? (await deps.configurationVersions.latestUploaded(db, found.workspace.id));
       if (!latest) throw errors.invalidAttribute(CV_POINTER, 'The workspace has no uploaded configuration version');
       if (latest.status !== 'uploaded') throw errors.invalidAttribute(CV_POINTER, `The configuration version is ${latest.status}, not uploaded`);
+      if (input.isDestroy && input.refreshOnly) throw errors.invalidAttribute('/data/attributes/refresh-only', 'A run cannot be both destroy and refresh-only');
+      const at = now();
+      const planOnly = input.planOnly ?? false;
       const run: Run = {
         id: newId('run'),
         workspaceId: found.workspace.id,
         configurationVersionId: latest.id,
         status: 'pending',
-        message: input.message ?? 'Queued manually via the Terraform Enterprise API',
+        message: input.message ?? 'Triggered via API',
         source: 'tfe-api',
         isDestroy: input.isDestroy ?? false,
         refresh: input.refresh ?? true,
         refreshOnly: input.refreshOnly ?? false,
-        planOnly: input.planOnly ?? false,
-        autoApply: input.autoApply ?? false,
+        planOnly,
+        autoApply: input.autoApply ?? found.workspace.autoApply ?? false,
+        allowEmptyApply: input.allowEmptyApply ?? false,
+        savePlan: input.savePlan ?? false,
+        // Speculative runs plan only, and neither queue behind the workspace's runs nor lock it.
+        speculative: planOnly || latest.speculative,
+        hasChanges: false,
+        targetAddrs: input.targetAddrs ?? [],
+        replaceAddrs: input.replaceAddrs ?? [],
+        variables: input.variables ?? [],
+        statusTimestamps: { 'plan-queueable-at': at },
         createdByUserId: actingUserId(caller.principal),
-        createdAt: now(),
-        discardedAt: null,
-        canceledAt: null,
+        confirmedByUserId: null,
+        // TFE takes another version for plan-only runs only.
+        terraformVersion: planOnly ? (input.terraformVersion ?? null) : null,
+        createdAt: at,
       };
-      try {
-        await deps.database.transaction(async (trx) => {
-          await store.insertRun(trx, run);
-          await deps.workspaceLocks.acquire(trx, run.workspaceId, holder(run), null);
-        });
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 409) {
-          throw errors.conflict('The workspace is locked. Hangar has no run queue: a run starts only on an unlocked workspace.');
-        }
-        throw e;
-      }
-      return viewOf(run, found);
+      const execution = effectiveExecution(found.workspace, found.org);
+      await database.transaction(async (trx) => {
+        await store.insertRun(trx, run);
+        await event(trx, run, 'queued', run.createdByUserId, at);
+        await jobs.createForRun(trx, run.id, execution.mode === 'agent' ? execution.agentPoolId : null, at);
+        if (run.speculative) await queuePhase(trx, run, 'plan');
+        else await startNext(trx, run.workspaceId);
+      });
+      deps.signal.notify();
+      const fresh = (await store.findRun(db, run.id))!;
+      return (await viewsOf(db, [fresh], may(found)))[0]!;
     },
 
     async show(caller: Caller, id: string): Promise<RunView> {
       const { run, found } = await find(caller, id);
-      return viewOf(run, found);
+      return (await viewsOf(db, [run], may(found)))[0]!;
     },
 
-    async list(caller: Caller, workspaceId: string, page: Page) {
+    /** Runs by id for `include=` of another resource the caller was shown. */
+    async views(runIds: readonly string[], permissions: RunPermissions): Promise<RunView[]> {
+      return viewsOf(db, await store.findRuns(db, runIds), () => permissions);
+    },
+
+    async list(caller: Caller, workspaceId: string, page: Page, filter: RunListFilter = {}) {
       const found = await deps.workspaces.find(caller, { id: workspaceId });
-      const { items, total } = await store.listRuns(db, found.workspace.id, page);
-      return { items: items.map((run) => viewOf(run, found)), total };
+      const { items, total } = await store.listRuns(db, { workspaceId: found.workspace.id, ...filter }, page);
+      return { items: await viewsOf(db, items, may(found)), total };
     },
 
-    discard: (caller: Caller, id: string) => finish(caller, id, 'discarded'),
-    cancel: (caller: Caller, id: string) => finish(caller, id, 'canceled'),
+    /** An organization's runs (or its queue: `statuses`), of the workspaces the caller sees. */
+    async listForOrganization(caller: Caller, organizationName: string, page: Page, filter: RunListFilter = {}) {
+      const { org, visible, found } = await deps.workspaces.visibility(caller, organizationName);
+      const { items, total } = await store.listRuns(db, { organization: { id: org.id, visible }, ...filter }, page);
+      const byWorkspace = await found([...new Set(items.map((r) => r.workspaceId))]);
+      return { items: await viewsOf(db, items, (run) => permissionsOf(byWorkspace.get(run.workspaceId)!)), total };
+    },
+
+    /** A comment on a run (TFE: whoever may queue runs there may comment). */
+    async comment(caller: Caller, id: string, body: string): Promise<store.Comment> {
+      const { run, found } = await find(caller, id);
+      authorize(found, 'queue-run');
+      return database.transaction((trx) => comment(trx, run, caller, body));
+    },
+
+    async comments(caller: Caller, id: string): Promise<store.Comment[]> {
+      const { run } = await find(caller, id);
+      return store.commentsOf(db, [run.id]);
+    },
+
+    /** Comments by id, for a caller who may read their runs (404 otherwise). */
+    async findComment(caller: Caller, commentId: string): Promise<store.Comment> {
+      const [c] = hasPrefix(commentId, 'wsc') ? await store.findComments(db, [commentId]) : [];
+      if (!c) throw errors.notFound();
+      await find(caller, c.runId);
+      return c;
+    },
+
+    /** Comments by id (of events the caller was shown). */
+    commentsById: (ids: readonly string[]) => store.findComments(db, ids),
+
+    /** Every run of the installation, for a site admin (TFE's `/admin/runs`); 404 for anyone else. */
+    async listAll(caller: Caller, page: Page, filter: RunListFilter = {}) {
+      authorize({ principal: caller.principal }, 'administer-site');
+      const { items, total } = await store.listRuns(db, filter, page);
+      return { items: await viewsOf(db, items, () => ({ queue: true, apply: true })), total };
+    },
+
+    /** A site admin ends any run that has not ended (TFE's admin force-cancel). */
+    async adminForceCancel(caller: Caller, id: string, note?: string): Promise<void> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      // TFE's admin force-cancel leaves any unfinished run `canceled`.
+      await stop(caller, id, 'canceled', (r) => !isFinal(r.status), 'force-canceled', note);
+    },
+
+    async apply(caller: Caller, id: string, note?: string): Promise<void> {
+      const { run, found } = await find(caller, id);
+      authorize(found, 'apply-run');
+      await database.transaction(async (trx) => {
+        const fresh = (await store.findRun(trx, run.id))!;
+        if (!RUN_LIFECYCLE[fresh.status].confirmable) throw notAllowed(fresh, 'applied');
+        const confirmed = await move(trx, fresh, 'confirmed', actingUserId(caller.principal), { confirmedByUserId: actingUserId(caller.principal) });
+        if (!confirmed || !(await queuePhase(trx, confirmed, 'apply'))) throw notAllowed(fresh, 'applied');
+        if (note) await comment(trx, confirmed, caller, note);
+      });
+      deps.signal.notify();
+    },
+
+    discard: (caller: Caller, id: string, note?: string) => stop(caller, id, 'discarded', (r) => RUN_LIFECYCLE[r.status].discardable, 'discarded', note),
+    cancel: (caller: Caller, id: string, note?: string) => stop(caller, id, 'canceled', (r) => RUN_LIFECYCLE[r.status].cancelable, 'canceled', note),
+    forceCancel: (caller: Caller, id: string, note?: string) =>
+      stop(caller, id, 'force_canceled', (r) => r.status === 'planning' || r.status === 'applying', 'force-canceled', note),
+
+    /** Starts a pending run now: the run holding the workspace (if it has not started applying) is canceled. */
+    async forceExecute(caller: Caller, id: string): Promise<void> {
+      const { run, found } = await find(caller, id);
+      authorize(found, 'queue-run');
+      if (run.status !== 'pending' || run.speculative) throw notAllowed(run, 'force-executed');
+      await database.transaction(async (trx) => {
+        const lock = await deps.workspaceLocks.current(trx, run.workspaceId, true);
+        if (lock && lock.holderType !== 'runs') throw errors.conflict('The workspace is locked by a user or team; unlock it first');
+        if (lock) {
+          const current = (await store.findRun(trx, lock.holderId))!;
+          const to = RUN_LIFECYCLE[current.status].discardable ? 'discarded' : 'canceled';
+          const moved = current && (await move(trx, current, to, actingUserId(caller.principal)));
+          if (!moved) throw notAllowed(current, 'replaced');
+          await deps.workspaceLocks.releaseIfHeld(trx, run.workspaceId, holder(current));
+        }
+        await deps.workspaceLocks.acquire(trx, run.workspaceId, holder(run), null);
+        if (!(await queuePhase(trx, run, 'plan'))) throw notAllowed(run, 'force-executed');
+      });
+      deps.signal.notify();
+    },
+
+    async events(caller: Caller, id: string): Promise<RunEvent[]> {
+      const { run } = await find(caller, id);
+      return store.eventsOf(db, run.id);
+    },
+
+    async event(caller: Caller, eventId: string): Promise<RunEvent> {
+      const e = hasPrefix(eventId, 're') ? await store.findEvent(db, eventId) : undefined;
+      if (!e) throw errors.notFound();
+      await find(caller, e.runId);
+      return e;
+    },
+
+    /** A plan or apply and its run, for a caller who may read the run's workspace. */
+    async phase(caller: Caller, jobId: string, phase: 'plan' | 'apply'): Promise<{ job: Job; view: RunView }> {
+      const job = hasPrefix(jobId, phase) ? await jobs.find(db, jobId) : undefined;
+      if (!job) throw errors.notFound();
+      const view = await this.show(caller, job.runId);
+      return { job, view };
+    },
+
+    /** The plan's JSON as the runner stored it (already redacted); 404 until the plan finished. */
+    async planJson(caller: Caller, planId: string): Promise<Buffer> {
+      const { job, view } = await this.phase(caller, planId, 'plan');
+      authorize(await deps.workspaces.find(caller, { id: view.run.workspaceId }), 'read-state');
+      const bytes = await jobs.getBlob(db, job.id, 'plan-json');
+      if (!bytes) throw errors.notFound();
+      return bytes;
+    },
+
+    // What runners report. Each is one transaction; a report about a run that moved on (canceled
+    // meanwhile) changes nothing.
+    pipeline: {
+      runOf: (runId: string) => store.findRun(db, runId),
+
+      /** The plan file the run's plan produced (its apply applies exactly that). */
+      async planFileOf(runId: string): Promise<Buffer | null> {
+        const plan = (await jobs.ofRuns(db, [runId])).find((j) => j.phase === 'plan');
+        return (plan && (await jobs.getBlob(db, plan.id, 'plan-file'))) ?? null;
+      },
+
+      /** Runs whose job's runner went silent since `cutoff`: errored, their locks released. */
+      async reapSilent(cutoff: string): Promise<number> {
+        const silent = await jobs.silent(db, cutoff);
+        for (const job of silent) await this.failed(job, 'The runner executing this job stopped responding');
+        return silent.length;
+      },
+
+      async started(job: Job): Promise<boolean> {
+        return database.transaction(async (trx) => {
+          const run = (await store.findRun(trx, job.runId))!;
+          return (await move(trx, run, job.phase === 'plan' ? 'planning' : 'applying')) !== undefined;
+        });
+      },
+
+      async planned(job: Job, counts: ResourceCounts, hasChanges: boolean): Promise<void> {
+        await database.transaction(async (trx) => {
+          const finished = await jobs.move(trx, job, ['running'], 'finished', now(), counts);
+          await jobs.completeLog(trx, job.id);
+          const run = (await store.findRun(trx, job.runId))!;
+          if (!finished) return;
+          const applyable = !run.speculative && !run.refreshOnly && (hasChanges || run.allowEmptyApply);
+          const refreshable = !run.speculative && run.refreshOnly;
+          if (!applyable && !refreshable) {
+            const done = await move(trx, run, 'planned_and_finished', null, { hasChanges });
+            if (done) await ended(trx, done);
+            return;
+          }
+          const planned = await move(trx, run, run.savePlan ? 'planned_and_saved' : 'planned', null, { hasChanges });
+          if (planned && run.autoApply && !run.savePlan) {
+            const confirmed = await move(trx, planned, 'confirmed');
+            if (confirmed) await queuePhase(trx, confirmed, 'apply');
+          }
+        });
+        deps.signal.notify();
+      },
+
+      async applied(job: Job, counts: ResourceCounts): Promise<void> {
+        await database.transaction(async (trx) => {
+          await jobs.move(trx, job, ['running'], 'finished', now(), counts);
+          await jobs.completeLog(trx, job.id);
+          const run = (await store.findRun(trx, job.runId))!;
+          const done = await move(trx, run, 'applied');
+          if (done) await ended(trx, done);
+        });
+        deps.signal.notify();
+      },
+
+      /** The job failed (terraform exited non-zero, a limit was hit, or its runner went silent). */
+      async failed(job: Job, reason: string): Promise<void> {
+        await database.transaction(async (trx) => {
+          await jobs.move(trx, job, ['queued', 'running'], 'errored', now());
+          await jobs.completeLog(trx, job.id);
+          const run = (await store.findRun(trx, job.runId))!;
+          if (isFinal(run.status)) return;
+          const errored = await move(trx, run, 'errored');
+          if (errored) {
+            await store.describeEvent(trx, run.id, 'errored', reason.slice(0, 1000));
+            await ended(trx, errored);
+          }
+        });
+        deps.signal.notify();
+      },
+
+      /** Workspaces whose queue is waiting on a lock that is free now (a user unlocked it): starts them. */
+      async startWaiting(): Promise<number> {
+        let started = 0;
+        for (const workspaceId of await store.workspacesWaiting(db, 50)) {
+          if (await database.transaction((trx) => startNext(trx, workspaceId))) started++;
+        }
+        if (started > 0) deps.signal.notify();
+        return started;
+      },
+    },
+
+    /** `runs-count` and `current-run` of workspaces, for their views. */
+    summaries: (q: Queryable, workspaceIds: readonly string[]) => store.runSummaries(q, workspaceIds),
   };
 }
 

@@ -172,6 +172,13 @@ export function createStateVersionsService(deps: {
   const keyring = () => loadedKeyring(deps.keyring);
   /** The caller a token stands for now (tokens/service.ts registers it: tokens are built after state versions). */
   let callerOfToken: (tokenId: string) => Promise<Caller | null> = async () => null;
+  // Every view of a workspace counts the resources of its current state (`resource-count`).
+  workspaces.useResourceCountReader(async (q, ids) => {
+    const current = await store.currentVersions(q, ids);
+    return new Map(
+      [...current].map(([id, v]) => [id, v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0]),
+    );
+  });
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
   const blobAd = (versionId: string, kind: string) => `state-version:${versionId}:${kind}`;
   const outputAd = (outputId: string) => `state-version-output:${outputId}`;
@@ -452,6 +459,59 @@ export function createStateVersionsService(deps: {
       const current = await store.currentVersion(q, workspaceId);
       if (!current?.resources) return false;
       return (JSON.parse(current.resources) as Array<{ count: number }>).some((r) => r.count > 0);
+    },
+
+    /** The workspace's current state file, for a run about to execute (none: a new workspace). */
+    async currentStateOf(workspaceId: string): Promise<Buffer | null> {
+      const version = await store.currentVersion(db, workspaceId);
+      if (!version || version.status !== 'finalized') return null;
+      const sealed = await blobs.get(db, { owner: version.id, kind: 'state' });
+      return sealed === undefined ? null : keyring().decryptBytes(sealed, blobAd(version.id, 'state'));
+    },
+
+    /**
+     * The state an apply left: recorded as a new version of the workspace, written by the run.
+     * No lock check (the runner applied the run's own plan, and what it changed must be recorded
+     * even if the run was canceled meanwhile); the sequence checks still apply.
+     */
+    async writeFromRun(workspaceId: string, runId: string, bytes: Buffer): Promise<void> {
+      if (bytes.length > MAX_STATE_BYTES) throw errors.payloadTooLarge(MAX_STATE_BYTES);
+      const parsed = parseState(bytes, '/');
+      const doc = JSON.parse(bytes.toString('utf8')) as { serial?: unknown };
+      const serial = typeof doc.serial === 'number' ? doc.serial : 0;
+      const version: StateVersion = {
+        id: newId('sv'),
+        workspaceId,
+        serial,
+        lineage: parsed.lineage,
+        md5: md5Of(bytes),
+        status: 'pending',
+        position: null,
+        stateSize: null,
+        stateFormatVersion: null,
+        terraformVersion: null,
+        resources: null,
+        providers: null,
+        modules: null,
+        billableRumCount: null,
+        jsonStateUploaded: false,
+        createdBy: null,
+        runId,
+        createdAt: now(),
+        finalizedAt: null,
+        // Made and finalized in one transaction by the run itself: no upload, so no lock to keep.
+        force: false,
+        lockHolderType: null,
+        lockHolderId: null,
+        lockLockedAt: null,
+        createdByToken: null,
+      };
+      await database.transaction(async (trx) => {
+        await workspaceLocks.current(trx, workspaceId, true);
+        await checkSequence(trx, workspaceId, serial, parsed.lineage, version.md5, false);
+        await store.insertVersion(trx, version);
+        await store.finalize(trx, version.id, await storeState(trx, version, bytes, parsed));
+      });
     },
 
     /** `hangar rotate-key`: reseals every state file and output under the first key, batch by batch. */

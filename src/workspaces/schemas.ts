@@ -129,7 +129,20 @@ export const RemoteStateConsumersBody = Type.Object({
 export const RemoteStateConsumersQuery = Type.Object({ ...PageParams });
 // ---- responses
 
-const WorkspacePermissions = Flags(['can-update', 'can-destroy', 'can-force-delete', 'can-read-settings'], {
+const WorkspacePermissions = Flags([
+  'can-update',
+  'can-destroy',
+  'can-force-delete',
+  'can-read-settings',
+  'can-queue-run',
+  'can-queue-apply',
+  'can-queue-destroy',
+  'can-lock',
+  'can-unlock',
+  'can-force-unlock',
+  'can-read-state-versions',
+  'can-create-state-versions',
+], {
   description: 'what the caller may do with the workspace',
 });
 
@@ -163,6 +176,9 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
     source: Type.String(),
     locked: Type.Boolean(),
     'lock-reason': StringOrNull(),
+    'runs-count': Type.Integer({ description: 'how many runs the workspace has had' }),
+    'workspace-kpis-runs-count': Type.Integer({ description: 'the same, under the name go-tfe reads' }),
+    'resource-count': Type.Integer({ description: 'how many resources its current state manages' }),
     actions: Flags(['is-destroyable']),
     permissions: WorkspacePermissions,
     'tag-names': Type.Array(Type.String(), { description: "the keys of the workspace's own tag bindings" }),
@@ -176,6 +192,8 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
       { description: 'its newest configuration version that is not provisional; null before it has one' },
     ),
     'remote-state-consumers': RelatedLink,
+    'current-run': Open({ data: ToOneOrNone('runs').properties.data }, { description: 'its newest run that is not speculative; null before it has one' }),
+    'latest-run': Open({ data: ToOneOrNone('runs').properties.data }),
     'locked-by': Type.Optional(
       Open(
         { data: Open({ id: Type.String(), type: Type.String({ enum: ['users', 'teams', 'runs'] }) }), links: Open({ related: Type.String() }) },

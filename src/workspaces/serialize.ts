@@ -3,7 +3,7 @@ import { tagRelationships } from '../tags/serialize.ts';
 import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
 
 export function workspaceResource(v: WorkspaceView) {
-  const { workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags } = v;
+  const { workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags, runs, resourceCount } = v;
   const org = encodeURIComponent(organizationName);
   const name = encodeURIComponent(w.name);
   return {
@@ -38,6 +38,10 @@ export function workspaceResource(v: WorkspaceView) {
       'setting-overwrites': { 'execution-mode': execution.own, 'agent-pool': execution.own },
       source: 'tfe-api',
       locked: lock !== null,
+      'runs-count': runs.count,
+      // go-tfe reads the count under this name.
+      'workspace-kpis-runs-count': runs.count,
+      'resource-count': resourceCount,
       'lock-reason': lock?.reason ?? null,
       // Hangar keeps no state, so nothing stands in the way of deleting a workspace.
       actions: { 'is-destroyable': true },
@@ -50,6 +54,8 @@ export function workspaceResource(v: WorkspaceView) {
       project: toOne('projects', w.projectId),
       'agent-pool': { data: execution.agentPoolId ? { id: execution.agentPoolId, type: 'agent-pools' } : null },
       'current-configuration-version': current ? { data: { id: current, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${current}` } } : { data: null },
+      'current-run': runs.current ? toOne('runs', runs.current) : { data: null },
+      'latest-run': runs.current ? toOne('runs', runs.current) : { data: null },
       'remote-state-consumers': { links: { related: `/api/v2/workspaces/${w.id}/relationships/remote-state-consumers` } },
       // Only while locked: go-tfe reads an absent relationship as "nobody" (LockedBy nil).
       ...(lock ? { 'locked-by': toOne(lock.holderType, lock.holderId) } : {}),

@@ -96,6 +96,10 @@ export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]
 export type VariableIdsReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string[]>>;
 /** Workspace id → its current configuration version's id, for those that have one. */
 export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
+/** Workspace id → how many runs it has had and its newest non-speculative one. */
+/** Workspace id → how many resources its current state manages. */
+export type ResourceCountReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, number>>;
+export type RunSummaryReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, { count: number; current: string | null }>>;
 
 export interface WorkspaceView {
   workspace: Workspace;
@@ -108,6 +112,8 @@ export interface WorkspaceView {
   lock: WorkspaceLockView | null;
   /** Its newest configuration version that is not provisional, if any. */
   currentConfigurationVersionId: string | null;
+  runs: { count: number; current: string | null };
+  resourceCount: number;
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
   /** The ids of its own variables (TFE's `vars` relationship). */
@@ -302,6 +308,10 @@ export function createWorkspacesService(deps: {
   let readLocks: WorkspaceLockReader = async () => new Map();
   // Registered by the configuration-versions domain, likewise.
   let readCurrentConfigurations: CurrentConfigurationReader = async () => new Map();
+  // Registered by the runs domain, likewise.
+  let readRunSummaries: RunSummaryReader = async () => new Map();
+  // Registered by the state-versions domain, likewise.
+  let readResourceCounts: ResourceCountReader = async () => new Map();
   // Registered by the variables domain, likewise.
   let readVariableIds: VariableIdsReader = async () => new Map();
 
@@ -313,6 +323,8 @@ export function createWorkspacesService(deps: {
     const ids = found.map((f) => f.workspace.id);
     const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
     const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
+    const runs = found.length ? await readRunSummaries(q, ids) : new Map<string, { count: number; current: string | null }>();
+    const resources = found.length ? await readResourceCounts(q, ids) : new Map<string, number>();
     const variables = found.length ? await readVariableIds(q, ids) : new Map<string, string[]>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
@@ -325,6 +337,8 @@ export function createWorkspacesService(deps: {
       organization: { org, standing },
       lock: locks.get(workspace.id) ?? null,
       currentConfigurationVersionId: configurations.get(workspace.id) ?? null,
+      runs: runs.get(workspace.id) ?? { count: 0, current: null },
+      resourceCount: resources.get(workspace.id) ?? 0,
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
       variableIds: variables.get(workspace.id) ?? [],
     }));
@@ -418,6 +432,12 @@ export function createWorkspacesService(deps: {
     useCurrentConfigurationReader(reader: CurrentConfigurationReader): void {
       readCurrentConfigurations = reader;
     },
+    useRunSummaryReader(reader: RunSummaryReader): void {
+      readRunSummaries = reader;
+    },
+    useResourceCountReader(reader: ResourceCountReader): void {
+      readResourceCounts = reader;
+    },
     useVariableIdsReader(reader: VariableIdsReader): void {
       readVariableIds = reader;
     },
@@ -509,6 +529,17 @@ export function createWorkspacesService(deps: {
       const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
       const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...(tagged ? { tagged } : {}) }, page);
       return { items: await views(await withAuthority(standing, org, items), db, tags?.effective), total };
+    },
+
+    /**
+     * For another domain listing across an organization's workspaces (its runs): the SQL filter
+     * of the workspaces the caller sees, and the page's workspaces with the caller's authority.
+     */
+    async visibility(caller: Caller, organizationName: string) {
+      const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
+      const found = async (ids: readonly string[]) =>
+        new Map((await withAuthority(standing, org, await store.findWorkspacesByIds(db, ids))).map((f) => [f.workspace.id, f] as const));
+      return { org, visible: workspaceFilter(standing), found };
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */

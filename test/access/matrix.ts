@@ -106,6 +106,11 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
     why: "a configuration version's upload URL: the signed URL itself is the credential (single use, short-lived), no caller involved (configuration-versions.test.ts)",
   },
   {
+    method: 'GET',
+    path: '/_archivist/v1/logs/:object',
+    why: "a plan's or apply's log URL: the signed URL itself is the credential (short-lived, one job), no caller involved (runs-execution.test.ts)",
+  },
+  {
     method: 'PUT',
     path: '/_archivist/v1/policy-set-version/:object',
     why: "a policy set version's upload URL: the signed URL itself is the credential (short-lived, one upload), no caller involved (policy-set-versions.test.ts)",
@@ -508,7 +513,7 @@ export const MATRIX: Section[] = [
     ],
   },
   {
-    title: 'Runs (Hangar executes none: a run waits, holding its workspace lock, until discarded or canceled)',
+    title: 'Runs (a queue per workspace; plans and applies executed by a runner)',
     rows: [
       // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
       // Queueing, discarding and cancelling take `plan` runs permission at least, as uploading
@@ -519,6 +524,42 @@ export const MATRIX: Section[] = [
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/workspaces/:workspace_id/runs', "list a workspace's runs",
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/organizations/:organization_name/runs', "list an organization's runs (of the workspaces the caller sees)",
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      row('GET /api/v2/organizations/:organization_name/runs/queue', "an organization's run queue (of the workspaces the caller sees)",
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200]),
+      // Confirming an apply takes `apply` runs permission.
+      row('POST /api/v2/runs/:run_id/actions/apply', 'confirm a planned run (its apply is queued)',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      row('POST /api/v2/runs/:run_id/actions/force-cancel', 'end a planning or applying run at once',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      row('POST /api/v2/runs/:run_id/actions/force-execute', 'start a pending run now, ending the one holding its workspace',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
+      // Commenting takes `plan` runs permission, as queueing does; readers of the run read them.
+      row('POST /api/v2/runs/:run_id/comments', 'comment on a run',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('GET /api/v2/runs/:run_id/comments', "list a run's comments",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/comments/:comment_id', 'show a comment',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      // The site-admin API: site admins only; it does not exist for anyone else.
+      row('GET /api/v2/admin/runs', 'list every run of the installation',
+        [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 200, 404]),
+      row('POST /api/v2/admin/runs/:run_id/actions/force-cancel', 'end any unfinished run',
+        [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 202, 404]),
+      row('GET /api/v2/runs/:run_id/run-events', "list a run's events",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/run-events/:run_event_id', 'show a run event',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/plans/:plan_id', 'show a plan (its log URL is signed)',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/applies/:apply_id', 'show an apply (its log URL is signed)',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      // The JSON plan holds state values: it takes reading the state.
+      row('GET /api/v2/plans/:plan_id/json-output', "a plan's JSON",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row('GET /api/v2/plans/:plan_id/json-output-redacted', "a plan's redacted JSON",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
       row('POST /api/v2/runs/:run_id/actions/discard', 'discard a run (releasing its lock)',
         [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
       row('POST /api/v2/runs/:run_id/actions/cancel', 'cancel a run (releasing its lock)',

@@ -435,7 +435,29 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'GET /api/v2/runs/:run_id': { make: async (w) => ({ params: { run_id: (await w.run()).id } }) },
   'GET /api/v2/workspaces/:workspace_id/runs': { make: async (w) => ({ params: { workspace_id: (await w.run()).workspaceId } }) },
-  'POST /api/v2/runs/:run_id/actions/discard': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: { comment: 'matrix' } }) },
+  'POST /api/v2/runs/:run_id/actions/discard': { make: async (w) => ({ params: { run_id: await w.freshPendingRun() }, body: { comment: 'matrix' } }) },
+  'POST /api/v2/runs/:run_id/actions/apply': { make: async (w) => ({ params: { run_id: (await w.freshRunIn('planned')).id }, body: { comment: 'matrix' } }) },
+  'POST /api/v2/runs/:run_id/actions/force-cancel': { make: async (w) => ({ params: { run_id: (await w.freshRunIn('planning')).id }, body: {} }) },
+  'POST /api/v2/runs/:run_id/actions/force-execute': { make: async (w) => ({ params: { run_id: await w.freshPendingRun() }, body: {} }) },
+  'GET /api/v2/organizations/:organization_name/runs': { make: async (w) => (await w.run(), { params: await org(w) }) },
+  'GET /api/v2/organizations/:organization_name/runs/queue': { make: async (w) => (await w.run(), { params: await org(w) }) },
+  'GET /api/v2/runs/:run_id/run-events': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id } }) },
+  'GET /api/v2/run-events/:run_event_id': {
+    make: async (w) => {
+      const { id } = await w.plannedRun();
+      const [event] = await w.ctx.database.db.selectFrom('run_events').select('id').where('run_id', '=', id).execute();
+      return { params: { run_event_id: event!.id } };
+    },
+  },
+  'POST /api/v2/runs/:run_id/comments': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id }, body: doc('comments', { body: 'matrix' }) }) },
+  'GET /api/v2/runs/:run_id/comments': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id } }) },
+  'GET /api/v2/comments/:comment_id': { make: async (w) => ({ params: { comment_id: await w.comment() } }) },
+  'GET /api/v2/admin/runs': { make: async (w) => (await w.run(), { query: 'include=workspace,workspace.organization' }) },
+  'POST /api/v2/admin/runs/:run_id/actions/force-cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
+  'GET /api/v2/plans/:plan_id': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
+  'GET /api/v2/applies/:apply_id': { make: async (w) => ({ params: { apply_id: (await w.plannedRun()).applyId } }) },
+  'GET /api/v2/plans/:plan_id/json-output': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
+  'GET /api/v2/plans/:plan_id/json-output-redacted': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
   'POST /api/v2/runs/:run_id/actions/cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
 
   // ---- workspace team access

@@ -201,6 +201,49 @@ export class World {
     return { id: (await this.#post('/api/v2/runs', body, 201, 'run')).id as string, workspaceId };
   }
 
+  /** A run waiting in its workspace's queue (behind a run that holds the workspace). */
+  async freshPendingRun(): Promise<string> {
+    const { workspaceId, cvId } = await this.freshRunnableWorkspace();
+    const body = {
+      data: {
+        type: 'runs',
+        relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } },
+      },
+    };
+    await this.#post('/api/v2/runs', body, 201, 'run');
+    return (await this.#post('/api/v2/runs', body, 201, 'run')).id as string;
+  }
+
+  /** A run whose plan a runner has started (`planning`), or finished with changes (`planned`): no terraform involved. */
+  async freshRunIn(status: 'planning' | 'planned'): Promise<{ id: string; planId: string; applyId: string }> {
+    const { id } = await this.freshRunWithWorkspace();
+    const { jobs, runs } = this.ctx.services;
+    const db = this.ctx.database.db;
+    const all = await jobs.ofRuns(db, [id]);
+    const queued = all.find((j) => j.phase === 'plan')!;
+    const running = (await jobs.move(db, queued, ['queued'], 'running', new Date().toISOString(), { runner: 'matrix', heartbeatAt: new Date().toISOString() }))!;
+    await runs.pipeline.started(running);
+    if (status === 'planned') {
+      await jobs.appendLog(running.id, Buffer.from('Plan: 1 to add, 0 to change, 0 to destroy.\n'));
+      await this.ctx.database.transaction(async (trx) => {
+        await jobs.putBlob(trx, running.id, 'plan-json', Buffer.from('{"format_version":"1.2"}'));
+        await jobs.putBlob(trx, running.id, 'plan-file', Buffer.from('plan'));
+      });
+      await runs.pipeline.planned(running, { additions: 1, changes: 0, destructions: 0, imports: 0 }, true);
+    }
+    return { id, planId: queued.id, applyId: all.find((j) => j.phase === 'apply')!.id };
+  }
+
+  /** A comment (by the owner) on the shared planned run. */
+  comment = () =>
+    this.#once('comment', async () => {
+      const { id } = await this.plannedRun();
+      return (await this.#post(`/api/v2/runs/${id}/comments`, { data: { type: 'comments', attributes: { body: 'shared' } } }, 201, 'comment')).id as string;
+    });
+
+  /** A planned run that rows share (for reading its plan, apply, events). */
+  plannedRun = () => this.#once('plannedRun', () => this.freshRunIn('planned'));
+
   /** A run (and the workspace it locks) that rows share. */
   run = () => this.#once('run', () => this.freshRunWithWorkspace());
 

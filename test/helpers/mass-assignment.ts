@@ -18,7 +18,11 @@ const FAR_PAST = '1970-01-01T00:00:00.000Z';
 const TOUCHED = new Set(['updated_at', 'last_used_at', 'last_ping_at', 'version_id']);
 /** Columns whose values differ between two creates by nature: ids, unique names, digests, times. */
 const generated = (column: string) =>
-  column === 'id' || column.endsWith('_id') || column.endsWith('_at') || ['name', 'username', 'email', 'key', 'digest', 'seq'].includes(column);
+  column === 'id' ||
+  column.endsWith('_id') ||
+  column.endsWith('_at') ||
+  // status_timestamps: a JSON object of times.
+  ['name', 'username', 'email', 'key', 'digest', 'seq', 'status_timestamps'].includes(column);
 
 type DbRow = Record<string, unknown>;
 type Snapshot = Map<string, DbRow[]>;

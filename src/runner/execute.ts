@@ -1,0 +1,185 @@
+// Executes one claimed job with the real terraform binary. Each job gets a fresh directory
+// holding only the configuration, the workspace's current state and the variables; Terraform's
+// `cloud`/`backend` block is overridden by `backend "local"` (an override file), so the run keeps
+// its state in `terraform.tfstate` there and never calls back into Hangar. The plan phase keeps
+// the plan file; the apply phase applies exactly that file.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Job } from '../jobs/service.ts';
+import { unpackArchive } from '../archive.ts';
+import type { JobInputs, JobPort, RunVariable } from './port.ts';
+import { countChanges, redactPlanJson, scrub } from './redact.ts';
+import { runTerraform, terraformVersion, type TerraformSettings } from './terraform.ts';
+import { HEARTBEAT_MS } from '../jobs/service.ts';
+
+export interface ExecuteOptions {
+  settings: TerraformSettings;
+  runner: string;
+  /** Wall-clock limit of one job (`HANGAR_RUN_TIMEOUT`). */
+  timeoutMs: number;
+  /** Log bytes kept per job; the rest is dropped with a note. */
+  maxLogBytes: number;
+}
+
+const OVERRIDE = 'zzzz_hangar_backend_override.tf';
+const BACKEND = 'terraform {\n  backend "local" {\n    path = "terraform.tfstate"\n  }\n}\n';
+// Names that define where the child runs and what it may reach: never taken from a variable.
+const RESERVED_ENV = new Set(['PATH', 'HOME', 'TMPDIR', 'TF_CLI_CONFIG_FILE', 'TF_PLUGIN_CACHE_DIR', 'TF_DATA_DIR', 'TF_IN_AUTOMATION', 'TF_INPUT']);
+
+/** An HCL string literal: JSON's escapes, plus template sequences kept literal. */
+const hclString = (s: string) => JSON.stringify(s).replaceAll('${', '$${').replaceAll('%{', '%%{');
+
+function tfvars(vars: readonly RunVariable[]): string {
+  return vars.map((v) => `${v.key} = ${v.hcl ? v.value : hclString(v.value)}\n`).join('');
+}
+
+/** Streams log lines to the port in batches, scrubbed, capped. */
+function logWriter(port: JobPort, job: Job, secrets: readonly string[], maxBytes: number) {
+  let pending: string[] = [];
+  let written = 0;
+  let truncated = false;
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = () => {
+    if (pending.length === 0) return flushing;
+    const text = pending.join('');
+    pending = [];
+    flushing = flushing.then(() => port.log(job, Buffer.from(text, 'utf8')));
+    return flushing;
+  };
+  const timer = setInterval(() => void flush(), 200);
+  timer.unref();
+  return {
+    line(raw: string) {
+      if (truncated) return;
+      const line = `${scrub(raw, secrets)}\n`;
+      const size = Buffer.byteLength(line);
+      if (written + size > maxBytes) {
+        truncated = true;
+        pending.push(`\n[Hangar: the log reached its limit of ${maxBytes} bytes; the rest is not kept]\n`);
+        return;
+      }
+      written += size;
+      pending.push(line);
+    },
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
+
+/** Runs the job to its end and reports the outcome through the port; never throws. */
+export async function executeJob(port: JobPort, job: Job, options: ExecuteOptions): Promise<void> {
+  let inputs: JobInputs;
+  try {
+    if (!(await port.started(job))) return;
+    inputs = await port.inputs(job);
+  } catch (e) {
+    await port.failed(job, `The job could not start: ${(e as Error).message}`).catch(() => {});
+    return;
+  }
+  const secrets = inputs.variables.filter((v) => v.sensitive && v.value.length > 0).map((v) => v.value).sort((a, b) => b.length - a.length);
+  const log = logWriter(port, job, secrets, options.maxLogBytes);
+  const abort = new AbortController();
+  let why: string | null = null;
+  const stop = (reason: string) => {
+    why ??= reason;
+    abort.abort();
+  };
+  const deadline = setTimeout(() => stop(`The run exceeded its time limit of ${Math.round(options.timeoutMs / 1000)} s (HANGAR_RUN_TIMEOUT)`), options.timeoutMs);
+  const beat = setInterval(() => {
+    port.heartbeat(job, options.runner).then(
+      (carryOn) => {
+        if (!carryOn) stop('canceled');
+      },
+      () => {},
+    );
+  }, HEARTBEAT_MS);
+  const dir = await mkdtemp(path.join(tmpdir(), 'hangar-job-'));
+  const work = path.join(dir, 'config');
+  try {
+    await Promise.all([mkdir(work), mkdir(path.join(dir, 'home')), mkdir(path.join(dir, 'tmp'))]);
+    await writeFile(path.join(dir, 'terraformrc'), '');
+    const env: Record<string, string> = {};
+    for (const v of inputs.variables) if (v.category === 'env' && !RESERVED_ENV.has(v.key)) env[v.key] = v.value;
+    Object.assign(env, {
+      PATH: options.settings.path,
+      HOME: path.join(dir, 'home'),
+      TMPDIR: path.join(dir, 'tmp'),
+      TF_IN_AUTOMATION: '1',
+      TF_INPUT: '0',
+      TF_CLI_CONFIG_FILE: path.join(dir, 'terraformrc'),
+      ...options.settings.env,
+    });
+    await unpackArchive(inputs.archive, work);
+    await writeFile(path.join(work, OVERRIDE), BACKEND);
+    if (inputs.state) await writeFile(path.join(work, 'terraform.tfstate'), inputs.state);
+    const terraformVars = inputs.variables.filter((v) => v.category === 'terraform');
+    if (terraformVars.length > 0) await writeFile(path.join(work, 'zzzz_hangar.auto.tfvars'), tfvars(terraformVars));
+
+    const tf = (args: string[], onLine = log.line) => runTerraform(options.settings, { args, cwd: work, env, onLine, signal: abort.signal });
+    const version = await terraformVersion(options.settings);
+    log.line(`Terraform v${version}`);
+    log.line(`Executed by Hangar's runner (${options.runner}): ${job.phase} of run ${inputs.runId}, workspace ${inputs.workspaceId}`);
+    log.line('');
+    if ((await tf(['init', '-input=false', '-no-color'])) !== 0) throw new JobError(why ?? 'terraform init failed');
+
+    if (job.phase === 'plan') {
+      const args = ['plan', '-input=false', '-no-color', '-out=plan.bin', '-detailed-exitcode'];
+      if (inputs.isDestroy) args.push('-destroy');
+      if (inputs.refreshOnly) args.push('-refresh-only');
+      if (!inputs.refresh) args.push('-refresh=false');
+      for (const t of inputs.targetAddrs) args.push(`-target=${t}`);
+      for (const r of inputs.replaceAddrs) args.push(`-replace=${r}`);
+      const code = await tf(args);
+      if (code !== 0 && code !== 2) throw new JobError(why ?? 'terraform plan failed');
+      const shown: string[] = [];
+      if ((await tf(['show', '-json', '-no-color', 'plan.bin'], (l) => shown.push(l))) !== 0) throw new JobError(why ?? 'terraform show failed');
+      const json = shown.join('\n');
+      const counts = countChanges(json);
+      await log.close();
+      await port.planned(job, {
+        planFile: await readFile(path.join(work, 'plan.bin')),
+        planJson: Buffer.from(redactPlanJson(json, secrets), 'utf8'),
+        counts,
+        // Exit code 2: the plan has changes (resources or outputs).
+        hasChanges: code === 2,
+      });
+      return;
+    }
+
+    if (!inputs.planFile) throw new JobError('The plan file of this run is missing');
+    await writeFile(path.join(work, 'plan.bin'), inputs.planFile);
+    const shown: string[] = [];
+    await tf(['show', '-json', '-no-color', 'plan.bin'], (l) => shown.push(l));
+    const code = await tf(['apply', '-input=false', '-no-color', '-auto-approve', 'plan.bin']);
+    const state = await readFile(path.join(work, 'terraform.tfstate')).catch(() => null);
+    const changed = state !== null && (inputs.state === null || !state.equals(inputs.state)) ? state : null;
+    if (code !== 0) {
+      log.line(why === 'canceled' ? 'Apply canceled.' : '');
+      await log.close();
+      await port.failed(job, why ?? 'terraform apply failed', changed);
+      return;
+    }
+    await log.close();
+    let counts = { additions: 0, changes: 0, destructions: 0, imports: 0 };
+    try {
+      counts = countChanges(shown.join('\n'));
+    } catch {
+      // The counts are a summary; the apply itself succeeded.
+    }
+    await port.applied(job, { state: changed, counts });
+  } catch (e) {
+    const reason = e instanceof JobError ? e.message : `The job failed: ${(e as Error).message}`;
+    log.line(why === 'canceled' ? `The ${job.phase} was canceled.` : `Error: ${reason}`);
+    await log.close().catch(() => {});
+    if (why !== 'canceled') await port.failed(job, reason).catch(() => {});
+  } finally {
+    clearTimeout(deadline);
+    clearInterval(beat);
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+class JobError extends Error {}

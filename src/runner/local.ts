@@ -1,0 +1,79 @@
+// The job protocol (port.ts) spoken in-process, over the services: what the server's own
+// workers use. Each call is what an agent's HTTP call would do on the server's side.
+import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
+import type { Database } from '../db/index.ts';
+import type { JobsService } from '../jobs/service.ts';
+import type { RunsService } from '../runs/service.ts';
+import type { StateVersionsService } from '../state-versions/service.ts';
+import type { JobPort, VariableSource } from './port.ts';
+
+export function localJobPort(deps: {
+  database: Database;
+  jobs: JobsService;
+  runs: RunsService;
+  configurationVersions: ConfigurationVersionsService;
+  stateVersions: StateVersionsService;
+  variables: VariableSource;
+}): JobPort {
+  const { database, jobs, runs } = deps;
+  return {
+    claim: (runner) => database.transaction((trx) => jobs.claim(trx, runner, null)),
+    started: (job) => runs.pipeline.started(job),
+    async inputs(job) {
+      const run = await runs.pipeline.runOf(job.runId);
+      if (!run) throw new Error('the run is gone');
+      const [archive, state, workspaceVariables, planFile] = await Promise.all([
+        deps.configurationVersions.archive(run.configurationVersionId),
+        deps.stateVersions.currentStateOf(run.workspaceId),
+        deps.variables.forRun(run.workspaceId),
+        job.phase === 'apply' ? runs.pipeline.planFileOf(run.id) : Promise.resolve(null),
+      ]);
+      if (!archive) throw new Error('the configuration version has no archive');
+      return {
+        job,
+        runId: run.id,
+        workspaceId: run.workspaceId,
+        isDestroy: run.isDestroy,
+        refresh: run.refresh,
+        refreshOnly: run.refreshOnly,
+        targetAddrs: run.targetAddrs,
+        replaceAddrs: run.replaceAddrs,
+        archive,
+        state,
+        // Run variables are HCL values (TFE's run `variables`) and win over the workspace's.
+        variables: [
+          ...workspaceVariables.filter((v) => v.category === 'env' || !run.variables.some((r) => r.key === v.key)),
+          ...run.variables.map((v) => ({ key: v.key, value: v.value, category: 'terraform' as const, hcl: true, sensitive: false })),
+        ],
+        planFile,
+      };
+    },
+    log: (job, bytes) => jobs.appendLog(job.id, bytes),
+    heartbeat: (job, runner) => jobs.heartbeat(job.id, runner),
+    async planned(job, result) {
+      await database.transaction(async (trx) => {
+        await jobs.putBlob(trx, job.id, 'plan-file', result.planFile);
+        await jobs.putBlob(trx, job.id, 'plan-json', result.planJson);
+      });
+      await runs.pipeline.planned(job, result.counts, result.hasChanges);
+    },
+    async applied(job, result) {
+      const run = await runs.pipeline.runOf(job.runId);
+      if (result.state && run) {
+        try {
+          await deps.stateVersions.writeFromRun(run.workspaceId, run.id, result.state);
+        } catch (e) {
+          await runs.pipeline.failed(job, `The new state could not be recorded: ${(e as Error).message}`);
+          return;
+        }
+      }
+      await runs.pipeline.applied(job, result.counts);
+    },
+    async failed(job, reason, state) {
+      const run = await runs.pipeline.runOf(job.runId);
+      // What a failed or interrupted apply changed is real: its state is recorded all the same.
+      if (state && run) await deps.stateVersions.writeFromRun(run.workspaceId, run.id, state).catch(() => {});
+      await runs.pipeline.failed(job, reason);
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// Runs the terraform binary for a job: in the job's directory, with a clean environment (PATH,
+// HOME and TMPDIR of the job, never Hangar's own settings or secrets), its output streamed line
+// by line to a sink, stopped by SIGINT (then SIGKILL) when the job is canceled or out of time.
+import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Config } from '../config.ts';
+
+export interface TerraformSettings {
+  /** `HANGAR_TERRAFORM_BINARY`, else `terraform` on PATH. */
+  binary: string;
+  /** The PATH the child sees (the server's own, so the binary and its helpers resolve). */
+  path: string;
+  /** Extra environment for every job (a plugin cache, a CLI configuration of the runner's). */
+  env: Record<string, string>;
+}
+
+/** The settings from Hangar's configuration; `path` is the server's own PATH (so the binary and its helpers resolve). */
+export function terraformSettings(config: Pick<Config, 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>, path: string): TerraformSettings {
+  const extra: Record<string, string> = {};
+  if (config.terraformPluginCacheDir) extra.TF_PLUGIN_CACHE_DIR = config.terraformPluginCacheDir;
+  if (config.terraformCliConfigFile) extra.TF_CLI_CONFIG_FILE = config.terraformCliConfigFile;
+  return { binary: config.terraformBinary, path, env: extra };
+}
+
+let version: string | null = null;
+/** The binary's version (`1.11.4`), read once; `unknown` if it cannot be run. */
+export async function terraformVersion(settings: TerraformSettings): Promise<string> {
+  if (version) return version;
+  try {
+    const { stdout } = await promisify(execFile)(settings.binary, ['version', '-json'], { env: { PATH: settings.path }, timeout: 10_000 });
+    version = String((JSON.parse(stdout) as { terraform_version?: string }).terraform_version ?? 'unknown');
+  } catch {
+    version = 'unknown';
+  }
+  return version;
+}
+export const knownTerraformVersion = () => version ?? 'unknown';
+
+export interface Invocation {
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Each line of output (stdout and stderr, in arrival order), without its newline. */
+  onLine: (line: string) => void;
+  /** Aborted: the process is interrupted (SIGINT), then killed 10 s later. */
+  signal: AbortSignal;
+}
+
+/** Runs terraform; resolves with its exit code (null when it was killed). */
+export function runTerraform(settings: TerraformSettings, inv: Invocation): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(settings.binary, inv.args, { cwd: inv.cwd, env: inv.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let killer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      child.kill('SIGINT');
+      killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      killer.unref();
+    };
+    if (inv.signal.aborted) stop();
+    inv.signal.addEventListener('abort', stop, { once: true });
+    const lines = (stream: NodeJS.ReadableStream) => {
+      let rest = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (text: string) => {
+        const parts = (rest + text).split('\n');
+        rest = parts.pop() ?? '';
+        for (const p of parts) inv.onLine(p);
+      });
+      stream.on('end', () => {
+        if (rest) inv.onLine(rest);
+      });
+    };
+    lines(child.stdout);
+    lines(child.stderr);
+    child.on('error', (e) => {
+      inv.signal.removeEventListener('abort', stop);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      inv.signal.removeEventListener('abort', stop);
+      if (killer) clearTimeout(killer);
+      resolve(code);
+    });
+  });
+}

@@ -1,0 +1,164 @@
+// Remote runs with the real Terraform CLI: a `cloud` block, a workspace in `remote` mode, and
+// `terraform plan` / `apply` / `apply -destroy` executed by the Hangar process this test starts
+// (its own runner, HANGAR_RUNNER_CONCURRENCY=1), the log streamed back to the CLI. Only the
+// built-in `terraform_data` resource is used, so no provider is downloaded.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { dialects, POSTGRES_URL } from './helpers/harness.ts';
+import { hangar, scratchServer, type Server } from './helpers/process.ts';
+import { hasOpenssl, makeCertificates, type TestCertificates } from './helpers/tls.ts';
+
+const terraformVersion = spawnSync('terraform', ['version'], { encoding: 'utf8' });
+const skip =
+  terraformVersion.error || terraformVersion.status !== 0
+    ? 'terraform is not installed (put Terraform 1.11 on PATH to run the end-to-end test)'
+    : !hasOpenssl()
+      ? 'the openssl command is not installed (the test makes its own certificate authority with it)'
+      : false;
+if (skip) console.log(`# SKIP remote runs end-to-end: ${skip}`);
+
+function api(url: string, method: string, token: string, ca: Buffer, body?: unknown): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text && text.startsWith('{') ? JSON.parse(text) : text }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+for (const dialect of dialects()) {
+  describe(`remote runs with terraform [${dialect}]`, { skip }, () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'hangar-runs-tf-'));
+    const start = scratchServer(dialect, POSTGRES_URL);
+    let certs: TestCertificates;
+    let server: Server;
+    let host: string;
+    let base: string;
+    let token: string;
+    let ca: Buffer;
+    const org = `runs-${dialect}`;
+
+    const env = () => ({
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      TF_CLI_CONFIG_FILE: path.join(home, 'terraform.rc'),
+      SSL_CERT_FILE: certs.caFile,
+      CHECKPOINT_DISABLE: '1',
+      TF_IN_AUTOMATION: '1',
+      NO_COLOR: '1',
+    });
+    /** `terraform <args>` in `dir`, asynchronously (the server runs in this test's process tree). */
+    function terraform(dir: string, args: string[]): Promise<{ status: number | null; out: string }> {
+      return new Promise((resolve) => {
+        const child = spawn('terraform', args, { cwd: dir, env: env() });
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+        child.on('close', (status) => {
+          clearTimeout(timer);
+          resolve({ status, out });
+        });
+      });
+    }
+    const ok = async (p: Promise<{ status: number | null; out: string }>) => {
+      const r = await p;
+      assert.equal(r.status, 0, r.out);
+      return r.out;
+    };
+
+    before(async () => {
+      certs = makeCertificates();
+      ca = readFileSync(certs.caFile);
+      const started = await start({ HANGAR_TLS_CERT_FILE: certs.certFile, HANGAR_TLS_KEY_FILE: certs.keyFile, HANGAR_LOG_LEVEL: 'warn', HANGAR_RUNNER_CONCURRENCY: '1' });
+      server = started.server;
+      host = `localhost:${new URL(server.url).port}`;
+      base = `https://${host}/api/v2`;
+      const boot = hangar(['bootstrap'], started.env);
+      assert.equal(boot.status, 0, boot.stderr);
+      token = boot.stdout.trim().split('\n').pop()!;
+      writeFileSync(path.join(home, 'terraform.rc'), `credentials "${host}" {\n  token = "${token}"\n}\n`);
+      const created = await api(`${base}/organizations`, 'POST', token, ca, { data: { type: 'organizations', attributes: { name: org, email: 'ops@example.test' } } });
+      assert.equal(created.status, 201);
+    });
+    after(() => {
+      rmSync(home, { recursive: true, force: true });
+      if (certs) rmSync(certs.dir, { recursive: true, force: true });
+    });
+
+    it('plans, applies and destroys on Hangar, streaming the log to the CLI', async () => {
+      const dir = path.join(home, 'app');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        path.join(dir, 'main.tf'),
+        `terraform {\n  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "remote-app"\n    }\n  }\n}\n` +
+          `resource "terraform_data" "a" {\n  input = "hello"\n}\noutput "greeting" {\n  value = terraform_data.a.output\n}\n`,
+      );
+      await ok(terraform(dir, ['init', '-input=false']));
+      const ws = await api(`${base}/organizations/${org}/workspaces/remote-app`, 'GET', token, ca);
+      assert.equal(ws.body.data.attributes['execution-mode'], 'remote');
+
+      const plan = await ok(terraform(dir, ['plan', '-input=false']));
+      assert.match(plan, /Running plan in HCP Terraform|Running plan in/);
+      assert.match(plan, /Executed by Hangar's runner/);
+      assert.match(plan, /Plan: 1 to add, 0 to change, 0 to destroy/);
+
+      const apply = await ok(terraform(dir, ['apply', '-auto-approve', '-input=false']));
+      assert.match(apply, /Running apply in/);
+      assert.match(apply, /Apply complete! Resources: 1 added, 0 changed, 0 destroyed/);
+
+      // The state the apply wrote is Hangar's: a state version of the run, the lock released.
+      const after = await api(`${base}/organizations/${org}/workspaces/remote-app`, 'GET', token, ca);
+      assert.equal(after.body.data.attributes.locked, false);
+      assert.ok(after.body.data.attributes['runs-count'] >= 2);
+      const current = await api(`${base}/workspaces/${ws.body.data.id}/current-state-version`, 'GET', token, ca);
+      assert.equal(current.status, 200);
+      assert.equal(current.body.data.attributes.resources[0].type, 'terraform_data');
+      assert.match(await ok(terraform(dir, ['output', '-raw', 'greeting'])), /hello/);
+
+      const noChange = await ok(terraform(dir, ['plan', '-input=false']));
+      assert.match(noChange, /No changes/);
+
+      const destroy = await ok(terraform(dir, ['apply', '-destroy', '-auto-approve', '-input=false']));
+      assert.match(destroy, /Resources: 0 added, 0 changed, 1 destroyed/);
+    });
+
+    it('workspace variables reach the run, a sensitive one never shown', async () => {
+      const dir = path.join(home, 'vars');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        path.join(dir, 'main.tf'),
+        `terraform {\n  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "remote-vars"\n    }\n  }\n}\n` +
+          `variable "greeting" {}\nvariable "token" {\n  sensitive = true\n}\n` +
+          `resource "terraform_data" "a" {\n  input = var.greeting\n}\nresource "terraform_data" "b" {\n  input = var.token\n}\n` +
+          `output "greeting" {\n  value = terraform_data.a.output\n}\n`,
+      );
+      await ok(terraform(dir, ['init', '-input=false']));
+      const ws = await api(`${base}/organizations/${org}/workspaces/remote-vars`, 'GET', token, ca);
+      for (const attributes of [
+        { key: 'greeting', value: 'hello-from-a-workspace-variable', category: 'terraform' },
+        { key: 'token', value: 'sup3r-s3cret-t0ken', category: 'terraform', sensitive: true },
+      ]) {
+        const created = await api(`${base}/workspaces/${ws.body.data.id}/vars`, 'POST', token, ca, { data: { type: 'vars', attributes } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+      }
+      const apply = await ok(terraform(dir, ['apply', '-auto-approve', '-input=false']));
+      assert.match(apply, /Apply complete! Resources: 2 added/);
+      assert.match(apply, /hello-from-a-workspace-variable/);
+      assert.doesNotMatch(apply, /sup3r-s3cret-t0ken/);
+      const runs = await api(`${base}/workspaces/${ws.body.data.id}/runs?include=plan`, 'GET', token, ca);
+      const planId = runs.body.data[0].relationships.plan.data.id;
+      const json = await api(`${base}/plans/${planId}/json-output`, 'GET', token, ca);
+      assert.equal(json.status, 200);
+      assert.doesNotMatch(JSON.stringify(json.body), /sup3r-s3cret-t0ken/);
+    });
+  });
+}
