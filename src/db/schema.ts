@@ -162,6 +162,8 @@ export interface WorkspacesTable {
   /** The workspace's own mode; null follows the organization's default. */
   execution_mode: string | null;
   agent_pool_id: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); the site-admin list orders by it. */
+  seq: Generated<number>;
 }
 
 /** A workspace (`consumer_id`) allowed to read another's state. */

@@ -286,6 +286,26 @@ export function createRunsService(deps: {
       return { items: await viewsOf(db, items, () => ({ queue: true, apply: true })), total };
     },
 
+    /**
+     * Every organization's workspaces for a site admin (TFE's `/admin/workspaces`), filtered by
+     * their current run's status and sorted by name or their current run's creation.
+     */
+    async adminWorkspaces(caller: Caller, page: Page, f: { query?: string; statuses?: readonly string[]; sort?: { field: 'name' | 'current-run.created-at'; descending: boolean } }) {
+      const statuses = f.statuses;
+      return deps.workspaces.listAll(caller, {
+        ...(f.query ? { query: f.query } : {}),
+        ...(statuses ? { where: (eb) => eb(store.currentRunColumn(eb, 'status'), 'in', [...statuses]) } : {}),
+        ...(f.sort ? { order: f.sort.field === 'name' ? { by: 'name' } : { by: 'expression', expression: (eb) => store.currentRunColumn(eb, 'created_at') } } : {}),
+        descending: f.sort?.descending ?? false,
+      }, page);
+    },
+
+    /** Runs by id for a site admin (the current runs of `/admin/workspaces`); 404 for anyone else. */
+    async adminViews(caller: Caller, ids: readonly string[]) {
+      authorize({ principal: caller.principal }, 'administer-site');
+      return viewsOf(db, await store.findRuns(db, ids), () => ({ queue: true, apply: true }));
+    },
+
     /** A site admin ends any run that has not ended (TFE's admin force-cancel). */
     async adminForceCancel(caller: Caller, id: string, note?: string): Promise<void> {
       authorize({ principal: caller.principal }, 'administer-site');

@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { containsInsensitive } from '../db/sql.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
-import type { RunsTable } from '../db/schema.ts';
+import type { RunsTable, Schema } from '../db/schema.ts';
 import type { RowFilter } from '../db/filter.ts';
 import { sourcesOf, type RunStatus } from './statuses.ts';
 
@@ -240,6 +240,20 @@ function filtered(q: Queryable, where: RunWhere) {
 export async function listRuns(q: Queryable, where: RunWhere, page: Window) {
   const base = filtered(q, where);
   return listWithTotal(base, base.selectAll('runs').orderBy('runs.seq', 'desc'), page, RUNS.read);
+}
+
+/**
+ * A column of each workspace's current run (its newest that is not speculative, as
+ * `runSummaries` has it), for filtering and ordering workspaces; `runs_workspace_seq` serves it.
+ */
+export function currentRunColumn(eb: ExpressionBuilder<Schema, 'workspaces'>, column: 'status' | 'created_at') {
+  return eb
+    .selectFrom('runs')
+    .select(column === 'status' ? 'runs.status' : 'runs.created_at')
+    .whereRef('runs.workspace_id', '=', 'workspaces.id')
+    .where('runs.speculative', '=', false)
+    .orderBy('runs.seq', 'desc')
+    .limit(1);
 }
 
 /** How many runs each workspace has had (for `runs-count`), and its newest (for `current-run`). */

@@ -192,8 +192,8 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
       { description: 'its newest configuration version that is not provisional; null before it has one' },
     ),
     'remote-state-consumers': RelatedLink,
-    'current-run': Open({ data: ToOneOrNone('runs').properties.data }, { description: 'its newest run that is not speculative; null before it has one' }),
-    'latest-run': Open({ data: ToOneOrNone('runs').properties.data }),
+    'current-run': Open({ data: ToOneOrNone('runs').properties.data, links: Type.Optional(Open({ related: Type.String() })) }, { description: 'its newest run that is not speculative; null before it has one' }),
+    'latest-run': Open({ data: ToOneOrNone('runs').properties.data, links: Type.Optional(Open({ related: Type.String() })) }),
     'locked-by': Type.Optional(
       Open(
         { data: Open({ id: Type.String(), type: Type.String({ enum: ['users', 'teams', 'runs'] }) }), links: Open({ related: Type.String() }) },

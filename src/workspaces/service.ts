@@ -532,6 +532,34 @@ export function createWorkspacesService(deps: {
     },
 
     /**
+     * Every organization's workspaces, for a site admin (TFE's `/admin/workspaces`); 404 for
+     * anyone else. Each distinct organization of the page is looked up once.
+     */
+    async listAll(caller: Caller, filter: store.AdminWorkspaceFilter, page: Page) {
+      authorize({ principal: caller.principal }, 'administer-site');
+      const { items, total } = await store.listAllWorkspaces(db, filter, page);
+      const found = new Map<string, FoundWorkspace>();
+      for (const orgId of new Set(items.map((w) => w.organizationId))) {
+        const { standing, org } = await deps.organizationLookup.findById(caller, orgId);
+        for (const f of await withAuthority(standing, org, items.filter((w) => w.organizationId === orgId))) found.set(f.workspace.id, f);
+      }
+      return { items: await views(items.map((w) => found.get(w.id)!)), total };
+    },
+
+    /** A site admin reads any workspace (TFE's `/admin/workspaces/:id`); 404 for anyone else. */
+    async adminShow(caller: Caller, id: string): Promise<WorkspaceView> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      return view(await find(caller, { id }));
+    },
+
+    /** A site admin deletes any workspace (TFE's admin delete: no safe-delete check); 404 for anyone else. */
+    async adminDestroy(caller: Caller, id: string): Promise<void> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      const found = await find(caller, { id });
+      await store.deleteWorkspace(db, found.workspace.id);
+    },
+
+    /**
      * For another domain listing across an organization's workspaces (its runs): the SQL filter
      * of the workspaces the caller sees, and the page's workspaces with the caller's authority.
      */

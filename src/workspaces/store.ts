@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import type { RowFilter } from '../db/filter.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
-import type { WorkspacesTable } from '../db/schema.ts';
+import type { Schema, WorkspacesTable } from '../db/schema.ts';
 import { containsInsensitive, matchesWildcard, supportsRowLocks } from '../db/sql.ts';
 
 import type { ExecutionMode } from '../values.ts';
@@ -205,6 +205,36 @@ export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page:
   if (f.tagged) base = base.where(f.tagged);
   const direction = f.descending ? 'desc' : 'asc';
   return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`, direction).orderBy('id', direction), page, WORKSPACES.read);
+}
+
+export interface AdminWorkspaceFilter {
+  /** Case-insensitive substring of the name, or the exact id. */
+  query?: string;
+  /** A filter another domain builds (the runs domain: by the current run's status). */
+  where?: RowFilter<'workspaces'>;
+  /** An order another domain builds (the runs domain: by the current run's creation); absent: name or creation. */
+  order?: { by: 'name' } | { by: 'creation' } | { by: 'expression'; expression: (eb: ExpressionBuilder<Schema, 'workspaces'>) => Expression<unknown> };
+  descending: boolean;
+}
+
+/** One page of every organization's workspaces (the site admin's view). */
+export async function listAllWorkspaces(q: Queryable, f: AdminWorkspaceFilter, page: Window) {
+  let base = q.selectFrom('workspaces');
+  if (f.query) {
+    const text = f.query;
+    base = base.where((eb) => eb.or([containsInsensitive('name', text), eb('id', '=', text)]));
+  }
+  if (f.where) base = base.where(f.where);
+  const direction = f.descending ? 'desc' : 'asc';
+  let rows = base.selectAll();
+  const order = f.order ?? { by: 'creation' };
+  if (order.by === 'name') rows = rows.orderBy(sql`lower(name)`, direction).orderBy('seq', direction);
+  else if (order.by === 'expression') {
+    // Workspaces without a value (no current run) come last either way, as TFE lists them.
+    const e = order.expression;
+    rows = rows.orderBy((eb) => eb.case().when(e(eb), 'is', null).then(1).else(0).end()).orderBy(e, direction).orderBy('seq', direction);
+  } else rows = rows.orderBy('seq', direction);
+  return listWithTotal(base, rows, page, WORKSPACES.read);
 }
 
 /** The workspaces with these ids (one query), in no particular order. */
