@@ -427,6 +427,8 @@ export interface ConfigurationVersionsTable {
   archive_size: number | null;
   created_at: string;
   uploaded_at: string | null;
+  /** When it was archived (its archive dropped); null while it is not. */
+  archived_at: Generated<string | null>;
   /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
   seq: Generated<number>;
 }

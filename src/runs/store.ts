@@ -5,7 +5,7 @@ import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { RunsTable, Schema } from '../db/schema.ts';
 import type { RowFilter } from '../db/filter.ts';
-import { sourcesOf, type RunStatus } from './statuses.ts';
+import { RUN_STATUSES, isFinal, sourcesOf, type RunStatus } from './statuses.ts';
 
 export type { RunStatus };
 
@@ -355,4 +355,18 @@ export async function commentsOf(q: Queryable, runIds: readonly string[]): Promi
 export async function findComments(q: Queryable, ids: readonly string[]): Promise<Comment[]> {
   if (ids.length === 0) return [];
   return (await q.selectFrom('comments').selectAll().where('id', 'in', [...ids]).execute()).map(readComment);
+}
+
+const UNFINISHED = RUN_STATUSES.filter((s) => !isFinal(s));
+
+/** Whether a run that has not ended uses this configuration version (`runs_configuration_version`). */
+export async function unfinishedRunUses(q: Queryable, configurationVersionId: string): Promise<boolean> {
+  const r = await q
+    .selectFrom('runs')
+    .select('id')
+    .where('configuration_version_id', '=', configurationVersionId)
+    .where('status', 'in', UNFINISHED)
+    .limit(1)
+    .executeTakeFirst();
+  return r !== undefined;
 }

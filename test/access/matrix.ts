@@ -510,6 +510,11 @@ export const MATRIX: Section[] = [
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/configuration-versions/:configuration_version_id', 'show a configuration version',
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/configuration-versions/:configuration_version_id/download', "download a configuration version's tarball",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      // Archiving takes what uploading does.
+      row('POST /api/v2/configuration-versions/:configuration_version_id/actions/archive', 'archive a configuration version that is not current',
+        [202, 202, 403, 202, 404, 404, 202, 401, 401, 401, 404, 404, 404, 202, 202, 403]),
     ],
   },
   {

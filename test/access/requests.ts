@@ -421,6 +421,17 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/configuration-versions/:configuration_version_id': {
     make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion() } }),
   },
+  'GET /api/v2/configuration-versions/:configuration_version_id/download': {
+    make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion(true) } }),
+  },
+  'POST /api/v2/configuration-versions/:configuration_version_id/actions/archive': {
+    // An uploaded version with a newer one after it: not the workspace's current version.
+    make: async (w) => {
+      const id = await w.freshConfigurationVersion(true);
+      await w.freshConfigurationVersion();
+      return { params: { configuration_version_id: id }, body: {} };
+    },
+  },
 
   // ---- runs
   'POST /api/v2/runs': {
