@@ -81,6 +81,7 @@ export function createRunsService(deps: {
   const db = database.db;
   // Every view of a workspace names its current run and counts its runs (go-tfe reads both).
   deps.workspaces.useRunSummaryReader((q, ids) => store.runSummaries(q, ids));
+  deps.workspaces.useCurrentRunColumn(store.currentRunColumn);
   // A configuration version an unfinished run still needs is not archived from under it.
   deps.configurationVersions.useInUseCheck((q, id) => store.unfinishedRunUses(q, id));
 

@@ -176,7 +176,7 @@ export function createStateVersionsService(deps: {
   workspaces.useResourceCountReader(async (q, ids) => {
     const current = await store.currentVersions(q, ids);
     return new Map(
-      [...current].map(([id, v]) => [id, v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0]),
+      [...current].map(([id, v]) => [id, { count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0, currentStateVersion: v.id }]),
     );
   });
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
