@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
+import { createStateVersion } from './helpers/state.ts';
 import { createProject, createWorkspace, grant, memberWithAccess, projectBody, workspaceBody } from './helpers/projects.ts';
 
 const wsBody = (attributes: Record<string, unknown>) => ({ data: { type: 'workspaces', attributes } });
@@ -122,6 +123,18 @@ suite('workspaces', (ctx) => {
     const states = await get('?include=current-state-version');
     assert.equal(states.body.data[0].relationships['current-state-version'].data, null);
     assert.equal(states.body.included, undefined);
+    const sv = await createStateVersion(ctx, ws[1]!.id, org.owner.token);
+    const withState = await get('?include=current-state-version,current_run');
+    assert.equal(withState.body.data[1].relationships['current-state-version'].data.id, sv.id);
+    const included = withState.body.included.filter((r: any) => r.type === 'state-versions');
+    assert.deepEqual(included.map((r: any) => r.id), [sv.id]);
+    assert.ok(included[0].attributes['hosted-state-download-url']);
+    // Only what the caller may read is included.
+    const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
+    const theirs = await ctx.get(`/api/v2/organizations/${org.name}/workspaces?include=current-state-version`, reader.token);
+    assertStatus(theirs, 200);
+    const mayRead = theirs.body.data[1].attributes.permissions['can-read-state-versions'];
+    assert.equal((theirs.body.included ?? []).length, mayRead ? 1 : 0);
   });
 
   it('updates name and description, and deletes (204) by id or by name', async () => {

@@ -13,7 +13,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
-import { effectiveExecution, type FoundWorkspace, type WorkspacesService } from '../workspaces/service.ts';
+import { effectiveExecution, type FoundWorkspace, type WorkspacesService, type WorkspaceView } from '../workspaces/service.ts';
 import { RUN_LIFECYCLE, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
 import type { Comment, Run, RunEvent, RunVariableInput } from './store.ts';
@@ -238,6 +238,16 @@ export function createRunsService(deps: {
     async show(caller: Caller, id: string): Promise<RunView> {
       const { run, found } = await find(caller, id);
       return (await viewsOf(db, [run], may(found)))[0]!;
+    },
+
+    /** The current runs of workspaces the caller was shown (for `include=`): three queries however many there are. */
+    async currentOfViews(shown: readonly WorkspaceView[]): Promise<RunView[]> {
+      const byWorkspace = new Map(shown.map((v) => [v.workspace.id, v]));
+      const runs = await store.findRuns(db, shown.flatMap((v) => (v.runs.current ? [v.runs.current] : [])));
+      return viewsOf(db, runs, (run) => {
+        const p = byWorkspace.get(run.workspaceId)!.permissions;
+        return { queue: p['can-queue-run'], apply: p['can-queue-apply'] };
+      });
     },
 
     /** Runs by id for `include=` of another resource the caller was shown. */

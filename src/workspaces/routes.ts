@@ -8,7 +8,6 @@ import { stateVersionResource, workspaceOutputResource } from '../state-versions
 import type { RunsService } from '../runs/service.ts';
 import { runResource } from '../runs/serialize.ts';
 import { RUN_STATUSES } from '../runs/statuses.ts';
-import { ApiError } from '../jsonapi/errors.ts';
 import type { FastifyRequest } from 'fastify';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { organizationResource } from '../organizations/serialize.ts';
@@ -72,33 +71,15 @@ export async function workspacesRoutes(
   app: Api,
   { workspaces, stateVersions, runs, terraformVersion }: { workspaces: WorkspacesService; stateVersions: StateVersionsService; runs: RunsService; terraformVersion: () => string },
 ): Promise<void> {
-  /** Each view's related resource the caller may see; one it may not (403/404) is left out. */
-  async function visible<T>(load: () => Promise<T>): Promise<T[]> {
-    try {
-      return [await load()];
-    } catch (e) {
-      if (e instanceof ApiError && (e.status === 403 || e.status === 404)) return [];
-      throw e;
-    }
-  }
-
   /** `included` for the views (all of one organization), as `include` asked. */
   async function included(wanted: readonly string[], views: readonly WorkspaceView[], request?: FastifyRequest) {
     const out: unknown[] = [];
     if (wanted.includes('organization') && views.length > 0) out.push(organizationResource(await workspaces.includedOrganization(views[0]!)));
     if (wanted.includes('effective_tag_bindings')) out.push(...includedBindings(views.map((v) => v.tags.effective)));
-    if (request && wanted.includes('current_run')) {
-      for (const v of views) {
-        const id = v.runs.current;
-        if (id) out.push(...(await visible(() => runs.show(request.caller, id))).map((r) => runResource(r, { terraformVersion: terraformVersion() })));
-      }
-    }
+    if (wanted.includes('current_run')) out.push(...(await runs.currentOfViews(views)).map((r) => runResource(r, { terraformVersion: terraformVersion() })));
     if (request && wanted.includes('current-state-version')) {
       const origin = absoluteUrl(request, app.config.baseUrl).origin;
-      for (const v of views) {
-        const id = v.currentStateVersionId;
-        if (id) out.push(...(await visible(() => stateVersions.show(request.caller, id))).map((sv) => stateVersionResource(sv, origin)));
-      }
+      out.push(...(await stateVersions.currentOfViews(views)).map((sv) => stateVersionResource(sv, origin)));
     }
     return out.length ? { included: out } : {};
   }
