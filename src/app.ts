@@ -193,7 +193,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await policiesRoutes(typed, services);
         await policySetVersionsRoutes(typed, services);
         await projectsRoutes(typed, services);
-        await workspacesRoutes(typed, services);
+        await workspacesRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await tagsRoutes(typed, services);
         await organizationTagsRoutes(typed, services);
         await workspaceLocksRoutes(typed, services);

@@ -185,4 +185,66 @@ suite('configuration versions', (ctx) => {
     assertError(await ctx.get('/api/v2/configuration-versions/cv-doesnotexist000000', org.owner.token), 404);
     assertError(await ctx.post('/api/v2/workspaces/ws-doesnotexist000000/configuration-versions', org.owner.token, cvBody()), 404);
   });
+
+  it('downloads the uploaded tarball byte for byte; a version without bytes is not found', async () => {
+    const org = await ctx.organization();
+    const other = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const created = await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, cvBody());
+    const id = created.body.data.id;
+    assertError(await ctx.get(`/api/v2/configuration-versions/${id}/download`, org.owner.token), 404);
+    assert.equal((await put(created.body.data.attributes['upload-url'], TARBALL)).statusCode, 200);
+    const res = await ctx.app.inject({ method: 'GET', url: `/api/v2/configuration-versions/${id}/download`, headers: { authorization: `Bearer ${org.owner.token}` } });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'application/octet-stream');
+    assert.deepEqual(res.rawPayload, TARBALL);
+    assertError(await ctx.get(`/api/v2/configuration-versions/${id}/download`, null), 401);
+    assertError(await ctx.get(`/api/v2/configuration-versions/${id}/download`, other.owner.token), 404);
+    assertError(await ctx.get('/api/v2/configuration-versions/cv-doesnotexist000000/download', org.owner.token), 404);
+  });
+
+  it('archives a version that is neither current nor used by an unfinished run, dropping its bytes', async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org);
+    const ws = await createWorkspace(ctx, org, project.id);
+    const reader = await ctx.member(org);
+    await grant(ctx, org, reader.teamId, project.id, 'read');
+    const upload = async () => {
+      const cv = await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, cvBody());
+      assert.equal((await put(cv.body.data.attributes['upload-url'], TARBALL)).statusCode, 200);
+      return cv.body.data.id as string;
+    };
+    const first = await upload();
+    const archive = (id: string, token: string | null = org.owner.token) => ctx.post(`/api/v2/configuration-versions/${id}/actions/archive`, token, {});
+    // The workspace's current version stays, as in TFE (go-tfe matches these words).
+    const current = await archive(first);
+    assertError(current, 409);
+    assert.equal(current.body.errors[0].title, 'transition not allowed');
+    assert.equal(current.body.errors[0].detail, 'configuration could not be archived because it is current');
+
+    const second = await upload();
+    const run = await ctx.post('/api/v2/runs', org.owner.token, {
+      data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: ws.id } }, 'configuration-version': { data: { type: 'configuration-versions', id: first } } } },
+    });
+    assertStatus(run, 201);
+    await upload();
+    // A run that has not ended still needs its files.
+    assertError(await archive(first), 409);
+    assertStatus(await ctx.post(`/api/v2/runs/${run.body.data.id}/actions/cancel`, org.owner.token, {}), 202);
+    assertStatus(await archive(first), 202);
+
+    assertError(await archive(second, reader.token), 403);
+    assertError(await archive(second, null), 401);
+    assertError(await archive('cv-doesnotexist000000'), 404);
+    assertStatus(await archive(second), 202);
+    const shown = await ctx.get(`/api/v2/configuration-versions/${second}`, org.owner.token);
+    assert.equal(shown.body.data.attributes.status, 'archived');
+    assert.match(shown.body.data.attributes['status-timestamps']['archived-at'], /Z$/);
+    const row = await ctx.database.db.selectFrom('configuration_versions').select(['archive']).where('id', '=', second).executeTakeFirstOrThrow();
+    assert.equal(row.archive, null);
+    assertError(await ctx.get(`/api/v2/configuration-versions/${second}/download`, org.owner.token), 404);
+    const again = await archive(second);
+    assertError(again, 409);
+    assert.equal(again.body.errors[0].detail, 'configuration could not be archived because it is archived');
+  });
 });

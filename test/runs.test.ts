@@ -155,6 +155,22 @@ suite('runs', (ctx) => {
     assert.equal(orgRuns.body.meta.pagination['total-count'], 2);
   });
 
+  it('a canceled run shows when TFE would offer force-cancel; force-cancel takes a running run', async () => {
+    const { org, ws, cv } = await setup();
+    await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    const pending = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    assert.equal(pending.body.data.attributes['force-cancel-available-at'], null);
+    assert.equal(pending.body.data.attributes.actions['is-force-cancelable'], false);
+    assert.equal(pending.body.data.attributes.permissions['can-force-cancel'], true);
+    assertStatus(await ctx.post(`/api/v2/runs/${pending.body.data.id}/actions/cancel`, org.owner.token, {}), 202);
+    const canceled = (await ctx.get(`/api/v2/runs/${pending.body.data.id}`, org.owner.token)).body.data.attributes;
+    assert.equal(canceled.status, 'canceled');
+    assert.equal(Date.parse(canceled['force-cancel-available-at']) - Date.parse(canceled['canceled-at']), 10_000);
+    // Nothing is left to force on a run that has ended.
+    assertError(await ctx.post(`/api/v2/runs/${pending.body.data.id}/actions/force-cancel`, org.owner.token, {}), 409);
+    assertError(await ctx.post('/api/v2/runs/run-doesnotexist0000/actions/force-cancel', org.owner.token, {}), 404);
+  });
+
   it("site admins list every run and force-cancel any unfinished one; the admin API does not exist for others", async () => {
     const { org, ws, cv } = await setup();
     const first = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));

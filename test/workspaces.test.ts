@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
+import { createStateVersion } from './helpers/state.ts';
 import { createProject, createWorkspace, grant, memberWithAccess, projectBody, workspaceBody } from './helpers/projects.ts';
 
 const wsBody = (attributes: Record<string, unknown>) => ({ data: { type: 'workspaces', attributes } });
@@ -77,9 +78,11 @@ suite('workspaces', (ctx) => {
     for (const name of ['web-b', 'web-a', 'api', 'Web-c']) await createWorkspace(ctx, org, name === 'api' ? p.id : undefined, { name });
     const get = (q: string) => ctx.get(`/api/v2/organizations/${org.name}/workspaces${q}`, org.owner.token);
     const names = (res: any) => res.body.data.map((w: any) => w.attributes.name);
-    assert.deepEqual(names(await get('')), ['api', 'web-a', 'web-b', 'Web-c']);
+    // Without `sort`, creation order (TFE: "arbitrary but stable"; go-tfe's tests read the first created first).
+    assert.deepEqual(names(await get('')), ['web-b', 'web-a', 'api', 'Web-c']);
+    assert.deepEqual(names(await get('?sort=name')), ['api', 'web-a', 'web-b', 'Web-c']);
     assert.deepEqual(names(await get('?sort=-name')), ['Web-c', 'web-b', 'web-a', 'api']);
-    assert.deepEqual(names(await get('?search[name]=WEB')), ['web-a', 'web-b', 'Web-c']);
+    assert.deepEqual(names(await get('?search[name]=WEB&sort=name')), ['web-a', 'web-b', 'Web-c']);
     assert.deepEqual(names(await get(`?filter[project][id]=${p.id}`)), ['api']);
     assert.deepEqual(names(await get(`?filter[project][id]=${org.defaultProjectId}&search[name]=c`)), ['Web-c']);
     const page = await get('?page[size]=3&page[number]=2');
@@ -87,6 +90,51 @@ suite('workspaces', (ctx) => {
     assert.equal(page.body.meta.pagination['total-count'], 4);
     assertError(await get('?sort=created-at'), 400);
     assertError(await get('?page[number]=abc'), 400);
+  });
+
+  it('filters and sorts by the current run, and includes current runs and state versions', async () => {
+    const org = await ctx.organization();
+    const ws = [];
+    for (let i = 0; i < 3; i++) ws.push(await createWorkspace(ctx, org));
+    const run = async (id: string) => {
+      const cv = await ctx.post(`/api/v2/workspaces/${id}/configuration-versions`, org.owner.token, { data: { type: 'configuration-versions' } });
+      const put = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: Buffer.from([0x1f, 0x8b, 8, 0]) });
+      assert.equal(put.statusCode, 200);
+      const r = await ctx.post('/api/v2/runs', org.owner.token, {
+        data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id } }, 'configuration-version': { data: { type: 'configuration-versions', id: cv.body.data.id } } } },
+      });
+      assertStatus(r, 201);
+      return r.body.data.id as string;
+    };
+    const r2 = await run(ws[2]!.id);
+    const r0 = await run(ws[0]!.id);
+    const get = (q: string) => ctx.get(`/api/v2/organizations/${org.name}/workspaces${q}`, org.owner.token);
+    const ids = (res: any) => res.body.data.map((w: any) => w.id);
+    const sorted = await get('?sort=current-run.created-at&include=current_run');
+    assertStatus(sorted, 200);
+    // Workspaces without a current run come last either way.
+    assert.deepEqual(ids(sorted), [ws[2]!.id, ws[0]!.id, ws[1]!.id]);
+    assert.deepEqual(sorted.body.included.map((r: any) => r.id).sort(), [r0, r2].sort());
+    assert.equal(sorted.body.data[0].relationships['current-run'].data.id, r2);
+    assert.deepEqual(ids(await get('?sort=-current-run.created-at')), [ws[0]!.id, ws[2]!.id, ws[1]!.id]);
+    assert.deepEqual(ids(await get('?filter[current-run][status]=plan_queued')), [ws[0]!.id, ws[2]!.id]);
+    assert.deepEqual(ids(await get('?filter[current-run][status]=applied,unknown')), []);
+    // No state yet: the relationship is empty and nothing is included.
+    const states = await get('?include=current-state-version');
+    assert.equal(states.body.data[0].relationships['current-state-version'].data, null);
+    assert.equal(states.body.included, undefined);
+    const sv = await createStateVersion(ctx, ws[1]!.id, org.owner.token);
+    const withState = await get('?include=current-state-version,current_run');
+    assert.equal(withState.body.data[1].relationships['current-state-version'].data.id, sv.id);
+    const included = withState.body.included.filter((r: any) => r.type === 'state-versions');
+    assert.deepEqual(included.map((r: any) => r.id), [sv.id]);
+    assert.ok(included[0].attributes['hosted-state-download-url']);
+    // Only what the caller may read is included.
+    const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
+    const theirs = await ctx.get(`/api/v2/organizations/${org.name}/workspaces?include=current-state-version`, reader.token);
+    assertStatus(theirs, 200);
+    const mayRead = theirs.body.data[1].attributes.permissions['can-read-state-versions'];
+    assert.equal((theirs.body.included ?? []).length, mayRead ? 1 : 0);
   });
 
   it('updates name and description, and deletes (204) by id or by name', async () => {

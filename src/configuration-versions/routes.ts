@@ -5,6 +5,7 @@ import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
 import {
+  Archive,
   ConfigurationVersionDocument,
   ConfigurationVersionListDocument,
   ConfigurationVersionParams,
@@ -43,6 +44,24 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
       const page = parsePage(request.query);
       const { items, total } = await configurationVersions.list(request.caller, request.params.workspace_id, page);
       return { data: items.map((cv) => configurationVersionResource(cv)), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
+
+  app.get(
+    '/configuration-versions/:configuration_version_id/download',
+    { schema: { summary: "Download an uploaded configuration version's tarball", tags, params: ConfigurationVersionParams, response: responses({ 200: Archive }) } },
+    async (request, reply) => {
+      const bytes = await configurationVersions.download(request.caller, request.params.configuration_version_id);
+      return reply.code(200).type('application/octet-stream').send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    },
+  );
+
+  app.post(
+    '/configuration-versions/:configuration_version_id/actions/archive',
+    { schema: { summary: 'Archive a configuration version (its tarball is dropped); never the current one', tags, params: ConfigurationVersionParams, response: responses({ 202: NoContent }) } },
+    async (request, reply) => {
+      await configurationVersions.archiveVersion(request.caller, request.params.configuration_version_id);
+      return reply.code(202).send();
     },
   );
 

@@ -30,7 +30,7 @@ export const ConfigurationVersionResource = Resource('ConfigurationVersion', 'co
     speculative: Type.Boolean(),
     provisional: Type.Boolean(),
     status: Type.Unsafe<string>(Type.Enum(['pending', 'uploaded', 'errored', 'archived'])),
-    'status-timestamps': Open({ 'uploaded-at': Type.Optional(Timestamp) }),
+    'status-timestamps': Open({ 'uploaded-at': Type.Optional(Timestamp), 'archived-at': Type.Optional(Timestamp) }),
     'upload-url': StringOrNull({ description: 'where to PUT the tarball, with no token: only in the answer that creates the version, null ever after' }),
     'created-at': Timestamp,
   },
@@ -42,3 +42,5 @@ export const ConfigurationVersionResource = Resource('ConfigurationVersion', 'co
 
 export const ConfigurationVersionDocument = Document(ConfigurationVersionResource, 'The configuration version');
 export const ConfigurationVersionListDocument = ListDocument(ConfigurationVersionResource, "A page of the workspace's configuration versions, newest first");
+
+export const Archive = Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The tar.gz as uploaded' });

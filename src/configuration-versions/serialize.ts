@@ -17,7 +17,7 @@ export function configurationVersionResource(cv: ConfigurationVersion, uploadUrl
       speculative: cv.speculative,
       provisional: cv.provisional,
       status: cv.status,
-      'status-timestamps': cv.uploadedAt ? { 'uploaded-at': cv.uploadedAt } : {},
+      'status-timestamps': { ...(cv.uploadedAt ? { 'uploaded-at': cv.uploadedAt } : {}), ...(cv.archivedAt ? { 'archived-at': cv.archivedAt } : {}) },
       'upload-url': uploadUrl,
       'created-at': cv.createdAt,
     },

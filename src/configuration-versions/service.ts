@@ -37,6 +37,10 @@ export function createConfigurationVersionsService(deps: { database: Database; w
 
   const keyring = () => loadedKeyring(deps.keyring);
 
+  // Registered by the runs domain (which builds on this one): whether an unfinished run still
+  // needs a version's archive, so that archiving it cannot pull the files from under a job.
+  let inUse: (q: Queryable, id: string) => Promise<boolean> = async () => false;
+
   /**
    * The upload URL's last segment, `<version id>.<credential>`: the URL must name its version,
    * and the archivist path has one segment for it (the request log redacts all of it).
@@ -85,6 +89,7 @@ export function createConfigurationVersionsService(deps: { database: Database; w
         archiveSize: null,
         createdAt: at,
         uploadedAt: null,
+        archivedAt: null,
       };
       await store.insertConfigurationVersion(db, cv);
       return { cv, uploadObject: uploadObject(cv.id) };
@@ -95,6 +100,37 @@ export function createConfigurationVersionsService(deps: { database: Database; w
     async list(caller: Caller, workspaceId: string, page: Page) {
       const found = await deps.workspaces.find(caller, { id: workspaceId });
       return store.listConfigurationVersions(db, found.workspace.id, page);
+    },
+
+    useInUseCheck(check: (q: Queryable, id: string) => Promise<boolean>): void {
+      inUse = check;
+    },
+
+    /** The uploaded archive's bytes, for a caller who may read the workspace; 404 unless uploaded (as TFE). */
+    async download(caller: Caller, id: string): Promise<Uint8Array> {
+      const { cv } = await find(caller, id);
+      const bytes = cv.status === 'uploaded' ? await store.findArchive(db, cv.id) : undefined;
+      if (!bytes) throw errors.notFound();
+      return bytes;
+    },
+
+    /**
+     * Archives an uploaded version (its bytes are dropped), as TFE: never the workspace's
+     * current version, nor one an unfinished run still uses.
+     */
+    async archiveVersion(caller: Caller, id: string): Promise<void> {
+      const { cv, found } = await find(caller, id);
+      authorize(found, 'queue-run');
+      const refused = (detail: string) => errors.conflict(detail, 'transition not allowed');
+      await deps.database.transaction(async (trx) => {
+        if (cv.status !== 'uploaded') throw refused(`configuration could not be archived because it is ${cv.status}`);
+        if (await inUse(trx, cv.id)) throw refused('configuration could not be archived because a run that has not finished uses it');
+        if (!(await store.archiveVersion(trx, cv.id, now()))) {
+          const fresh = await store.findConfigurationVersion(trx, cv.id);
+          if (!fresh) throw errors.notFound();
+          throw refused(fresh.status === 'uploaded' ? 'configuration could not be archived because it is current' : `configuration could not be archived because it is ${fresh.status}`);
+        }
+      });
     },
 
     /** For the route, to refuse a bad URL before its body is read. */

@@ -17,6 +17,7 @@ export interface ConfigurationVersion {
   archiveSize: number | null;
   createdAt: string;
   uploadedAt: string | null;
+  archivedAt: string | null;
 }
 
 const CONFIGURATION_VERSIONS = columns<ConfigurationVersionsTable, ConfigurationVersion>({
@@ -30,6 +31,7 @@ const CONFIGURATION_VERSIONS = columns<ConfigurationVersionsTable, Configuration
   archiveSize: 'archive_size',
   createdAt: 'created_at',
   uploadedAt: 'uploaded_at',
+  archivedAt: 'archived_at',
 });
 
 /** Every column but the archive. */
@@ -44,6 +46,7 @@ const LISTED = [
   'archive_size',
   'created_at',
   'uploaded_at',
+  'archived_at',
 ] as const;
 
 export async function insertConfigurationVersion(q: Queryable, cv: ConfigurationVersion): Promise<void> {
@@ -120,4 +123,35 @@ export async function listConfigurationVersions(q: Queryable, workspaceId: strin
 export async function findArchive(q: Queryable, id: string): Promise<Uint8Array | undefined> {
   const r = await q.selectFrom('configuration_versions').select('archive').where('id', '=', id).executeTakeFirst();
   return r?.archive ?? undefined;
+}
+
+/**
+ * Archives an uploaded version that is not its workspace's current one: its archive is dropped.
+ * The test and the write are one statement. Returns whether it was archived.
+ */
+export async function archiveVersion(q: Queryable, id: string, at: string): Promise<boolean> {
+  const r = await q
+    .updateTable('configuration_versions')
+    .set({ status: 'archived', archive: null, archived_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'uploaded')
+    .where((eb) =>
+      eb(
+        'id',
+        '!=',
+        // A workspace with no current version (only provisional ones) has nothing to protect.
+        eb.fn.coalesce(
+          eb
+            .selectFrom('configuration_versions as newest')
+            .select('newest.id')
+            .whereRef('newest.workspace_id', '=', 'configuration_versions.workspace_id')
+            .where('newest.provisional', '=', false)
+            .orderBy('newest.seq', 'desc')
+            .limit(1),
+          eb.val(''),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

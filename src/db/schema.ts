@@ -162,6 +162,8 @@ export interface WorkspacesTable {
   /** The workspace's own mode; null follows the organization's default. */
   execution_mode: string | null;
   agent_pool_id: string | null;
+  /** Creation order, handed out by the database (db/creation-order.ts); the site-admin list orders by it. */
+  seq: Generated<number>;
 }
 
 /** A workspace (`consumer_id`) allowed to read another's state. */
@@ -425,6 +427,8 @@ export interface ConfigurationVersionsTable {
   archive_size: number | null;
   created_at: string;
   uploaded_at: string | null;
+  /** When it was archived (its archive dropped); null while it is not. */
+  archived_at: Generated<string | null>;
   /** Creation order, handed out by the database (db/creation-order.ts); lists order by it. */
   seq: Generated<number>;
 }

@@ -29,7 +29,8 @@ export const errors = {
   forbidden: (detail?: string) => one(403, 'forbidden', detail),
   /** Same body whether the thing is absent or hidden from the caller: no enumeration. */
   notFound: () => one(404, 'not found'),
-  conflict: (detail: string) => one(409, 'conflict', detail),
+  /** `title`: the words of TFE's own refusal where clients match it (`transition not allowed`). */
+  conflict: (detail: string, title = 'conflict') => one(409, title, detail),
   preconditionFailed: (detail: string) => one(412, 'precondition failed', detail),
   payloadTooLarge: (limitBytes = 1024 * 1024) => one(413, 'payload too large', `The request body is larger than ${limitBytes / (1024 * 1024)} MiB`),
   unsupportedMediaType: (expected = 'application/vnd.api+json') =>

@@ -4,7 +4,7 @@ import { configurationVersionResource } from '../configuration-versions/serializ
 import type { JobsService } from '../jobs/service.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
-import { commaList, includes } from '../jsonapi/query.ts';
+import { commaList, includes, sortOf } from '../jsonapi/query.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
 import type { Caller } from '../auth/caller.ts';
 import { OrganizationParams } from '../organizations/schemas.ts';
@@ -13,10 +13,14 @@ import type { UsersService } from '../users/service.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
 import { workspaceResource } from '../workspaces/serialize.ts';
 import { organizationResource } from '../organizations/serialize.ts';
-import type { WorkspacesService } from '../workspaces/service.ts';
+import type { WorkspacesService, WorkspaceView } from '../workspaces/service.ts';
 import {
   ApplyDocument,
   AdminRunsQuery,
+  AdminWorkspaceDocument,
+  AdminWorkspaceListDocument,
+  AdminWorkspaceParams,
+  AdminWorkspacesQuery,
   ApplyParams,
   CommentDocument,
   CommentListDocument,
@@ -201,6 +205,46 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
   app.post('/admin/runs/:run_id/actions/force-cancel', { schema: { summary: 'End any unfinished run (site admins)', tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
     await runs.adminForceCancel(request.caller, request.params.run_id, noteOf(request.body));
     return reply.code(202).send();
+  });
+
+  // TFE's site-admin view of every workspace (site admins only; 404 for anyone else).
+  async function adminIncluded(caller: Caller, wanted: readonly string[], views: readonly WorkspaceView[]) {
+    const out: unknown[] = [];
+    if (wanted.includes('organization')) {
+      const seen = new Set<string>();
+      for (const view of views) {
+        if (seen.has(view.organizationName)) continue;
+        seen.add(view.organizationName);
+        out.push(organizationResource(await deps.workspaces.includedOrganization(view)));
+      }
+    }
+    if (wanted.includes('current_run')) {
+      const ids = views.flatMap((v) => (v.runs.current ? [v.runs.current] : []));
+      if (ids.length) out.push(...(await runs.adminViews(caller, ids)).map((v) => runResource(v, context())));
+    }
+    return out.length ? { included: out } : {};
+  }
+
+  app.get('/admin/workspaces', { schema: { summary: 'List every workspace (site admins)', tags, querystring: AdminWorkspacesQuery, response: responses({ 200: AdminWorkspaceListDocument }) } }, async (request) => {
+    const page = parsePage(request.query);
+    const wanted = includes(request.query.include, ['organization', 'current_run']);
+    const statuses = commaList(request.query['filter[current_run][status]'], 'filter[current_run][status]');
+    const sort = sortOf(request.query.sort);
+    const { items, total } = await runs.adminWorkspaces(request.caller, page, {
+      query: request.query.q || undefined,
+      ...(statuses ? { statuses: statuses.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-')) } : {}),
+      ...(sort ? { sort } : {}),
+    });
+    return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(await adminIncluded(request.caller, wanted, items)) };
+  });
+
+  app.get('/admin/workspaces/:workspace_id', { schema: { summary: 'Show any workspace (site admins)', tags, params: AdminWorkspaceParams, response: responses({ 200: AdminWorkspaceDocument }) } }, async (request) => {
+    return { data: workspaceResource(await deps.workspaces.adminShow(request.caller, request.params.workspace_id)) };
+  });
+
+  app.delete('/admin/workspaces/:workspace_id', { schema: { summary: 'Delete any workspace (site admins)', tags, params: AdminWorkspaceParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await deps.workspaces.adminDestroy(request.caller, request.params.workspace_id);
+    return reply.code(204).send();
   });
 
   app.get('/runs/:run_id/run-events', { schema: { summary: "A run's events", tags, params: RunParams, querystring: RunEventsQuery, response: responses({ 200: RunEventListDocument }) } }, async (request) => {

@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { Document, Flags, Linkage, IntegerOrNull, ListDocument, Open, Resource, StringOrNull, Timestamp, ToMany, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
 import { RUN_STATUSES } from './statuses.ts';
+import { SortParam } from '../jsonapi/query.ts';
+import { WorkspaceResource } from '../workspaces/schemas.ts';
 
 export const RunParams = Type.Object({ run_id: Type.String() });
 export const PlanParams = Type.Object({ plan_id: Type.String() });
@@ -157,3 +159,14 @@ export const CommentResource = Resource('Comment', 'comments', {
 });
 export const CommentDocument = Document(CommentResource, 'The comment');
 export const CommentListDocument = ListDocument(CommentResource, "The run's comments, oldest first");
+
+export const AdminWorkspacesQuery = Type.Object({
+  ...PageParams,
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'part of the name (any case), or the id' })),
+  include: Type.Optional(Type.String({ description: 'Comma-separated: organization, current_run' })),
+  'filter[current_run][status]': Type.Optional(Type.String({ description: 'Comma-separated run statuses of the current run' })),
+  sort: SortParam(['name', 'current-run.created-at']),
+});
+export const AdminWorkspaceParams = Type.Object({ workspace_id: Type.String() });
+export const AdminWorkspaceDocument = Document(WorkspaceResource, 'The workspace', Type.Unknown());
+export const AdminWorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of every organization\'s workspaces', { included: Type.Unknown() });

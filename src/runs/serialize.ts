@@ -8,6 +8,13 @@ export interface RunSerializeContext {
   terraformVersion: string;
 }
 
+/**
+ * Seconds after a cancel when TFE would offer force-cancel. Hangar's cancel interrupts terraform
+ * and ends the run at once, so nothing is left to force; the time is shown as TFE shows it
+ * (go-tfe's TestRunsForceCancel waits for it after a cancel).
+ */
+export const FORCE_CANCEL_COOLDOWN_SECONDS = 10;
+
 /** A `runs` resource. */
 export function runResource({ run, plan, apply, may, commentIds }: RunView, context: RunSerializeContext) {
   const rule = RUN_LIFECYCLE[run.status];
@@ -27,7 +34,9 @@ export function runResource({ run, plan, apply, may, commentIds }: RunView, cont
       'auto-apply': run.autoApply,
       'canceled-at': canceledAt,
       'created-at': run.createdAt,
-      'force-cancel-available-at': null,
+      'force-cancel-available-at': run.statusTimestamps['canceled-at']
+        ? new Date(Date.parse(run.statusTimestamps['canceled-at']) + FORCE_CANCEL_COOLDOWN_SECONDS * 1000).toISOString()
+        : null,
       'has-changes': run.hasChanges,
       'is-destroy': run.isDestroy,
       message: run.message,

@@ -13,7 +13,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
-import { effectiveExecution, type FoundWorkspace, type WorkspacesService } from '../workspaces/service.ts';
+import { effectiveExecution, type FoundWorkspace, type WorkspacesService, type WorkspaceView } from '../workspaces/service.ts';
 import { RUN_LIFECYCLE, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
 import type { Comment, Run, RunEvent, RunVariableInput } from './store.ts';
@@ -81,6 +81,9 @@ export function createRunsService(deps: {
   const db = database.db;
   // Every view of a workspace names its current run and counts its runs (go-tfe reads both).
   deps.workspaces.useRunSummaryReader((q, ids) => store.runSummaries(q, ids));
+  deps.workspaces.useCurrentRunColumn(store.currentRunColumn);
+  // A configuration version an unfinished run still needs is not archived from under it.
+  deps.configurationVersions.useInUseCheck((q, id) => store.unfinishedRunUses(q, id));
 
   const permissionsOf = (found: FoundWorkspace): RunPermissions => ({ queue: can(found, 'queue-run'), apply: can(found, 'apply-run') });
 
@@ -237,6 +240,16 @@ export function createRunsService(deps: {
       return (await viewsOf(db, [run], may(found)))[0]!;
     },
 
+    /** The current runs of workspaces the caller was shown (for `include=`): three queries however many there are. */
+    async currentOfViews(shown: readonly WorkspaceView[]): Promise<RunView[]> {
+      const byWorkspace = new Map(shown.map((v) => [v.workspace.id, v]));
+      const runs = await store.findRuns(db, shown.flatMap((v) => (v.runs.current ? [v.runs.current] : [])));
+      return viewsOf(db, runs, (run) => {
+        const p = byWorkspace.get(run.workspaceId)!.permissions;
+        return { queue: p['can-queue-run'], apply: p['can-queue-apply'] };
+      });
+    },
+
     /** Runs by id for `include=` of another resource the caller was shown. */
     async views(runIds: readonly string[], permissions: RunPermissions): Promise<RunView[]> {
       return viewsOf(db, await store.findRuns(db, runIds), () => permissions);
@@ -284,6 +297,26 @@ export function createRunsService(deps: {
       authorize({ principal: caller.principal }, 'administer-site');
       const { items, total } = await store.listRuns(db, filter, page);
       return { items: await viewsOf(db, items, () => ({ queue: true, apply: true })), total };
+    },
+
+    /**
+     * Every organization's workspaces for a site admin (TFE's `/admin/workspaces`), filtered by
+     * their current run's status and sorted by name or their current run's creation.
+     */
+    async adminWorkspaces(caller: Caller, page: Page, f: { query?: string; statuses?: readonly string[]; sort?: { field: 'name' | 'current-run.created-at'; descending: boolean } }) {
+      const statuses = f.statuses;
+      return deps.workspaces.listAll(caller, {
+        ...(f.query ? { query: f.query } : {}),
+        ...(statuses ? { where: (eb) => eb(store.currentRunColumn(eb, 'status'), 'in', [...statuses]) } : {}),
+        ...(f.sort ? { order: f.sort.field === 'name' ? { by: 'name' } : { by: 'expression', expression: (eb) => store.currentRunColumn(eb, 'created_at') } } : {}),
+        descending: f.sort?.descending ?? false,
+      }, page);
+    },
+
+    /** Runs by id for a site admin (the current runs of `/admin/workspaces`); 404 for anyone else. */
+    async adminViews(caller: Caller, ids: readonly string[]) {
+      authorize({ principal: caller.principal }, 'administer-site');
+      return viewsOf(db, await store.findRuns(db, ids), () => ({ queue: true, apply: true }));
     },
 
     /** A site admin ends any run that has not ended (TFE's admin force-cancel). */

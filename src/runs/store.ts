@@ -1,11 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { containsInsensitive } from '../db/sql.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
-import type { RunsTable } from '../db/schema.ts';
+import type { RunsTable, Schema } from '../db/schema.ts';
 import type { RowFilter } from '../db/filter.ts';
-import { sourcesOf, type RunStatus } from './statuses.ts';
+import { RUN_STATUSES, isFinal, sourcesOf, type RunStatus } from './statuses.ts';
 
 export type { RunStatus };
 
@@ -242,6 +242,20 @@ export async function listRuns(q: Queryable, where: RunWhere, page: Window) {
   return listWithTotal(base, base.selectAll('runs').orderBy('runs.seq', 'desc'), page, RUNS.read);
 }
 
+/**
+ * A column of each workspace's current run (its newest that is not speculative, as
+ * `runSummaries` has it), for filtering and ordering workspaces; `runs_workspace_seq` serves it.
+ */
+export function currentRunColumn(eb: ExpressionBuilder<Schema, 'workspaces'>, column: 'status' | 'created_at') {
+  return eb
+    .selectFrom('runs')
+    .select(column === 'status' ? 'runs.status' : 'runs.created_at')
+    .whereRef('runs.workspace_id', '=', 'workspaces.id')
+    .where('runs.speculative', '=', false)
+    .orderBy('runs.seq', 'desc')
+    .limit(1);
+}
+
 /** How many runs each workspace has had (for `runs-count`), and its newest (for `current-run`). */
 export async function runSummaries(q: Queryable, workspaceIds: readonly string[]): Promise<Map<string, { count: number; current: string | null }>> {
   if (workspaceIds.length === 0) return new Map();
@@ -341,4 +355,18 @@ export async function commentsOf(q: Queryable, runIds: readonly string[]): Promi
 export async function findComments(q: Queryable, ids: readonly string[]): Promise<Comment[]> {
   if (ids.length === 0) return [];
   return (await q.selectFrom('comments').selectAll().where('id', 'in', [...ids]).execute()).map(readComment);
+}
+
+const UNFINISHED = RUN_STATUSES.filter((s) => !isFinal(s));
+
+/** Whether a run that has not ended uses this configuration version (`runs_configuration_version`). */
+export async function unfinishedRunUses(q: Queryable, configurationVersionId: string): Promise<boolean> {
+  const r = await q
+    .selectFrom('runs')
+    .select('id')
+    .where('configuration_version_id', '=', configurationVersionId)
+    .where('status', 'in', UNFINISHED)
+    .limit(1)
+    .executeTakeFirst();
+  return r !== undefined;
 }

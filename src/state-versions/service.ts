@@ -18,7 +18,7 @@ import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import { now } from '../time.ts';
 import { holderOf, type WorkspaceLocksService } from '../workspace-locks/service.ts';
-import type { FoundWorkspace, WorkspacesService } from '../workspaces/service.ts';
+import type { FoundWorkspace, WorkspacesService, WorkspaceView } from '../workspaces/service.ts';
 import * as store from './store.ts';
 import type { StateOutput, StateVersion } from './store.ts';
 
@@ -176,7 +176,7 @@ export function createStateVersionsService(deps: {
   workspaces.useResourceCountReader(async (q, ids) => {
     const current = await store.currentVersions(q, ids);
     return new Map(
-      [...current].map(([id, v]) => [id, v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0]),
+      [...current].map(([id, v]) => [id, { count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0, currentStateVersion: v.id }]),
     );
   });
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
@@ -387,6 +387,16 @@ export function createStateVersionsService(deps: {
     async show(caller: Caller, id: string): Promise<StateVersionView> {
       const { version } = await versionFor(caller, id, 'read-state');
       return (await views([version]))[0]!;
+    },
+
+    /**
+     * The current state versions of workspaces the caller was shown (for `include=`), of those
+     * whose state it may read: three queries however many there are.
+     */
+    async currentOfViews(shown: readonly WorkspaceView[]): Promise<StateVersionView[]> {
+      const ids = shown.filter((v) => v.currentStateVersionId && v.permissions['can-read-state-versions']).map((v) => v.workspace.id);
+      if (ids.length === 0) return [];
+      return views([...(await store.currentVersions(db, ids)).values()]);
     },
 
     async current(caller: Caller, workspaceId: string): Promise<StateVersionView> {

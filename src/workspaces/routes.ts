@@ -4,7 +4,11 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { commaList, includes, sortOf } from '../jsonapi/query.ts';
 import type { StateVersionsService } from '../state-versions/service.ts';
-import { workspaceOutputResource } from '../state-versions/serialize.ts';
+import { stateVersionResource, workspaceOutputResource } from '../state-versions/serialize.ts';
+import type { RunsService } from '../runs/service.ts';
+import { runResource } from '../runs/serialize.ts';
+import { RUN_STATUSES } from '../runs/statuses.ts';
+import type { FastifyRequest } from 'fastify';
 import { OrganizationParams } from '../organizations/schemas.ts';
 import { organizationResource } from '../organizations/serialize.ts';
 import { tagChangeOf, taggedFilter } from '../tags/schemas.ts';
@@ -65,13 +69,18 @@ const tags = ['Workspaces'];
 
 export async function workspacesRoutes(
   app: Api,
-  { workspaces, stateVersions }: { workspaces: WorkspacesService; stateVersions: StateVersionsService },
+  { workspaces, stateVersions, runs, terraformVersion }: { workspaces: WorkspacesService; stateVersions: StateVersionsService; runs: RunsService; terraformVersion: () => string },
 ): Promise<void> {
   /** `included` for the views (all of one organization), as `include` asked. */
-  async function included(wanted: readonly string[], views: readonly WorkspaceView[]) {
+  async function included(wanted: readonly string[], views: readonly WorkspaceView[], request?: FastifyRequest) {
     const out: unknown[] = [];
     if (wanted.includes('organization') && views.length > 0) out.push(organizationResource(await workspaces.includedOrganization(views[0]!)));
     if (wanted.includes('effective_tag_bindings')) out.push(...includedBindings(views.map((v) => v.tags.effective)));
+    if (wanted.includes('current_run')) out.push(...(await runs.currentOfViews(views)).map((r) => runResource(r, { terraformVersion: terraformVersion() })));
+    if (request && wanted.includes('current-state-version')) {
+      const origin = absoluteUrl(request, app.config.baseUrl).origin;
+      out.push(...(await stateVersions.currentOfViews(views)).map((sv) => stateVersionResource(sv, origin)));
+    }
     return out.length ? { included: out } : {};
   }
 
@@ -97,6 +106,8 @@ export async function workspacesRoutes(
       const query = request.query;
       const page = parsePage(query);
       const wanted = includes(query.include, WORKSPACE_INCLUDES);
+      // A status Hangar does not know matches nothing.
+      const statuses = commaList(query['filter[current-run][status]'], 'filter[current-run][status]')?.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-'));
       const tagQuery = {
         all: [...taggedFilter(query), ...(commaList(query['search[tags]'], 'search[tags]') ?? []).map((key) => ({ key }))],
         none: (commaList(query['search[exclude-tags]'], 'search[exclude-tags]') ?? []).map((key) => ({ key })),
@@ -108,11 +119,13 @@ export async function workspacesRoutes(
         projectId: query['filter[project][id]'],
         descending: sortOf(query.sort)?.descending ?? false,
         tags: tagQuery,
+        ...(query.sort ? { sort: sortOf(query.sort)!.field } : {}),
+        ...(statuses ? { currentRunStatuses: statuses } : {}),
       };
       const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
       return {
         data: items.map(workspaceResource),
-        ...(await included(wanted, items)),
+        ...(await included(wanted, items, request)),
         ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
       };
     },
@@ -133,7 +146,7 @@ export async function workspacesRoutes(
         const wanted = includes(request.query.include, WORKSPACE_INCLUDES);
         const view = await workspaces.show(request.caller, refOf(request.params), { effective: wanted.includes('effective_tag_bindings') });
         const data = workspaceResource(view);
-        const { included: others = [] } = await included(wanted, [view]);
+        const { included: others = [] } = await included(wanted, [view], request);
         if (!wanted.includes('outputs')) return { data, ...(others.length ? { included: others } : {}) };
         // The current state's outputs, sensitive values null (state-versions owns them).
         const outputs = (await stateVersions.visibleCurrentOutputs(request.caller, data.id)).map(workspaceOutputResource);

@@ -21,7 +21,8 @@ export const ListWorkspacesQuery = Type.Object({
   // `filter[tagged][i][key|value]` is read by the route (its keys are numbered).
   'search[tags]': Type.Optional(Type.String({ description: 'a comma-separated list of at most 100 values' })),
   'search[exclude-tags]': Type.Optional(Type.String({ description: 'a comma-separated list of at most 100 values' })),
-  sort: SortParam(['name']),
+  'filter[current-run][status]': Type.Optional(Type.String({ description: 'Comma-separated run statuses of the current run' })),
+  sort: SortParam(['name', 'current-run.created-at']),
 });
 
 /** go-tfe's include values for a workspace; only `outputs` adds anything (the current state's outputs). */
@@ -192,8 +193,9 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
       { description: 'its newest configuration version that is not provisional; null before it has one' },
     ),
     'remote-state-consumers': RelatedLink,
-    'current-run': Open({ data: ToOneOrNone('runs').properties.data }, { description: 'its newest run that is not speculative; null before it has one' }),
-    'latest-run': Open({ data: ToOneOrNone('runs').properties.data }),
+    'current-run': Open({ data: ToOneOrNone('runs').properties.data, links: Type.Optional(Open({ related: Type.String() })) }, { description: 'its newest run that is not speculative; null before it has one' }),
+    'latest-run': Open({ data: ToOneOrNone('runs').properties.data, links: Type.Optional(Open({ related: Type.String() })) }),
+    'current-state-version': Open({ data: ToOneOrNone('state-versions').properties.data, links: Type.Optional(Open({ related: Type.String() })) }),
     'locked-by': Type.Optional(
       Open(
         { data: Open({ id: Type.String(), type: Type.String({ enum: ['users', 'teams', 'runs'] }) }), links: Open({ related: Type.String() }) },
@@ -211,7 +213,8 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
 });
 
 /** What a workspace document may include: its organization, its effective tag bindings, its outputs. */
-const WorkspaceIncluded = Type.Union([OrganizationResource, EffectiveTagBindingResource, WorkspaceOutputResource]);
+// Runs and state versions included (current_run, current_state_version) are their domains' resources.
+const WorkspaceIncluded = Type.Union([OrganizationResource, EffectiveTagBindingResource, WorkspaceOutputResource, Type.Unknown()]);
 export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace', WorkspaceIncluded);
 export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see', { included: WorkspaceIncluded });
 export const RemoteStateConsumersDocument = ListDocument(WorkspaceResource, 'A page of the workspaces that may read the workspace\'s state, of those the caller can see');

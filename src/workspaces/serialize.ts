@@ -56,6 +56,7 @@ export function workspaceResource(v: WorkspaceView) {
       'current-configuration-version': current ? { data: { id: current, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${current}` } } : { data: null },
       'current-run': runs.current ? toOne('runs', runs.current) : { data: null },
       'latest-run': runs.current ? toOne('runs', runs.current) : { data: null },
+      'current-state-version': v.currentStateVersionId ? toOne('state-versions', v.currentStateVersionId) : { data: null },
       'remote-state-consumers': { links: { related: `/api/v2/workspaces/${w.id}/relationships/remote-state-consumers` } },
       // Only while locked: go-tfe reads an absent relationship as "nobody" (LockedBy nil).
       ...(lock ? { 'locked-by': toOne(lock.holderType, lock.holderId) } : {}),

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { Expression, ExpressionBuilder, Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import { authorize, can, denied, type ActionOn, type ProjectSubject } from '../auth/authorize.ts';
 import type { Standing } from '../auth/organization.ts';
@@ -98,7 +98,9 @@ export type VariableIdsReader = (q: Queryable, workspaceIds: readonly string[]) 
 export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
 /** Workspace id → how many runs it has had and its newest non-speculative one. */
 /** Workspace id → how many resources its current state manages. */
-export type ResourceCountReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, number>>;
+export type ResourceCountReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, { count: number; currentStateVersion: string }>>;
+/** A column of each workspace's current run, as a correlated subquery (the runs domain builds it). */
+export type CurrentRunColumn = (eb: ExpressionBuilder<Schema, 'workspaces'>, column: 'status' | 'created_at') => Expression<unknown>;
 export type RunSummaryReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, { count: number; current: string | null }>>;
 
 export interface WorkspaceView {
@@ -114,6 +116,8 @@ export interface WorkspaceView {
   currentConfigurationVersionId: string | null;
   runs: { count: number; current: string | null };
   resourceCount: number;
+  /** Its current state version, if it has one. */
+  currentStateVersionId: string | null;
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
   /** The ids of its own variables (TFE's `vars` relationship). */
@@ -314,6 +318,8 @@ export function createWorkspacesService(deps: {
   let readResourceCounts: ResourceCountReader = async () => new Map();
   // Registered by the variables domain, likewise.
   let readVariableIds: VariableIdsReader = async () => new Map();
+  // Registered by the runs domain, likewise: filters and sorts by the current run.
+  let currentRunColumn: CurrentRunColumn | null = null;
 
   /**
    * The views of found workspaces: one query for all their locks, one for their current
@@ -324,7 +330,7 @@ export function createWorkspacesService(deps: {
     const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
     const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
     const runs = found.length ? await readRunSummaries(q, ids) : new Map<string, { count: number; current: string | null }>();
-    const resources = found.length ? await readResourceCounts(q, ids) : new Map<string, number>();
+    const resources = found.length ? await readResourceCounts(q, ids) : new Map<string, { count: number; currentStateVersion: string }>();
     const variables = found.length ? await readVariableIds(q, ids) : new Map<string, string[]>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
@@ -338,7 +344,8 @@ export function createWorkspacesService(deps: {
       lock: locks.get(workspace.id) ?? null,
       currentConfigurationVersionId: configurations.get(workspace.id) ?? null,
       runs: runs.get(workspace.id) ?? { count: 0, current: null },
-      resourceCount: resources.get(workspace.id) ?? 0,
+      resourceCount: resources.get(workspace.id)?.count ?? 0,
+      currentStateVersionId: resources.get(workspace.id)?.currentStateVersion ?? null,
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
       variableIds: variables.get(workspace.id) ?? [],
     }));
@@ -435,6 +442,9 @@ export function createWorkspacesService(deps: {
     useRunSummaryReader(reader: RunSummaryReader): void {
       readRunSummaries = reader;
     },
+    useCurrentRunColumn(column: CurrentRunColumn): void {
+      currentRunColumn = column;
+    },
     useResourceCountReader(reader: ResourceCountReader): void {
       readResourceCounts = reader;
     },
@@ -523,12 +533,50 @@ export function createWorkspacesService(deps: {
     show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceView> =>
       (await views([await find(caller, ref)], db, include?.effective))[0]!,
 
-    async list(caller: Caller, organizationName: string, filter: { projectId?: string; search?: string; wildcardName?: string; descending: boolean; tags?: WorkspaceTagQuery }, page: Page) {
+    async list(
+      caller: Caller,
+      organizationName: string,
+      filter: { projectId?: string; search?: string; wildcardName?: string; descending: boolean; tags?: WorkspaceTagQuery; sort?: 'name' | 'current-run.created-at'; currentRunStatuses?: readonly string[] },
+      page: Page,
+    ) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
-      const { tags, ...rest } = filter;
+      const { tags, sort, currentRunStatuses, ...rest } = filter;
+      const column = currentRunColumn;
+      const byRun: Pick<store.WorkspaceListFilter, 'currentRun' | 'order'> = {
+        ...(currentRunStatuses && column ? { currentRun: (eb) => eb(column(eb, 'status') as Expression<string>, 'in', [...currentRunStatuses]) } : {}),
+        order: sort === 'current-run.created-at' && column ? { by: 'expression', expression: (eb) => column(eb, 'created_at') } : { by: sort === 'name' ? 'name' : 'creation' },
+      };
       const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
-      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...(tagged ? { tagged } : {}) }, page);
+      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...byRun, ...(tagged ? { tagged } : {}) }, page);
       return { items: await views(await withAuthority(standing, org, items), db, tags?.effective), total };
+    },
+
+    /**
+     * Every organization's workspaces, for a site admin (TFE's `/admin/workspaces`); 404 for
+     * anyone else. Each distinct organization of the page is looked up once.
+     */
+    async listAll(caller: Caller, filter: store.AdminWorkspaceFilter, page: Page) {
+      authorize({ principal: caller.principal }, 'administer-site');
+      const { items, total } = await store.listAllWorkspaces(db, filter, page);
+      const found = new Map<string, FoundWorkspace>();
+      for (const orgId of new Set(items.map((w) => w.organizationId))) {
+        const { standing, org } = await deps.organizationLookup.findById(caller, orgId);
+        for (const f of await withAuthority(standing, org, items.filter((w) => w.organizationId === orgId))) found.set(f.workspace.id, f);
+      }
+      return { items: await views(items.map((w) => found.get(w.id)!)), total };
+    },
+
+    /** A site admin reads any workspace (TFE's `/admin/workspaces/:id`); 404 for anyone else. */
+    async adminShow(caller: Caller, id: string): Promise<WorkspaceView> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      return view(await find(caller, { id }));
+    },
+
+    /** A site admin deletes any workspace (TFE's admin delete: no safe-delete check); 404 for anyone else. */
+    async adminDestroy(caller: Caller, id: string): Promise<void> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      const found = await find(caller, { id });
+      await store.deleteWorkspace(db, found.workspace.id);
     },
 
     /**

@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import type { RowFilter } from '../db/filter.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
-import type { WorkspacesTable } from '../db/schema.ts';
+import type { Schema, WorkspacesTable } from '../db/schema.ts';
 import { containsInsensitive, matchesWildcard, supportsRowLocks } from '../db/sql.ts';
 
 import type { ExecutionMode } from '../values.ts';
@@ -193,7 +193,22 @@ export interface WorkspaceListFilter {
   wildcardName?: string;
   /** Tag filters (the tags domain builds them). */
   tagged?: RowFilter<'workspaces'>;
+  /** By the current run (the runs domain builds it). */
+  currentRun?: RowFilter<'workspaces'>;
+  /** Absent: by name. */
+  order?: WorkspaceOrder;
   descending: boolean;
+}
+
+export type WorkspaceOrder = { by: 'name' } | { by: 'creation' } | { by: 'expression'; expression: (eb: ExpressionBuilder<Schema, 'workspaces'>) => Expression<unknown> };
+
+/** Orders a list; an expression's nulls (no current run) come last either way, as TFE lists them. */
+function ordered<Q extends SelectQueryBuilder<Schema, 'workspaces', any>>(rows: Q, order: WorkspaceOrder, descending: boolean): Q {
+  const direction = descending ? 'desc' : 'asc';
+  if (order.by === 'name') return rows.orderBy(sql`lower(name)`, direction).orderBy('seq', direction) as Q;
+  if (order.by === 'creation') return rows.orderBy('seq', direction) as Q;
+  const e = order.expression;
+  return rows.orderBy((eb) => eb.case().when(e(eb), 'is', null).then(1).else(0).end()).orderBy(e, direction).orderBy('seq', direction) as Q;
 }
 
 export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page: Window) {
@@ -203,8 +218,29 @@ export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page:
   if (f.search) base = base.where(containsInsensitive('name', f.search));
   if (f.wildcardName) base = base.where(matchesWildcard('name', f.wildcardName));
   if (f.tagged) base = base.where(f.tagged);
-  const direction = f.descending ? 'desc' : 'asc';
-  return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`, direction).orderBy('id', direction), page, WORKSPACES.read);
+  if (f.currentRun) base = base.where(f.currentRun);
+  return listWithTotal(base, ordered(base.selectAll(), f.order ?? { by: 'name' }, f.descending), page, WORKSPACES.read);
+}
+
+export interface AdminWorkspaceFilter {
+  /** Case-insensitive substring of the name, or the exact id. */
+  query?: string;
+  /** A filter another domain builds (the runs domain: by the current run's status). */
+  where?: RowFilter<'workspaces'>;
+  /** An order another domain builds (the runs domain: by the current run's creation); absent: name or creation. */
+  order?: WorkspaceOrder;
+  descending: boolean;
+}
+
+/** One page of every organization's workspaces (the site admin's view). */
+export async function listAllWorkspaces(q: Queryable, f: AdminWorkspaceFilter, page: Window) {
+  let base = q.selectFrom('workspaces');
+  if (f.query) {
+    const text = f.query;
+    base = base.where((eb) => eb.or([containsInsensitive('name', text), eb('id', '=', text)]));
+  }
+  if (f.where) base = base.where(f.where);
+  return listWithTotal(base, ordered(base.selectAll(), f.order ?? { by: 'creation' }, f.descending), page, WORKSPACES.read);
 }
 
 /** The workspaces with these ids (one query), in no particular order. */

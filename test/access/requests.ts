@@ -421,6 +421,17 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/configuration-versions/:configuration_version_id': {
     make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion() } }),
   },
+  'GET /api/v2/configuration-versions/:configuration_version_id/download': {
+    make: async (w) => ({ params: { configuration_version_id: await w.freshConfigurationVersion(true) } }),
+  },
+  'POST /api/v2/configuration-versions/:configuration_version_id/actions/archive': {
+    // An uploaded version with a newer one after it: not the workspace's current version.
+    make: async (w) => {
+      const id = await w.freshConfigurationVersion(true);
+      await w.freshConfigurationVersion();
+      return { params: { configuration_version_id: id }, body: {} };
+    },
+  },
 
   // ---- runs
   'POST /api/v2/runs': {
@@ -453,6 +464,9 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/runs/:run_id/comments': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id } }) },
   'GET /api/v2/comments/:comment_id': { make: async (w) => ({ params: { comment_id: await w.comment() } }) },
   'GET /api/v2/admin/runs': { make: async (w) => (await w.run(), { query: 'include=workspace,workspace.organization' }) },
+  'GET /api/v2/admin/workspaces': { make: async (w) => (await w.run(), { query: 'include=organization,current_run&sort=-current-run.created-at&filter[current_run][status]=plan_queued' }) },
+  'GET /api/v2/admin/workspaces/:workspace_id': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
+  'DELETE /api/v2/admin/workspaces/:workspace_id': { make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id } }) },
   'POST /api/v2/admin/runs/:run_id/actions/force-cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
   'GET /api/v2/plans/:plan_id': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
   'GET /api/v2/applies/:apply_id': { make: async (w) => ({ params: { apply_id: (await w.plannedRun()).applyId } }) },
