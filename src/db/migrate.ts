@@ -25,6 +25,7 @@ import * as runExecution from './migrations/0020_run_execution.ts';
 import * as pendingStateVersions from './migrations/0022_pending_state_versions.ts';
 import * as people from './migrations/0023_people.ts';
 import * as policies from './migrations/0024_policies.ts';
+import * as policyChecks from './migrations/0026_policy_checks.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0022_pending_state_versions': pendingStateVersions,
   '0023_people': people,
   '0024_policies': policies,
+  '0026_policy_checks': policyChecks,
 };
 
 async function migrator(database: Database): Promise<Migrator> {
