@@ -184,6 +184,25 @@ suite('policy checks', (ctx: TestContext) => {
     assert.match(log.raw, /evaluation stopped/);
   });
 
+  it('checks a stopped server left queued run from the scheduler; those of a run that moved on are canceled', async () => {
+    const { org, wsId } = await setup([{ source: 'main = rule { true }', level: 'hard-mandatory' }]);
+    const run = await plannedRun(org, wsId);
+    const check = await checkOf(org, run);
+    const db = ctx.database.db;
+    // As if the server stopped between the plan and the evaluation.
+    await db.updateTable('policy_checks').set({ status: 'queued' }).where('id', '=', check.id).execute();
+    await db.updateTable('runs').set({ status: 'policy_checking' }).where('id', '=', run.id).execute();
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    assert.ok((await ctx.services.runs.pipeline.resumePolicyChecks(soon)) >= 1);
+    assert.equal((await ctx.get(`/api/v2/runs/${run.id}`, org.owner.token)).body.data.attributes.status, 'policy_checked');
+    assert.equal((await ctx.get(`/api/v2/policy-checks/${check.id}`, org.owner.token)).body.data.attributes.status, 'passed');
+
+    await db.updateTable('policy_checks').set({ status: 'queued' }).where('id', '=', check.id).execute();
+    await db.updateTable('runs').set({ status: 'discarded' }).where('id', '=', run.id).execute();
+    await ctx.services.runs.pipeline.resumePolicyChecks(soon);
+    assert.equal((await ctx.get(`/api/v2/policy-checks/${check.id}`, org.owner.token)).body.data.attributes.status, 'canceled');
+  });
+
   it('a workspace no policy set applies to: the run plans as before, with no checks', async () => {
     const org: Org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);

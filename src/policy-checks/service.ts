@@ -191,6 +191,8 @@ export function createPolicyChecksService(deps: {
       const [check] = await store.checksOfRun(db, runId);
       const run = await deps.runs.pipeline.runOf(runId);
       if (!check || !run || check.status !== 'queued') return;
+      // The run moved on (canceled, discarded) before its checks ran: they never will.
+      if (run.status !== 'policy_checking') return void (await store.settleCheck(db, check, ['queued'], 'canceled', now()));
       let outcome: 'passed' | 'override' | 'errored';
       let reason: string | null = null;
       try {
@@ -211,6 +213,12 @@ export function createPolicyChecksService(deps: {
     },
 
     checkIds: (q, runIds) => store.idsOfRuns(q, runIds),
+
+    async resume(cutoff) {
+      const runIds = await store.staleQueued(db, cutoff, 20);
+      for (const runId of runIds) await this.evaluate(runId);
+      return runIds.length;
+    },
   });
 
   return {

@@ -93,6 +93,12 @@ export async function idsOfRuns(q: Queryable, runIds: readonly string[]): Promis
   return result;
 }
 
+/** Runs whose check has waited in `queued` since before `cutoff` (its server stopped mid-way). */
+export async function staleQueued(q: Queryable, cutoff: string, limit: number): Promise<string[]> {
+  const rows = await q.selectFrom('policy_checks').select('run_id').where('status', '=', 'queued').where('created_at', '<', cutoff).orderBy('created_at').limit(limit).execute();
+  return rows.map((r) => r.run_id);
+}
+
 /** Moves a check on from one of `from`; undefined when it is no longer there. */
 export async function settleCheck(
   q: Queryable,

@@ -74,6 +74,8 @@ export interface PolicyGate {
   begin(q: Queryable, run: Run): Promise<boolean>;
   evaluate(runId: string): Promise<void>;
   checkIds(q: Queryable, runIds: readonly string[]): Promise<Map<string, string[]>>;
+  /** Evaluates checks left queued since before `cutoff` (a server stopped mid-way); how many. */
+  resume(cutoff: string): Promise<number>;
 }
 
 const CV_POINTER = '/data/relationships/configuration-version/data/id';
@@ -487,6 +489,9 @@ export function createRunsService(deps: {
         });
         deps.signal.notify();
       },
+
+      /** Policy checks a stopped server left queued run now (a conditional write settles each once). */
+      resumePolicyChecks: (cutoff: string): Promise<number> => (gate ? gate.resume(cutoff) : Promise.resolve(0)),
 
       /** Workspaces whose queue is waiting on a lock that is free now (a user unlocked it): starts them. */
       async startWaiting(): Promise<number> {

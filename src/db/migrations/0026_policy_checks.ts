@@ -41,6 +41,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await addCreationOrder(db, 'policy_checks');
   await db.schema.createIndex('policy_checks_run_seq').on('policy_checks').columns(['run_id', 'seq']).execute();
+  // The scheduler's look for checks a stopped server left queued.
+  await db.schema.createIndex('policy_checks_status_created').on('policy_checks').columns(['status', 'created_at']).execute();
   await db.schema.createIndex('policy_checks_overridden_by').on('policy_checks').column('overridden_by_user_id').execute();
 }
 
