@@ -129,6 +129,8 @@ suite('policy checks', (ctx: TestContext) => {
     assertStatus(seen, 200);
     assert.equal(seen.body.data.attributes.permissions['can-override'], false);
     assertError(await ctx.post(url, writer.token, {}), 403);
+    const wrongType = await ctx.request('POST', url, { token: org.owner.token, rawBody: 'x', contentType: 'text/plain' });
+    assert.equal(wrongType.status, 415);
     assertError(await ctx.get(`/api/v2/policy-checks/${check.id}`, stranger.owner.token), 404);
     assertError(await ctx.get('/api/v2/policy-checks/polchk-nope', org.owner.token), 404);
 
@@ -212,5 +214,9 @@ suite('policy checks', (ctx: TestContext) => {
     const list = await ctx.get(`/api/v2/runs/${run.id}/policy-checks`, org.owner.token);
     assert.deepEqual(list.body.data, []);
     assertError(await ctx.get('/api/v2/runs/run-nope/policy-checks', org.owner.token), 404);
+    assertError(await ctx.get(`/api/v2/runs/${run.id}/policy-checks?page[size]=abc`, org.owner.token), 400);
+    assertError(await ctx.get(`/api/v2/runs/${run.id}/policy-checks`, null), 401);
+    const other = await ctx.organization();
+    assertError(await ctx.get(`/api/v2/runs/${run.id}/policy-checks`, other.owner.token), 404);
   });
 });

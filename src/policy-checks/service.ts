@@ -136,6 +136,8 @@ export function createPolicyChecksService(deps: {
         .filter((v) => v.length > 0)
         .sort((a, b) => b.length - a.length);
       for (const policy of await policiesOf(set.id)) {
+        // Evaluation is synchronous: between policies the server answers what waited meanwhile.
+        await new Promise((resolve) => setImmediate(resolve));
         const params: Record<string, unknown> = { ...policy.defaults };
         for (const p of parameters) params[p.key] = paramValue(p.value);
         const filename = `${policy.name}.sentinel`;
