@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { pack } from 'tar-stream';
 import { suite, unique, type TestContext } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createWorkspace, memberWithAccess } from './helpers/projects.ts';
@@ -7,6 +9,27 @@ import { createParameter, type Org } from './helpers/policy-sets.ts';
 
 const TARBALL = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 1, 2, 3]);
 const PLAN = { format_version: '1.2', resource_changes: [{ address: 'null_resource.a', type: 'null_resource', name: 'a', mode: 'managed', change: { actions: ['create'] } }] };
+
+/** A tar.gz of `files` (a policy set version's archive). */
+async function tarball(files: Record<string, string>): Promise<Buffer> {
+  const p = pack();
+  const chunks: Buffer[] = [];
+  const done = (async () => {
+    for await (const c of p) chunks.push(c as Buffer);
+  })();
+  for (const [name, body] of Object.entries(files)) {
+    await new Promise<void>((resolve, reject) => p.entry({ type: 'file', name }, body, (e) => (e ? reject(e) : resolve())));
+  }
+  p.finalize();
+  await done;
+  return gzipSync(Buffer.concat(chunks));
+}
+
+const VERSION_FILES = {
+  'sentinel.hcl': 'module "helpers" {\n  source = "./modules/helpers.sentinel"\n}\nparam "limit" {\n  value = 0\n}\npolicy "few-resources" {\n  source = "./few.sentinel"\n  enforcement_level = "hard-mandatory"\n}\n',
+  'few.sentinel': 'import "tfplan/v2" as tfplan\nimport "helpers"\nparam limit\nmain = rule { length(tfplan.resource_changes) > limit and helpers.one() is 1 }\n',
+  'modules/helpers.sentinel': 'one = func() { return 1 }\n',
+};
 
 interface PolicySpec {
   source: string;
@@ -203,6 +226,27 @@ suite('policy checks', (ctx: TestContext) => {
     await db.updateTable('runs').set({ status: 'discarded' }).where('id', '=', run.id).execute();
     await ctx.services.runs.pipeline.resumePolicyChecks(soon);
     assert.equal((await ctx.get(`/api/v2/policy-checks/${check.id}`, org.owner.token)).body.data.attributes.status, 'canceled');
+  });
+
+  it("a global set's current version: its policies, modules and parameter defaults are used; a set parameter overrides a default", async () => {
+    const org: Org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const set = await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, org.owner.token, { data: { type: 'policy-sets', attributes: { name: unique('ps'), global: true } } });
+    assertStatus(set, 201);
+    const version = await ctx.request('POST', `/api/v2/policy-sets/${set.body.data.id}/versions`, { token: org.owner.token, contentType: 'application/vnd.api+json' });
+    assertStatus(version, 201);
+    const up = await ctx.app.inject({ method: 'PUT', url: new URL(version.body.data.links.upload).pathname, headers: { 'content-type': 'application/octet-stream' }, payload: await tarball(VERSION_FILES) });
+    assert.equal(up.statusCode, 200, up.body);
+    const run = await plannedRun(org, ws.id);
+    assert.equal(run.attributes.status, 'policy_checked');
+    const check = await checkOf(org, run);
+    assert.equal(check.attributes.result.passed, 1);
+
+    assertStatus(await ctx.post(`/api/v2/runs/${run.id}/actions/discard`, org.owner.token, {}), 202);
+    await createParameter(ctx, org.owner.token, set.body.data.id, { key: 'limit', value: '5' });
+    const second = await plannedRun(org, ws.id);
+    assert.equal(second.attributes.status, 'errored');
+    assert.equal((await checkOf(org, second)).attributes.status, 'hard_failed');
   });
 
   it('a workspace no policy set applies to: the run plans as before, with no checks', async () => {
