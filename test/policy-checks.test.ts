@@ -140,6 +140,9 @@ suite('policy checks', (ctx: TestContext) => {
     const { org, wsId } = await setup([{ source: 'main = rule { false }', level: 'soft-mandatory' }]);
     const run = await plannedRun(org, wsId);
     assert.equal(run.attributes.status, 'policy_override');
+    // Waiting for an override, it still holds its workspace: it is in the organization's queue.
+    const queue = await ctx.get(`/api/v2/organizations/${org.name}/runs/queue`, org.owner.token);
+    assert.deepEqual(queue.body.data.map((r: any) => r.id), [run.id]);
     const check = await checkOf(org, run);
     assert.equal(check.attributes.status, 'soft_failed');
     assert.equal(check.attributes.actions['is-overridable'], true);
