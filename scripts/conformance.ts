@@ -79,8 +79,15 @@ function selections(): string[][] {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
-  const shards = Array.from({ length: Math.min(JOBS, Math.max(entries.length, 1)) }, () => [] as string[]);
-  entries.forEach((entry, i) => shards[i % shards.length]!.push(entry));
+  // The runner names a test's log after the test alone, so the modes of one test (`TestX`,
+  // `beta TestX`) share a shard and run one after the other, never writing one log at once.
+  const byTest = new Map<string, string[]>();
+  for (const entry of entries) {
+    const name = entry.split(/\s+/).at(-1)!;
+    byTest.set(name, [...(byTest.get(name) ?? []), entry]);
+  }
+  const shards = Array.from({ length: Math.min(JOBS, Math.max(byTest.size, 1)) }, () => [] as string[]);
+  [...byTest.values()].forEach((group, i) => shards[i % shards.length]!.push(...group));
   const dir = mkdtempSync(path.join(tmpdir(), 'hangar-conformance-shards-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   return shards.map((shard, i) => {

@@ -116,17 +116,17 @@ export async function variablesRoutes(app: Api, { variables }: { variables: Vari
     return reply.code(201).send({ data: variableResource(created) });
   });
 
-  app.get('/varsets/:varset_id/relationships/vars/:variable_id', { schema: { summary: "Show a variable set's variable", tags, params: SetVariableParams, response: responses({ 200: VariableDocument }) } }, async (request) => ({
-    data: variableResource(await variables.inSet.show(request.caller, request.params.varset_id, request.params.variable_id)),
+  app.get('/varsets/:varset_id/relationships/vars/:set_variable_id', { schema: { summary: "Show a variable set's variable", tags, params: SetVariableParams, response: responses({ 200: VariableDocument }) } }, async (request) => ({
+    data: variableResource(await variables.inSet.show(request.caller, request.params.varset_id, request.params.set_variable_id)),
   }));
 
-  app.patch('/varsets/:varset_id/relationships/vars/:variable_id', { schema: { summary: "Update a variable set's variable", tags, params: SetVariableParams, body: UpdateVariableBody, response: responses({ 200: VariableDocument }) } }, async (request) => {
-    const { varset_id, variable_id } = request.params;
-    return { data: variableResource(await variables.inSet.update(request.caller, varset_id, variable_id, input(request.body.data.attributes))) };
+  app.patch('/varsets/:varset_id/relationships/vars/:set_variable_id', { schema: { summary: "Update a variable set's variable", tags, params: SetVariableParams, body: UpdateVariableBody, response: responses({ 200: VariableDocument }) } }, async (request) => {
+    const { varset_id, set_variable_id } = request.params;
+    return { data: variableResource(await variables.inSet.update(request.caller, varset_id, set_variable_id, input(request.body.data.attributes))) };
   });
 
-  app.delete('/varsets/:varset_id/relationships/vars/:variable_id', { schema: { summary: "Delete a variable set's variable", tags, params: SetVariableParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await variables.inSet.destroy(request.caller, request.params.varset_id, request.params.variable_id);
+  app.delete('/varsets/:varset_id/relationships/vars/:set_variable_id', { schema: { summary: "Delete a variable set's variable", tags, params: SetVariableParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await variables.inSet.destroy(request.caller, request.params.varset_id, request.params.set_variable_id);
     return reply.code(204).send();
   });
 }

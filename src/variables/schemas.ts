@@ -16,7 +16,8 @@ export const LegacyVariableParams = Type.Object({ variable_id: Type.String() });
 
 export const WorkspaceVariableParams = Type.Object({ workspace_id: Type.String(), variable_id: Type.String() });
 export const SetVariablesParams = Type.Object({ varset_id: Type.String() });
-export const SetVariableParams = Type.Object({ varset_id: Type.String(), variable_id: Type.String() });
+/** A set's variable is named apart from a workspace's (`variable_id`): they are different resources. */
+export const SetVariableParams = Type.Object({ varset_id: Type.String(), set_variable_id: Type.String() });
 
 const Key = Type.String({ minLength: 1, maxLength: 255 });
 /** A variable is for Terraform or for the run's environment; anything else is a 422 at its pointer. */

@@ -661,12 +661,12 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/v2/varsets/:varset_id/relationships/vars': {
     make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: doc('vars', { key: unique('key'), value: 'v', category: 'env' }) }),
   },
-  'GET /api/v2/varsets/:varset_id/relationships/vars/:variable_id': { make: async (w) => ({ params: { varset_id: await w.variableSet(), variable_id: await w.setVariable() } }) },
-  'PATCH /api/v2/varsets/:varset_id/relationships/vars/:variable_id': {
-    make: async (w) => ({ params: { varset_id: await w.variableSet(), variable_id: await w.setVariable() }, body: doc('vars', { value: unique('value') }) }),
+  'GET /api/v2/varsets/:varset_id/relationships/vars/:set_variable_id': { make: async (w) => ({ params: { varset_id: await w.variableSet(), set_variable_id: await w.setVariable() } }) },
+  'PATCH /api/v2/varsets/:varset_id/relationships/vars/:set_variable_id': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet(), set_variable_id: await w.setVariable() }, body: doc('vars', { value: unique('value') }) }),
   },
-  'DELETE /api/v2/varsets/:varset_id/relationships/vars/:variable_id': {
-    make: async (w) => ({ params: { varset_id: await w.variableSet(), variable_id: await w.freshSetVariable() } }),
+  'DELETE /api/v2/varsets/:varset_id/relationships/vars/:set_variable_id': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet(), set_variable_id: await w.freshSetVariable() } }),
   },
 
   // ---- agent pools, agent tokens, agents

@@ -74,6 +74,15 @@ async function organizationWorld(ctx: TestContext) {
     ctx.post(`/api/v2/organizations/${org.name}/organization-memberships`, t, { data: { type: 'organization-memberships', attributes: { email: `invitee@${org.name}.test` } } }),
     'invitation',
   );
+  const variable = await must(
+    ctx.post(`/api/v2/workspaces/${workspace.id}/vars`, t, { data: { type: 'vars', attributes: { key: 'fuzz_var', value: 'fuzz-variable-value', category: 'terraform', sensitive: true } } }),
+    'workspace variable',
+  );
+  const varset = await must(ctx.post(`/api/v2/organizations/${org.name}/varsets`, t, { data: { type: 'varsets', attributes: { name: 'fuzz-varset' } } }), 'variable set');
+  const setVariable = await must(
+    ctx.post(`/api/v2/varsets/${varset.id}/relationships/vars`, t, { data: { type: 'vars', attributes: { key: 'fuzz_set_var', value: 'fuzz-set-value', category: 'env' } } }),
+    'variable set variable',
+  );
   const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });
   if (registered.status >= 300) throw new Error(`agent register: ${registered.status} ${registered.raw}`);
   return {
@@ -98,6 +107,9 @@ async function organizationWorld(ctx: TestContext) {
       agent_pool_id: pool.id,
       agent_id: registered.body.id,
       membership_id: invitation.id,
+      variable_id: variable.id,
+      varset_id: varset.id,
+      set_variable_id: setVariable.id,
     } as Record<string, string>,
   };
 }
