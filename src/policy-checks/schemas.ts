@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
-import { Document, ListDocument, Open, Resource, ToOne } from '../jsonapi/schemas.ts';
+import { Document, ListDocument, Open, Resource, StringOrNull, Timestamp, ToOne } from '../jsonapi/schemas.ts';
+
+const CHECK_STATUSES = ['pending', 'queued', 'passed', 'soft_failed', 'hard_failed', 'overridden', 'errored', 'canceled', 'unreachable'];
 
 export const PolicyCheckParams = Type.Object({ policy_check_id: Type.String() });
 export const ListPolicyChecksQuery = Type.Object({ ...PageParams, include: Type.Optional(Type.String({ description: 'Comma-separated: run' })) });
@@ -11,7 +13,7 @@ export const PolicyCheckResource = Resource('PolicyCheck', 'policy-checks', {
   attributes: {
     status: Type.String(),
     scope: Type.String(),
-    'status-timestamps': Open({}),
+    'status-timestamps': Open(Object.fromEntries(CHECK_STATUSES.map((st) => [`${st.replace('_', '-')}-at`, Type.Optional(Timestamp)]))),
     result: Type.Union([
       Open({
         result: Type.Boolean(),
@@ -21,7 +23,11 @@ export const PolicyCheckResource = Resource('PolicyCheck', 'policy-checks', {
         'soft-failed': Count,
         'advisory-failed': Count,
         duration: Count,
-        sentinel: Open({}),
+        sentinel: Open({
+          'schema-version': Type.String(),
+          // By `<set name>/<policy name>`.
+          data: Type.Record(Type.String(), Open({ 'policy-set-id': Type.String(), 'enforcement-level': Type.String(), result: Type.Boolean(), error: StringOrNull() })),
+        }),
       }),
       Type.Null(),
     ]),
