@@ -32,6 +32,7 @@ import { openKeyring } from './crypto/keys.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
 import { policiesRoutes, policyUploadRoutes } from './policies/routes.ts';
 import { policySetVersionsRoutes, policySetVersionUploadRoutes } from './policy-set-versions/routes.ts';
+import { policyChecksRoutes } from './policy-checks/routes.ts';
 import { policySetParametersRoutes } from './policy-set-parameters/routes.ts';
 import { workspacesRoutes } from './workspaces/routes.ts';
 import { workspaceLocksRoutes } from './workspace-locks/routes.ts';
@@ -203,6 +204,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await teamWorkspacesRoutes(typed, services);
         await configurationVersionsRoutes(typed, services);
         await runsRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
+        await policyChecksRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);
         await variablesRoutes(typed, services);

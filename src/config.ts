@@ -36,6 +36,8 @@ export interface Config {
   runnerConcurrency: number;
   /** Wall-clock limit of one plan or apply. */
   runTimeoutMs: number;
+  /** Wall-clock bound of one policy's evaluation in a policy check. */
+  policyTimeoutMs: number;
   /** Log bytes kept per plan or apply. */
   runMaxLogBytes: number;
   /** The terraform binary jobs run (`terraform`: found on PATH). */
@@ -132,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: certFile && keyFile ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) } : null,
     runnerConcurrency: integer(env, 'HANGAR_RUNNER_CONCURRENCY', 1, 0, 64),
     runTimeoutMs: integer(env, 'HANGAR_RUN_TIMEOUT', 3600, 10, 86_400) * 1000,
+    policyTimeoutMs: integer(env, 'HANGAR_POLICY_TIMEOUT', 10, 1, 3600) * 1000,
     runMaxLogBytes: integer(env, 'HANGAR_RUN_MAX_LOG_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     terraformBinary: env.HANGAR_TERRAFORM_BINARY || 'terraform',
     terraformPluginCacheDir: env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR || null,

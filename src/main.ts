@@ -14,7 +14,7 @@ import { DecryptionError, type Keyring } from './crypto/keyring.ts';
 import { configuredKeys, openKeyring } from './crypto/keys.ts';
 import { checkDirectories, databaseLabel, explainStartupError, listenOrExplain } from './ops/startup.ts';
 import { loadTls } from './ops/tls.ts';
-import { sentinelCommand } from './sentinel/cli.ts';
+import { enableLinearRegexFallback, sentinelCommand } from './sentinel/cli.ts';
 import { holdServeLock } from './ops/serve-lock.ts';
 import { backup, restore } from './ops/backup.ts';
 import { VERSION } from './ops/version.ts';
@@ -76,7 +76,9 @@ async function serve(config: Config): Promise<void> {
     await database.close();
     throw e;
   }
-  const services = createServices(database, { keyring });
+  // As the sentinel command does: a backtracking regular expression in a policy cannot outrun the time limit.
+  enableLinearRegexFallback();
+  const services = createServices(database, { keyring, policyTimeoutMs: config.policyTimeoutMs });
   const app = await buildApp({ config, database, keyring, services, tls: loadTls(config) });
   // Remote runs execute here (HANGAR_RUNNER_CONCURRENCY workers; 0: none, this instance serves the API only).
   const runner = startRunner({ services, database, config, variables: services.variables, path: process.env.PATH, onError: (e) => app.log.error({ err: e }, 'runner error') });

@@ -8,6 +8,7 @@ import { createAgentPoolsService } from './agent-pools/service.ts';
 import { createAgentsService } from './agents/service.ts';
 import { createOrganizationLookup } from './organizations/lookup.ts';
 import { createOrganizationsService } from './organizations/service.ts';
+import { createPolicyChecksService } from './policy-checks/service.ts';
 import { createPolicySetParametersService } from './policy-set-parameters/service.ts';
 import { createPolicySetsService } from './policy-sets/service.ts';
 import { createPoliciesService } from './policies/service.ts';
@@ -36,6 +37,8 @@ import { createVariablesService } from './variables/service.ts';
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
   keyring?: Keyring;
+  /** The bound of one policy's evaluation in a policy check (HANGAR_POLICY_TIMEOUT); default 10 s. */
+  policyTimeoutMs?: number;
 }
 
 export function createServices(database: Database, options: ServiceOptions = {}) {
@@ -77,6 +80,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces, policies });
   const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
+  // Registers itself with runs: plans are checked against the policy sets that apply.
+  const policyChecks = createPolicyChecksService({ database, runs, workspaces, jobs, policies, policySets, policySetVersions, policySetParameters, timeoutMs: options.policyTimeoutMs ?? 10_000 });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
   // Organizations and workspaces name agent pools for execution; the pools domain tells them
@@ -85,7 +90,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   workspaces.useAgentPoolCheck(agentPools.usability);
   // A state upload URL finalizes only while the token that asked for it may still write the state.
   stateVersions.useTokenCallers(tokens.callerOfToken);
-  return { users, sessions, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, jobs, jobSignal, projects, tokens, policies, policySets, policySetVersions, policySetParameters, agentPools, agents, variableSets, variables };
+  return { users, sessions, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, jobs, jobSignal, projects, tokens, policies, policySets, policySetVersions, policySetParameters, policyChecks, agentPools, agents, variableSets, variables };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -184,6 +184,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'create-project': 403,
   'read-policies': 403,
   'manage-policies': 403,
+  'override-policy-check': 403,
   'read-agent-pools': 403,
   'manage-agent-pools': 403,
   'manage-agent-tokens': 404,

@@ -124,6 +124,9 @@ export const ACTIONS = {
   'create-project': row('organization', forbid(), ({ standing }) => holds(standing, 'create-project')),
   'read-policies': row('organization', forbid(), ({ standing }) => holds(standing, 'read-policies')),
   'manage-policies': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-policies')),
+  // TFE's `manage-policy-overrides`; Hangar's teams have no such permission yet, so those who may
+  // manage the policies may override a soft-mandatory failure.
+  'override-policy-check': row('organization', forbid('Overriding a policy check needs the manage-policies permission'), ({ standing }) => holds(standing, 'manage-policies')),
   'read-agent-pools': row('organization', forbid(), ({ standing }) => holds(standing, 'read-agent-pools')),
   'manage-agent-pools': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-agent-pools')),
   // A pool's tokens are invisible, as in TFE, to members who may not manage pools.

@@ -26,6 +26,7 @@ import * as pendingStateVersions from './migrations/0022_pending_state_versions.
 import * as people from './migrations/0023_people.ts';
 import * as policies from './migrations/0024_policies.ts';
 import * as adminWorkspaces from './migrations/0025_admin_workspaces.ts';
+import * as policyChecks from './migrations/0026_policy_checks.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0023_people': people,
   '0024_policies': policies,
   '0025_admin_workspaces': adminWorkspaces,
+  '0026_policy_checks': policyChecks,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -599,6 +599,20 @@ export interface Schema {
   job_blobs: JobBlobsTable;
   run_events: RunEventsTable;
   comments: CommentsTable;
+  policy_checks: PolicyChecksTable;
+}
+
+export interface PolicyChecksTable {
+  id: string;
+  run_id: string;
+  status: string;
+  scope: string;
+  result: string | null;
+  output: string | null;
+  status_timestamps: Generated<string>;
+  overridden_by_user_id: string | null;
+  created_at: string;
+  seq: Generated<number>;
 }
 
 export interface VariableSetsTable {

@@ -247,6 +247,14 @@ export function createPolicySetsService(deps: {
     /** For internal callers with no caller to check (the policy-check runtime). */
     findById: (id: string) => store.findPolicySetById(db, id),
 
+    /** For the policy-check runtime: the Sentinel sets a workspace's runs are checked against. */
+    applyingTo: (q: Queryable, w: { organizationId: string; projectId: string; id: string }) => store.sentinelSetsApplyingTo(q, w),
+    /** A set's held policies (policy ids) and its current ready version, if any. */
+    async contents(q: Queryable, setId: string): Promise<{ policyIds: string[]; currentVersionId: string | null }> {
+      const [held, pointers] = await Promise.all([store.heldPolicies.of(q, [setId]), versionReader.pointers(q, [setId])]);
+      return { policyIds: held.get(setId) ?? [], currentVersionId: pointers.get(setId)?.current ?? null };
+    },
+
     /**
      * Inside a transaction: whether the set still exists, holding its row (on PostgreSQL) until
      * the transaction ends, so that writes to what belongs to it run one at a time.

@@ -111,3 +111,27 @@ export async function setsHoldingPolicies(q: Queryable, policyIds: readonly stri
   for (const r of rows) result.get(r.policy_id)?.push(r.policy_set_id);
   return result;
 }
+
+/**
+ * The Sentinel sets that apply to a workspace, oldest first: global ones, and those attached to
+ * it or to its project, minus those that exclude it. One query.
+ */
+export async function sentinelSetsApplyingTo(q: Queryable, w: { organizationId: string; projectId: string; id: string }): Promise<PolicySet[]> {
+  const rows = await q
+    .selectFrom('policy_sets as s')
+    .selectAll('s')
+    .where('s.organization_id', '=', w.organizationId)
+    .where('s.kind', '=', 'sentinel')
+    .where((eb) =>
+      eb.or([
+        eb('s.global', '=', true),
+        eb.exists(eb.selectFrom('policy_set_workspaces as pw').select(sql`1`.as('x')).whereRef('pw.policy_set_id', '=', 's.id').where('pw.workspace_id', '=', w.id)),
+        eb.exists(eb.selectFrom('policy_set_projects as pp').select(sql`1`.as('x')).whereRef('pp.policy_set_id', '=', 's.id').where('pp.project_id', '=', w.projectId)),
+      ]),
+    )
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('policy_set_workspace_exclusions as pe').select(sql`1`.as('x')).whereRef('pe.policy_set_id', '=', 's.id').where('pe.workspace_id', '=', w.id))))
+    .orderBy('s.created_at')
+    .orderBy('s.id')
+    .execute();
+  return rows.map((r) => POLICY_SETS.read(r as any));
+}

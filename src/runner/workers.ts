@@ -50,6 +50,7 @@ export function startWorkers(port: JobPort, runs: RunsService, signal: JobSignal
       try {
         await runs.pipeline.reapSilent(new Date(Date.now() - options.silenceMs).toISOString());
         await runs.pipeline.startWaiting();
+        await runs.pipeline.resumePolicyChecks(new Date(Date.now() - options.silenceMs).toISOString());
       } catch (e) {
         report(e);
       }

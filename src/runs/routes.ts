@@ -69,7 +69,7 @@ const RUN_INCLUDES = [
   'comments',
 ] as const;
 /** The organization queue: runs waiting for, or holding, their workspace. */
-const QUEUE_STATUSES = ['pending', 'plan_queued', 'planning', 'planned', 'planned_and_saved', 'confirmed', 'apply_queued', 'applying'];
+const QUEUE_STATUSES = ['pending', 'plan_queued', 'planning', 'planned', 'planned_and_saved', 'policy_checking', 'policy_override', 'policy_checked', 'confirmed', 'apply_queued', 'applying'];
 
 interface Deps {
   runs: RunsService;

@@ -132,7 +132,7 @@ export const RunResource = Resource('Run', 'runs', {
     apply: ToOne('applies'),
     'run-events': Open({ data: Type.Array(Type.Unknown(), { maxItems: 0 }), links: Open({ related: Type.String() }) }),
     comments: Open({ data: Type.Array(Linkage('comments')), links: Open({ related: Type.String() }) }),
-    'policy-checks': ToMany('policy-checks'),
+    'policy-checks': Open({ data: Type.Array(Linkage('policy-checks')), links: Open({ related: Type.String() }) }),
     'task-stages': ToMany('task-stages'),
   },
 });

@@ -16,7 +16,7 @@ export interface RunSerializeContext {
 export const FORCE_CANCEL_COOLDOWN_SECONDS = 10;
 
 /** A `runs` resource. */
-export function runResource({ run, plan, apply, may, commentIds }: RunView, context: RunSerializeContext) {
+export function runResource({ run, plan, apply, may, commentIds, policyCheckIds }: RunView, context: RunSerializeContext) {
   const rule = RUN_LIFECYCLE[run.status];
   const running = run.status === 'planning' || run.status === 'applying';
   const canceledAt = run.statusTimestamps['canceled-at'] ?? run.statusTimestamps['force-canceled-at'] ?? null;
@@ -71,7 +71,7 @@ export function runResource({ run, plan, apply, may, commentIds }: RunView, cont
       apply: toOne('applies', apply.id),
       'run-events': { data: [], links: { related: `/api/v2/runs/${run.id}/run-events` } },
       comments: { data: commentIds.map((id) => ({ id, type: 'comments' })), links: { related: `/api/v2/runs/${run.id}/comments` } },
-      'policy-checks': { data: [] },
+      'policy-checks': { data: policyCheckIds.map((id) => ({ id, type: 'policy-checks' })), links: { related: `/api/v2/runs/${run.id}/policy-checks` } },
       'task-stages': { data: [] },
     },
     links: { self: `/api/v2/runs/${run.id}` },

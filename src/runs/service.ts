@@ -58,12 +58,25 @@ export interface RunPermissions {
 
 export interface RunView {
   run: Run;
+  policyCheckIds: string[];
   plan: Job;
   apply: Job;
   commentIds: string[];
   may: RunPermissions;
 }
 
+
+/**
+ * The policy checks of plans (policy-checks/ registers it): `begin` records the run's checks in
+ * the plan's transaction when policy sets apply, `evaluate` runs them after it.
+ */
+export interface PolicyGate {
+  begin(q: Queryable, run: Run): Promise<boolean>;
+  evaluate(runId: string): Promise<void>;
+  checkIds(q: Queryable, runIds: readonly string[]): Promise<Map<string, string[]>>;
+  /** Evaluates checks left queued since before `cutoff` (a server stopped mid-way); how many. */
+  resume(cutoff: string): Promise<number>;
+}
 
 const CV_POINTER = '/data/relationships/configuration-version/data/id';
 const holder = (run: { id: string }) => ({ type: 'runs' as const, id: run.id });
@@ -85,13 +98,25 @@ export function createRunsService(deps: {
   // A configuration version an unfinished run still needs is not archived from under it.
   deps.configurationVersions.useInUseCheck((q, id) => store.unfinishedRunUses(q, id));
 
+  let gate: PolicyGate | null = null;
+
+  /** Past the checks (passed, or overridden): the run waits for confirmation, or applies at once. */
+  async function checked(q: Queryable, run: Run, actor: string | null): Promise<void> {
+    const passed = await move(q, run, 'policy_checked', actor);
+    if (passed && run.autoApply && !run.savePlan) {
+      const confirmed = await move(q, passed, 'confirmed');
+      if (confirmed) await queuePhase(q, confirmed, 'apply');
+    }
+  }
+
   const permissionsOf = (found: FoundWorkspace): RunPermissions => ({ queue: can(found, 'queue-run'), apply: can(found, 'apply-run') });
 
   async function viewsOf(q: Queryable, runs: readonly Run[], may: (run: Run) => RunPermissions): Promise<RunView[]> {
     const ids = runs.map((r) => r.id);
-    const [all, comments] = await Promise.all([jobs.ofRuns(q, ids), store.commentsOf(q, ids)]);
+    const [all, comments, checks] = await Promise.all([jobs.ofRuns(q, ids), store.commentsOf(q, ids), gate ? gate.checkIds(q, ids) : new Map<string, string[]>()]);
     return runs.map((run) => ({
       run,
+      policyCheckIds: checks.get(run.id) ?? [],
       commentIds: comments.filter((c) => c.runId === run.id).map((c) => c.id),
       plan: all.find((j) => j.runId === run.id && j.phase === 'plan')!,
       apply: all.find((j) => j.runId === run.id && j.phase === 'apply')!,
@@ -420,6 +445,7 @@ export function createRunsService(deps: {
       },
 
       async planned(job: Job, counts: ResourceCounts, hasChanges: boolean): Promise<void> {
+        let checking = false;
         await database.transaction(async (trx) => {
           const finished = await jobs.move(trx, job, ['running'], 'finished', now(), counts);
           await jobs.completeLog(trx, job.id);
@@ -432,13 +458,42 @@ export function createRunsService(deps: {
             if (done) await ended(trx, done);
             return;
           }
+          if (gate && (await gate.begin(trx, run))) {
+            checking = (await move(trx, run, 'policy_checking', null, { hasChanges })) !== undefined;
+            if (checking) return;
+          }
           const planned = await move(trx, run, run.savePlan ? 'planned_and_saved' : 'planned', null, { hasChanges });
           if (planned && run.autoApply && !run.savePlan) {
             const confirmed = await move(trx, planned, 'confirmed');
             if (confirmed) await queuePhase(trx, confirmed, 'apply');
           }
         });
+        if (checking) await gate!.evaluate(job.runId);
         deps.signal.notify();
+      },
+
+      /** The policy checks ended: the run goes on, waits for an override, or errors. */
+      async policyChecked(runId: string, outcome: 'passed' | 'override' | 'errored', reason: string | null): Promise<void> {
+        await database.transaction(async (trx) => {
+          const run = await store.findRun(trx, runId);
+          if (!run || run.status !== 'policy_checking') return;
+          if (outcome === 'passed') return checked(trx, run, null);
+          if (outcome === 'override') return void (await move(trx, run, 'policy_override'));
+          const errored = await move(trx, run, 'errored');
+          if (errored) {
+            if (reason) await store.describeEvent(trx, run.id, 'errored', reason.slice(0, 1000));
+            await ended(trx, errored);
+          }
+        });
+        deps.signal.notify();
+      },
+
+      /** A soft-mandatory failure was overridden (in the override's transaction): the run goes on. */
+      async policyOverridden(q: Queryable, runId: string, actor: string | null): Promise<boolean> {
+        const run = await store.findRun(q, runId);
+        if (!run || run.status !== 'policy_override') return false;
+        await checked(q, run, actor);
+        return true;
       },
 
       async applied(job: Job, counts: ResourceCounts): Promise<void> {
@@ -468,6 +523,9 @@ export function createRunsService(deps: {
         deps.signal.notify();
       },
 
+      /** Policy checks a stopped server left queued run now (a conditional write settles each once). */
+      resumePolicyChecks: (cutoff: string): Promise<number> => (gate ? gate.resume(cutoff) : Promise.resolve(0)),
+
       /** Workspaces whose queue is waiting on a lock that is free now (a user unlocked it): starts them. */
       async startWaiting(): Promise<number> {
         let started = 0;
@@ -477,6 +535,10 @@ export function createRunsService(deps: {
         if (started > 0) deps.signal.notify();
         return started;
       },
+    },
+
+    usePolicyGate(g: PolicyGate) {
+      gate = g;
     },
 
     /** `runs-count` and `current-run` of workspaces, for their views. */

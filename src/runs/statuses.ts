@@ -17,6 +17,9 @@ export const RUN_STATUSES = [
   'errored',
   'canceled',
   'force_canceled',
+  'policy_checking',
+  'policy_checked',
+  'policy_override',
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
@@ -47,10 +50,15 @@ export const RUN_LIFECYCLE: Record<RunStatus, StatusRule> = {
   // Waiting in the workspace's queue for the lock (or for a runner to pick up a speculative plan).
   pending: rule(['plan_queued', 'discarded', 'canceled', 'errored', 'force_canceled'], { cancelable: true, discardable: true }),
   plan_queued: rule(['planning', 'canceled', 'errored', 'force_canceled'], { cancelable: true }),
-  planning: rule(['planned', 'planned_and_finished', 'planned_and_saved', 'errored', 'canceled', 'force_canceled'], { cancelable: true }),
+  planning: rule(['policy_checking', 'planned', 'planned_and_finished', 'planned_and_saved', 'errored', 'canceled', 'force_canceled'], { cancelable: true }),
   // Waiting for confirmation (or auto-applied at once).
   planned: rule(['confirmed', 'discarded', 'errored', 'canceled', 'force_canceled'], { discardable: true, confirmable: true }),
   planned_and_saved: rule(['confirmed', 'discarded', 'errored', 'canceled', 'force_canceled'], { discardable: true, confirmable: true }),
+  // The plan's policy checks (policy-checks/): passed (or only advisory failures), a soft-mandatory
+  // failure waiting for an override, or errored (a hard-mandatory failure, or an evaluation error).
+  policy_checking: rule(['policy_checked', 'policy_override', 'errored', 'canceled', 'force_canceled'], { cancelable: true }),
+  policy_override: rule(['policy_checked', 'discarded', 'errored', 'canceled', 'force_canceled'], { discardable: true }),
+  policy_checked: rule(['confirmed', 'discarded', 'errored', 'canceled', 'force_canceled'], { discardable: true, confirmable: true }),
   confirmed: rule(['apply_queued', 'canceled', 'errored', 'force_canceled']),
   apply_queued: rule(['applying', 'canceled', 'errored', 'force_canceled'], { cancelable: true }),
   applying: rule(['applied', 'errored', 'canceled', 'force_canceled'], { cancelable: true }),

@@ -547,6 +547,16 @@ export const MATRIX: Section[] = [
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
       row('GET /api/v2/comments/:comment_id', 'show a comment',
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      // Policy checks are read by whoever reads the run; overriding one takes `manage-policies`
+      // (Hangar's stand-in for TFE's `manage-policy-overrides`) besides seeing the run.
+      row('GET /api/v2/runs/:run_id/policy-checks', "list a run's policy checks",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/policy-checks/:policy_check_id', 'show a policy check',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('GET /api/v2/policy-checks/:policy_check_id/output', "read a policy check's log",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row('POST /api/v2/policy-checks/:policy_check_id/actions/override', 'override a soft-mandatory failure',
+        [200, 403, 403, 403, 404, 404, 200, 401, 401, 401, 404, 404, 404, 403, 200, 403]),
       // The site-admin API: site admins only; it does not exist for anyone else.
       row('GET /api/v2/admin/runs', 'list every run of the installation',
         [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 200, 404]),

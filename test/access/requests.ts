@@ -472,6 +472,10 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/applies/:apply_id': { make: async (w) => ({ params: { apply_id: (await w.plannedRun()).applyId } }) },
   'GET /api/v2/plans/:plan_id/json-output': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
   'GET /api/v2/plans/:plan_id/json-output-redacted': { make: async (w) => ({ params: { plan_id: (await w.plannedRun()).planId } }) },
+  'GET /api/v2/runs/:run_id/policy-checks': { make: async (w) => ({ params: { run_id: (await w.policyCheck()).runId } }) },
+  'GET /api/v2/policy-checks/:policy_check_id': { make: async (w) => ({ params: { policy_check_id: (await w.policyCheck()).checkId } }) },
+  'GET /api/v2/policy-checks/:policy_check_id/output': { make: async (w) => ({ params: { policy_check_id: (await w.policyCheck()).checkId } }) },
+  'POST /api/v2/policy-checks/:policy_check_id/actions/override': { make: async (w) => ({ params: { policy_check_id: (await w.freshSoftFailedCheck()).checkId }, body: {} }) },
   'POST /api/v2/runs/:run_id/actions/cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
 
   // ---- workspace team access

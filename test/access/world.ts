@@ -349,6 +349,33 @@ export class World {
 
   policy = () => this.#once('policy', () => this.freshPolicy());
 
+  /** A run whose policy check found a soft-mandatory failure (`policy_override`): returns the check's id. */
+  async freshSoftFailedCheck(): Promise<{ runId: string; checkId: string }> {
+    const { workspaceId, cvId } = await this.freshRunnableWorkspace();
+    const policy = await this.#post(`/api/v2/organizations/${(await this.org()).name}/policies`, { data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': 'soft-mandatory' } } }, 201, 'policy');
+    await this.ctx.request('PUT', `/api/v2/policies/${policy.id}/upload`, { token: (await this.#owner()).token, rawBody: 'main = rule { false }', contentType: 'application/octet-stream' });
+    await this.linkWorkspaces(await this.freshPolicySetHolding([policy.id]), 'workspaces', [workspaceId]);
+    const body = { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } } } };
+    const runId = (await this.#post('/api/v2/runs', body, 201, 'run')).id as string;
+    const { jobs, runs } = this.ctx.services;
+    const db = this.ctx.database.db;
+    const plan = (await jobs.ofRuns(db, [runId])).find((j) => j.phase === 'plan')!;
+    const at = new Date().toISOString();
+    const running = (await jobs.move(db, plan, ['queued'], 'running', at, { runner: 'matrix', heartbeatAt: at }))!;
+    await runs.pipeline.started(running);
+    await jobs.putBlob(db, running.id, 'plan-json', Buffer.from('{"format_version":"1.2"}'));
+    await runs.pipeline.planned(running, { additions: 1, changes: 0, destructions: 0, imports: 0 }, true);
+    return { runId, checkId: await this.#checkIdOf(runId) };
+  }
+
+  async #checkIdOf(runId: string): Promise<string> {
+    const row = await this.ctx.database.db.selectFrom('policy_checks').select('id').where('run_id', '=', runId).executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  /** A soft-failed policy check that rows share (for reading it). */
+  policyCheck = () => this.#once('policyCheck', () => this.freshSoftFailedCheck());
+
   /** A new policy set holding the given policies. */
   async freshPolicySetHolding(policyIds: string[]): Promise<string> {
     const set = await this.freshPolicySet();
