@@ -49,12 +49,8 @@ for (const d of dialects) {
     process.exit(2);
   }
 }
-/**
- * The contracts this build is held to, every test of each: the first one, the run pipeline's and
- * the people's. `expected-pass-policies.txt` is not among them yet (policy checks in runs are not
- * built); the policy tests Hangar passes are in conformance-beyond.txt.
- */
-const CONTRACTS = ['expected-pass.txt', 'expected-pass-runs.txt', 'expected-pass-people.txt'];
+/** The contracts this build is held to, every test of each. */
+const CONTRACTS = ['expected-pass.txt', 'expected-pass-runs.txt', 'expected-pass-policies.txt', 'expected-pass-people.txt'];
 
 /**
  * What to run: a regex (`--run`), a list (`--list`), or by default the contracts and, after them,
@@ -80,9 +76,19 @@ if (!Number.isInteger(JOBS) || JOBS < 1 || JOBS > 16) {
   process.exit(2);
 }
 
-/** The runner's arguments for each shard: a regex runs as one; a list is dealt out round-robin. */
-function selections(): string[][] {
-  if (values.run !== undefined) return [[values.run]];
+/**
+ * Tests of the site-admin views (/admin/runs, /admin/workspaces) list every organization's runs
+ * and workspaces and count them: they run alone, after the shards, or they would count the other
+ * shards' runs too.
+ */
+const SITE_WIDE = /^TestAdmin/;
+
+/**
+ * The runner's arguments for each shard run at once, and for the site-wide tests run after them:
+ * a regex runs as one shard; a list is dealt out round-robin.
+ */
+function selections(): { shards: string[][]; alone: string[][] } {
+  if (values.run !== undefined) return { shards: [[values.run]], alone: [] };
   const entries = readFileSync(listFile(), 'utf8')
     .split('\n')
     .map((line) => line.trim())
@@ -92,21 +98,24 @@ function selections(): string[][] {
   // The runner names a test's log after the test alone, so the modes of one test (`TestX`,
   // `beta TestX`) share a shard and run one after the other, never writing one log at once.
   const byTest = new Map<string, string[]>();
+  const alone: string[] = [];
   for (const entry of entries) {
     const name = entry.split(/\s+/).at(-1)!;
-    byTest.set(name, [...(byTest.get(name) ?? []), entry]);
+    if (SITE_WIDE.test(name)) alone.push(entry);
+    else byTest.set(name, [...(byTest.get(name) ?? []), entry]);
   }
   const shards = Array.from({ length: Math.min(JOBS, Math.max(byTest.size, 1)) }, () => [] as string[]);
   [...byTest.values()].forEach((group, i) => shards[i % shards.length]!.push(...group));
   const dir = mkdtempSync(path.join(tmpdir(), 'hangar-conformance-shards-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return shards.map((shard, i) => {
-    const file = path.join(dir, `shard-${i + 1}.txt`);
+  const asList = (shard: string[], name: string) => {
+    const file = path.join(dir, `${name}.txt`);
     writeFileSync(file, `${shard.join('\n')}\n`);
     return ['--list', file];
-  });
+  };
+  return { shards: shards.filter((shard) => shard.length > 0).map((shard, i) => asList(shard, `shard-${i + 1}`)), alone: alone.length ? [asList(alone, 'site-wide')] : [] };
 }
-const shardSelections = selections();
+const planned = selections();
 
 const SUMMARY = /^go-tfe: (\d+) passed, (\d+) failed, (\d+) skipped/;
 
@@ -239,9 +248,8 @@ async function conformance(dialect: Dialect): Promise<Outcome> {
   try {
     const listening = await startServer(env, path.join(logs, 'hangar.log'));
     server = listening.child;
-    console.log(`conformance [${dialect}]: server at ${listening.url}, logs in ${logs}, ${shardSelections.length} shard(s)`);
-    const shards = await Promise.all(
-      shardSelections.map(async (selection) => {
+    console.log(`conformance [${dialect}]: server at ${listening.url}, logs in ${logs}, ${planned.shards.length} shard(s)`);
+    const runShard = async (selection: string[]) => {
         const boot = await run(process.execPath, [MAIN, 'bootstrap'], env, undefined, true);
         const token = boot.stdout.trim().split('\n').at(-1) ?? '';
         if (boot.code !== 0 || !token) return { ok: false, counts: [0, 0, 0], problem: `hangar bootstrap failed (${boot.code}): ${boot.stderr.trim()}` };
@@ -259,8 +267,9 @@ async function conformance(dialect: Dialect): Promise<Outcome> {
           },
         );
         return { ok: result.code === 0 && counts !== undefined, counts: counts ?? [0, 0, 0], problem: counts ? '' : `the runner exited ${result.code} without a summary` };
-      }),
-    );
+    };
+    const shards = await Promise.all(planned.shards.map(runShard));
+    for (const selection of planned.alone) shards.push(await runShard(selection));
     const [passed, failed, skipped] = [0, 1, 2].map((i) => shards.reduce((n, shard) => n + shard.counts[i]!, 0));
     const problems = shards.map((shard) => shard.problem).filter(Boolean);
     const summary = `go-tfe: ${passed} passed, ${failed} failed, ${skipped} skipped${problems.length ? ` (${problems.join('; ')})` : ''}`;
