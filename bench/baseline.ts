@@ -26,7 +26,11 @@ for (const [name, r] of Object.entries(routes)) {
     method: r.method,
     url: `/${name}`,
     ...(r.schema ? { schema: { body: r.schema } } : {}),
-    handler: async (_request, reply) => reply.code(r.status ?? 200).type(r.contentType).send(r.body),
+    handler: async (_request, reply) =>
+      reply
+        .code(r.status ?? 200)
+        .type(r.contentType)
+        .send(r.body),
   });
 }
 const address = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -13,7 +13,12 @@ export interface ScalePanel {
 }
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e'];
-const W = 600, H = 340, L = 64, R = 64, T = 36, B = 84;
+const W = 600,
+  H = 340,
+  L = 64,
+  R = 64,
+  T = 36,
+  B = 84;
 
 export function scaleChart(panels: ScalePanel[]): string {
   const width = W * Math.max(1, panels.length);
@@ -28,7 +33,8 @@ function panel(p: ScalePanel): string {
   const points = p.series.flatMap((s) => s.points);
   if (points.length === 0) return '';
   const xs = points.map((q) => Math.log10(q.projects));
-  const xMin = Math.min(...xs), xMax = Math.max(...xs);
+  const xMin = Math.min(...xs),
+    xMax = Math.max(...xs);
   const cpuMax = niceMax(Math.max(...points.map((q) => q.cpuUs)));
   const msMax = niceMax(Math.max(...points.map((q) => q.p50)));
   const x = (v: number) => L + ((Math.log10(v) - xMin) / (xMax - xMin || 1)) * (W - L - R);
@@ -56,9 +62,7 @@ function panel(p: ScalePanel): string {
       );
     })
     .join('');
-  const legend = p.series
-    .map((s, i) => `<text x="${L + i * 150}" y="${H - 22}" fill="${COLORS[i % COLORS.length]}">■ ${s.caller}</text>`)
-    .join('');
+  const legend = p.series.map((s, i) => `<text x="${L + i * 150}" y="${H - 22}" fill="${COLORS[i % COLORS.length]}">■ ${s.caller}</text>`).join('');
   return `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">${p.title}: project list (page of 20) by organization size</text>
 <line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/><line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/><line x1="${W - R}" y1="${T}" x2="${W - R}" y2="${H - B}" stroke="black"/>
 ${yTicks}${xTicks}${lines}

@@ -39,8 +39,16 @@ function log(message: string) {
 
 /** Sends `amount` requests over two connections and fails unless every answer is 2xx. */
 async function drive(r: LoadRequest, amount: number): Promise<void> {
-  const result = await autocannon({ url: r.url, connections: 2, amount, headers: r.headers, method: r.method ?? 'GET', ...(r.body !== undefined ? { body: r.body } : {}) });
-  if (result.non2xx || result.errors || result.timeouts) throw new Error(`${r.method ?? 'GET'} ${r.url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+  const result = await autocannon({
+    url: r.url,
+    connections: 2,
+    amount,
+    headers: r.headers,
+    method: r.method ?? 'GET',
+    ...(r.body !== undefined ? { body: r.body } : {}),
+  });
+  if (result.non2xx || result.errors || result.timeouts)
+    throw new Error(`${r.method ?? 'GET'} ${r.url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
 }
 
 /**
@@ -85,7 +93,7 @@ async function main() {
   try {
     await execFileAsync('valgrind', ['--version']);
   } catch {
-    throw new Error('valgrind is not installed: `apt-get install valgrind` (Debian), or your system\'s package');
+    throw new Error("valgrind is not installed: `apt-get install valgrind` (Debian), or your system's package");
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-instructions-'));
   const env = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}` };

@@ -63,7 +63,9 @@ export interface Proc {
 function startScript(): { flags: string[]; env: Record<string, string> } {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const words = start.split(/\s+/);
-  const assignments = words.filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word)).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]);
+  const assignments = words
+    .filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word))
+    .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]);
   return { flags: words.filter((word) => word.startsWith('--')), env: Object.fromEntries(assignments) };
 }
 
@@ -200,7 +202,10 @@ export interface Sample {
 
 export function summarize(runs: Run[]): Sample {
   const sum = (f: (r: Run) => number) => runs.reduce((t, r) => t + f(r), 0);
-  const requests = Math.max(1, sum((r) => r.requests));
+  const requests = Math.max(
+    1,
+    sum((r) => r.requests),
+  );
   const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const sample: Sample = {
     requests,

@@ -85,7 +85,8 @@ function toJson(all: Partial<Record<Engine, EngineResult>>): string {
   return `{\n  "engines": {\n${engines.join(',\n')}\n  }\n}\n`;
 }
 
-const num = (v: number | undefined, digits = 0) => (v === undefined || !Number.isFinite(v) ? '' : v.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const num = (v: number | undefined, digits = 0) =>
+  v === undefined || !Number.isFinite(v) ? '' : v.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ms = (v: number | undefined) => (v === undefined ? '' : v < 10 ? num(v, 2) : num(v, 1));
 const times = (v: number | undefined) => (v === undefined ? '' : `${num(v, 2)}×`);
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
@@ -115,10 +116,28 @@ function renderMarkdown(engines: Array<[Engine, EngineResult]>): string {
     const db = engine === 'postgres';
     // [heading, right-aligned]
     const columns: Array<[string, boolean]> = [
-      ['scenario', false], ['caller', false], ['CPU µs/req', true], ...(db ? [['PostgreSQL CPU µs/req', true] as [string, boolean]] : []),
-      ['req/s', true], ['p50 ms', true], ['p99 ms', true], ['vs', false], ['CPU ×', true], ['req/s ×', true], ['p50 ×', true], ['goal', false],
+      ['scenario', false],
+      ['caller', false],
+      ['CPU µs/req', true],
+      ...(db ? [['PostgreSQL CPU µs/req', true] as [string, boolean]] : []),
+      ['req/s', true],
+      ['p50 ms', true],
+      ['p99 ms', true],
+      ['vs', false],
+      ['CPU ×', true],
+      ['req/s ×', true],
+      ['p50 ×', true],
+      ['goal', false],
     ];
-    const simpleColumns: Array<[string, boolean]> = [['figure', false], ['caller', false], ['value', true], ['vs', false], ['time ×', true], ['CPU ×', true], ['goal', false]];
+    const simpleColumns: Array<[string, boolean]> = [
+      ['figure', false],
+      ['caller', false],
+      ['value', true],
+      ['vs', false],
+      ['time ×', true],
+      ['CPU ×', true],
+      ['goal', false],
+    ];
     let section = '';
     for (const row of r.rows) {
       // Figures that are not load runs (times, counts, memory) get a table of their own shape.
@@ -162,7 +181,7 @@ function renderMarkdown(engines: Array<[Engine, EngineResult]>): string {
     '- Every scenario runs in the same round as its reference (the `vs` column), alternating with it in',
     '  short runs (five passes a round in a full run), three rounds; each figure is the median of the rounds,',
     '  and each ratio the median of the per-round ratios (so a ratio need not equal the quotient of the two',
-    '  medians shown). Each round\'s figures are in latest.json.',
+    "  medians shown). Each round's figures are in latest.json.",
     "- `CPU ×`, `req/s ×` and `p50 ×` divide the row's figure by its reference's.",
     '- Goals: "≤ N×" on a list compares **CPU per request** with the same caller\'s list at 100 projects',
     '  (p50 shown beside it); the heartbeat\'s "≥ 0.8× a same-shape POST" is requests per CPU-second, i.e.',

@@ -8,7 +8,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { cpuMicros, hangarCli, measure, median, peakRssMiB, startBaseline, startHangar, summarize, timeRuns, type CpuProbe, type Proc, type Run, type Sample } from './lib.ts';
+import {
+  cpuMicros,
+  hangarCli,
+  measure,
+  median,
+  peakRssMiB,
+  startBaseline,
+  startHangar,
+  summarize,
+  timeRuns,
+  type CpuProbe,
+  type Proc,
+  type Run,
+  type Sample,
+} from './lib.ts';
 import { countRoundTrips } from './pgprobe.ts';
 import { goal, writeResults, type Engine, type Row } from './report.ts';
 import { baselineRoutes, defineScenarios, listPath, tabulate, totalCpu, type Scenario } from './scenarios.ts';
@@ -133,7 +147,16 @@ async function main() {
     const timed = (t: { ms: number; cpuUs: number }) => `${t.ms.toFixed(2)} ms, ${Math.round(t.cpuUs).toLocaleString('en')} µs CPU`;
     rows.push(
       { section: OTHER, label: 'move 1 workspace (median time, mean CPU)', caller: owner, value: timed(one), goals: [] },
-      { section: OTHER, label: 'move 1,000 workspaces in one request', caller: owner, value: timed(thousand), vs: 'move 1 workspace', p50X: thousand.ms / one.ms, cpuX: thousand.cpuUs / one.cpuUs, goals: [] },
+      {
+        section: OTHER,
+        label: 'move 1,000 workspaces in one request',
+        caller: owner,
+        value: timed(thousand),
+        vs: 'move 1 workspace',
+        p50X: thousand.ms / one.ms,
+        cpuX: thousand.cpuUs / one.cpuUs,
+        goals: [],
+      },
       {
         section: OTHER,
         label: `peak RSS of the server after the ${LARGE.toLocaleString('en')}-project scenarios`,
@@ -147,7 +170,16 @@ async function main() {
     }
 
     const minutes = Math.round((performance.now() - began) / 6000) / 10;
-    const machine = { cpus: cpus().length, node: process.version, quick, seconds: SECONDS, rounds: ROUNDS, passes: PASSES, date: new Date().toISOString(), minutes };
+    const machine = {
+      cpus: cpus().length,
+      node: process.version,
+      quick,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      passes: PASSES,
+      date: new Date().toISOString(),
+      minutes,
+    };
     console.log(writeResults(engine, { machine, rows, scale }));
   } finally {
     await cleanUp();
@@ -197,7 +229,9 @@ async function roundTripRows(databaseUrl: string, env: Record<string, string>, w
       label: `PostgreSQL round trips per request: ${t.label}`,
       caller: k && CALLER_LABELS[k],
       value: `${t.roundTrips} round trips, ${t.statements} statements`,
-      goals: show ? [goal(`show.${k}.trips`, `PostgreSQL: GET /projects/:id as ${CALLER_LABELS[k!]} in 1 round trip`, t.roundTrips, '<=', 1, '1 round trip')] : [],
+      goals: show
+        ? [goal(`show.${k}.trips`, `PostgreSQL: GET /projects/:id as ${CALLER_LABELS[k!]} in 1 round trip`, t.roundTrips, '<=', 1, '1 round trip')]
+        : [],
     };
   });
 }

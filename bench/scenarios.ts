@@ -20,7 +20,11 @@ const createBody = (name: string) => JSON.stringify({ data: { type: 'projects', 
 export async function baselineRoutes(world: World, hangarUrl: string) {
   const owner = world.api.owner;
   const heartbeat = await fetch(`${hangarUrl}/api/agent/status`, { method: 'POST', headers: world.agentHeaders, body: world.heartbeatBody });
-  const created = await fetch(`${hangarUrl}/api/v2/organizations/bench-writes/projects`, { method: 'POST', headers: owner.headers, body: createBody('body-sample') });
+  const created = await fetch(`${hangarUrl}/api/v2/organizations/bench-writes/projects`, {
+    method: 'POST',
+    headers: owner.headers,
+    body: createBody('body-sample'),
+  });
   if (!heartbeat.ok || !created.ok) throw new Error(`baseline bodies: heartbeat ${heartbeat.status}, create ${created.status}`);
   return {
     show: { method: 'GET', contentType: JSONAPI, body: await owner.raw(`/projects/${world.showId}`) },
@@ -58,7 +62,10 @@ const THREE: CallerKey[] = ['admin', 'owner', 'member'];
  */
 export function defineScenarios(world: World, hangarUrl: string, baselineUrl: string) {
   const hangar = (request: LoadRequest): Scenario => ({ target: 'hangar', request: { ...request, url: hangarUrl + request.url } });
-  const bare = (name: string, request: Omit<LoadRequest, 'url'> = {}): Scenario => ({ target: 'baseline', request: { ...request, url: `${baselineUrl}/${name}` } });
+  const bare = (name: string, request: Omit<LoadRequest, 'url'> = {}): Scenario => ({
+    target: 'baseline',
+    request: { ...request, url: `${baselineUrl}/${name}` },
+  });
   const as = (c: Caller, p: string) => hangar({ url: p, headers: c.headers });
   const everyone = Object.values(world.callers);
   const scenarios = new Map<string, Scenario>();
@@ -119,7 +126,14 @@ const at = (size: number) => `${size.toLocaleString('en')} projects`;
 /** The load rows of the table, and the scale chart's points, from each scenario's samples. */
 export function tabulate(samples: Map<string, Sample[]>, engine: Engine) {
   const rows: Row[] = [];
-  const figure = (section: string, label: string, id: string, ref?: { id: string; label: string }, caller?: CallerKey, goals: (r: Row) => Goal[] = () => []) => {
+  const figure = (
+    section: string,
+    label: string,
+    id: string,
+    ref?: { id: string; label: string },
+    caller?: CallerKey,
+    goals: (r: Row) => Goal[] = () => [],
+  ) => {
     const mine = samples.get(id)!;
     const row: Row = {
       section,
@@ -157,7 +171,10 @@ export function tabulate(samples: Map<string, Sample[]>, engine: Engine) {
       const title = `GET /projects/:id as ${who(k)}`;
       const rps = `${title}: req/s ≥ 0.4× bare (SQLite), ≥ 0.2× (PostgreSQL)`;
       return engine === 'sqlite'
-        ? [goal(`show.${k}.cpu`, `${title}: CPU/req ≤ 2.5× bare (SQLite)`, r.cpuX, '<=', 2.5, 'CPU ≤ 2.5×'), goal(`show.${k}.rps`, rps, r.rpsX, '>=', 0.4, 'req/s ≥ 0.4×')]
+        ? [
+            goal(`show.${k}.cpu`, `${title}: CPU/req ≤ 2.5× bare (SQLite)`, r.cpuX, '<=', 2.5, 'CPU ≤ 2.5×'),
+            goal(`show.${k}.rps`, rps, r.rpsX, '>=', 0.4, 'req/s ≥ 0.4×'),
+          ]
         : [goal(`show.${k}.rps`, rps, r.rpsX, '>=', 0.2, 'req/s ≥ 0.2×')];
     });
   }
@@ -175,7 +192,9 @@ export function tabulate(samples: Map<string, Sample[]>, engine: Engine) {
     for (const size of SCALE.slice(1)) {
       if (!samples.has(`list.${k}.${size}`)) continue;
       figure(LIST, `list, ${at(size)}`, `list.${k}.${size}`, ref, k, (r) =>
-        size === LARGE ? [goal(`list.${k}.large`, `list at ${at(LARGE)} as ${who(k)}: CPU/req ≤ 1.5× the list at ${SMALL}`, r.cpuX, '<=', 1.5, 'CPU ≤ 1.5×')] : [],
+        size === LARGE
+          ? [goal(`list.${k}.large`, `list at ${at(LARGE)} as ${who(k)}: CPU/req ≤ 1.5× the list at ${SMALL}`, r.cpuX, '<=', 1.5, 'CPU ≤ 1.5×')]
+          : [],
       );
     }
     if (samples.has(`list.${k}.q3`)) {
@@ -199,7 +218,14 @@ export function tabulate(samples: Map<string, Sample[]>, engine: Engine) {
   const AGENT = 'Agent heartbeat POST /api/agent/status';
   figure(AGENT, 'bare Fastify POST, same JSON body parsed and validated, same answer', 'agent.bare');
   figure(AGENT, 'POST /api/agent/status, agent token', 'agent.heartbeat', { id: 'agent.bare', label: 'bare POST, same shape' }, undefined, (r) => [
-    goal('agent.heartbeat', 'heartbeat ≥ 0.8× a same-shape unauthenticated POST (requests per CPU-second)', r.cpuX && 1 / r.cpuX, '>=', 0.8, '≥ 0.8× by CPU (CPU ≤ 1.25×)'),
+    goal(
+      'agent.heartbeat',
+      'heartbeat ≥ 0.8× a same-shape unauthenticated POST (requests per CPU-second)',
+      r.cpuX && 1 / r.cpuX,
+      '>=',
+      0.8,
+      '≥ 0.8× by CPU (CPU ≤ 1.25×)',
+    ),
   ]);
   figure(AGENT, 'GET /api/v2/ping, unauthenticated', 'agent.ping');
   figure(AGENT, 'POST /api/agent/status, agent token (same runs)', 'agent.heartbeat', { id: 'agent.ping', label: 'Hangar ping' });

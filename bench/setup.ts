@@ -106,7 +106,9 @@ export async function buildWorld(
     Caller
   >;
   const owner = api.owner;
-  const [bench, , ...scaleOrgs] = await Promise.all(['bench', 'bench-writes', ...SCALE.map((size) => `scale-${size}`)].map((name) => createOrganization(owner, name)));
+  const [bench, , ...scaleOrgs] = await Promise.all(
+    ['bench', 'bench-writes', ...SCALE.map((size) => `scale-${size}`)].map((name) => createOrganization(owner, name)),
+  );
   const show = await owner.post('/organizations/bench/projects', { data: { type: 'projects', attributes: { name: 'bench-show' } } });
   await grantRead(owner, bench!.readersTeamId, [show.id]);
 
@@ -189,7 +191,9 @@ export async function grantRead(owner: Api, teamId: string, projectIds: readonly
 }
 
 async function prepareMove(owner: Api) {
-  const [a, b] = await Promise.all(['move-a', 'move-b'].map((name) => owner.post('/organizations/bench/projects', { data: { type: 'projects', attributes: { name } } })));
+  const [a, b] = await Promise.all(
+    ['move-a', 'move-b'].map((name) => owner.post('/organizations/bench/projects', { data: { type: 'projects', attributes: { name } } })),
+  );
   const workspaceIds: string[] = [];
   for (let i = 0; i < 1000; i += 50) {
     const batch = await Promise.all(
@@ -273,7 +277,8 @@ async function verifySeed(api: Record<CallerKey, Api>, orgName: string, count: n
     (await who.get(`/organizations/${orgName}/projects?page%5Bsize%5D=1${query}`)).meta.pagination['total-count'] as number;
   const expect = async (what: string, actual: Promise<number>, wanted: number) => {
     const got = await actual;
-    if (got !== wanted) throw new Error(`seed check: ${orgName} ${what}: total-count ${got}, expected ${wanted} (does the seed miss something the server keeps?)`);
+    if (got !== wanted)
+      throw new Error(`seed check: ${orgName} ${what}: total-count ${got}, expected ${wanted} (does the seed miss something the server keeps?)`);
   };
   // The organization's default project is there too.
   const checks = [

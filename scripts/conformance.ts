@@ -113,7 +113,10 @@ function selections(): { shards: string[][]; alone: string[][] } {
     writeFileSync(file, `${shard.join('\n')}\n`);
     return ['--list', file];
   };
-  return { shards: shards.filter((shard) => shard.length > 0).map((shard, i) => asList(shard, `shard-${i + 1}`)), alone: alone.length ? [asList(alone, 'site-wide')] : [] };
+  return {
+    shards: shards.filter((shard) => shard.length > 0).map((shard, i) => asList(shard, `shard-${i + 1}`)),
+    alone: alone.length ? [asList(alone, 'site-wide')] : [],
+  };
 }
 const planned = selections();
 
@@ -226,7 +229,13 @@ async function conformance(dialect: Dialect): Promise<Outcome> {
     try {
       await adminQuery(`CREATE DATABASE ${name}`);
     } catch (e) {
-      return { dialect, ok: false, summary: `cannot create a database on ${redacted(POSTGRES_URL)}: ${(e as Error).message}`, elapsed: Date.now() - started, logs };
+      return {
+        dialect,
+        ok: false,
+        summary: `cannot create a database on ${redacted(POSTGRES_URL)}: ${(e as Error).message}`,
+        elapsed: Date.now() - started,
+        logs,
+      };
     }
     drop = () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     const url = new URL(POSTGRES_URL);
@@ -250,23 +259,27 @@ async function conformance(dialect: Dialect): Promise<Outcome> {
     server = listening.child;
     console.log(`conformance [${dialect}]: server at ${listening.url}, logs in ${logs}, ${planned.shards.length} shard(s)`);
     const runShard = async (selection: string[]) => {
-        const boot = await run(process.execPath, [MAIN, 'bootstrap'], env, undefined, true);
-        const token = boot.stdout.trim().split('\n').at(-1) ?? '';
-        if (boot.code !== 0 || !token) return { ok: false, counts: [0, 0, 0], problem: `hangar bootstrap failed (${boot.code}): ${boot.stderr.trim()}` };
-        let counts: number[] | undefined;
-        const result = await run(
-          RUNNER,
-          selection,
-          // A listed test takes seconds, a run test up to a minute or two; 240 s (the runner's
-          // default) bounds what a hung test costs CI without cutting a slow one short.
-          { ...process.env, TFE_ADDRESS: listening.url, TFE_TOKEN: token, GOTFE_LOG_DIR: logs, GOTFE_TEST_TIMEOUT: process.env.GOTFE_TEST_TIMEOUT ?? '240' },
-          (line) => {
-            const m = SUMMARY.exec(line);
-            if (m) counts = [Number(m[1]), Number(m[2]), Number(m[3])];
-            else if (!line.startsWith('logs: ')) console.log(`  ${line}`);
-          },
-        );
-        return { ok: result.code === 0 && counts !== undefined, counts: counts ?? [0, 0, 0], problem: counts ? '' : `the runner exited ${result.code} without a summary` };
+      const boot = await run(process.execPath, [MAIN, 'bootstrap'], env, undefined, true);
+      const token = boot.stdout.trim().split('\n').at(-1) ?? '';
+      if (boot.code !== 0 || !token) return { ok: false, counts: [0, 0, 0], problem: `hangar bootstrap failed (${boot.code}): ${boot.stderr.trim()}` };
+      let counts: number[] | undefined;
+      const result = await run(
+        RUNNER,
+        selection,
+        // A listed test takes seconds, a run test up to a minute or two; 240 s (the runner's
+        // default) bounds what a hung test costs CI without cutting a slow one short.
+        { ...process.env, TFE_ADDRESS: listening.url, TFE_TOKEN: token, GOTFE_LOG_DIR: logs, GOTFE_TEST_TIMEOUT: process.env.GOTFE_TEST_TIMEOUT ?? '240' },
+        (line) => {
+          const m = SUMMARY.exec(line);
+          if (m) counts = [Number(m[1]), Number(m[2]), Number(m[3])];
+          else if (!line.startsWith('logs: ')) console.log(`  ${line}`);
+        },
+      );
+      return {
+        ok: result.code === 0 && counts !== undefined,
+        counts: counts ?? [0, 0, 0],
+        problem: counts ? '' : `the runner exited ${result.code} without a summary`,
+      };
     };
     const shards = await Promise.all(planned.shards.map(runShard));
     for (const selection of planned.alone) shards.push(await runShard(selection));

@@ -9,7 +9,15 @@ import type { Database } from './db/index.ts';
 import { requireAgentToken, requireBearerToken } from './auth/plugin.ts';
 import type { Caller } from './auth/caller.ts';
 import type { AgentPrincipal } from './auth/principal.ts';
-import { clientErrorHandler, jsonApiResponses, plainJsonScope, registerJsonApi, renderError, requireJsonApiRequests, requireMediaType } from './jsonapi/plugin.ts';
+import {
+  clientErrorHandler,
+  jsonApiResponses,
+  plainJsonScope,
+  registerJsonApi,
+  renderError,
+  requireJsonApiRequests,
+  requireMediaType,
+} from './jsonapi/plugin.ts';
 import { parseQuery } from './jsonapi/query.ts';
 import { agentPoolsRoutes } from './agent-pools/routes.ts';
 import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
@@ -173,7 +181,10 @@ export async function buildApp({ config, database, logger, keyring, services: gi
       // paces itself by the X-RateLimit-Limit it reads here.
       api.get(
         '/ping',
-        { onRequest: limits.anonymous, schema: { summary: 'Check that the API is up', tags: ['Discovery'], security: PUBLIC, response: responses({ 204: NoContent }) } },
+        {
+          onRequest: limits.anonymous,
+          schema: { summary: 'Check that the API is up', tags: ['Discovery'], security: PUBLIC, response: responses({ 204: NoContent }) },
+        },
         async (_request, reply) => reply.code(204).send(),
       );
       openApiRoute(api, limits.anonymous);

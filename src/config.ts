@@ -113,7 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const certFile = env.HANGAR_TLS_CERT_FILE || null;
   const keyFile = env.HANGAR_TLS_KEY_FILE || null;
   if ((certFile === null) !== (keyFile === null)) {
-    throw new ConfigError(`HANGAR_TLS_CERT_FILE and HANGAR_TLS_KEY_FILE must be set together (only ${certFile ? 'HANGAR_TLS_CERT_FILE' : 'HANGAR_TLS_KEY_FILE'} is set)`);
+    throw new ConfigError(
+      `HANGAR_TLS_CERT_FILE and HANGAR_TLS_KEY_FILE must be set together (only ${certFile ? 'HANGAR_TLS_CERT_FILE' : 'HANGAR_TLS_KEY_FILE'} is set)`,
+    );
   }
   return {
     host: env.HANGAR_HOST || '127.0.0.1',
@@ -165,7 +167,9 @@ function checkDatabaseUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError('HANGAR_DATABASE_URL is not a valid URL; expected postgres://user[:password]@host[:port]/database (percent-encode special characters in the password)');
+    throw new ConfigError(
+      'HANGAR_DATABASE_URL is not a valid URL; expected postgres://user[:password]@host[:port]/database (percent-encode special characters in the password)',
+    );
   }
   if (!parsed.hostname && !parsed.searchParams.has('host')) {
     throw new ConfigError('HANGAR_DATABASE_URL names no host; expected postgres://user[:password]@host[:port]/database');

@@ -9,7 +9,35 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'org' | 'user' | 'team' | 'at' | 'prj' | 'ws' | 'tprj' | 'polset' | 'var' | 'apool' | 'agent' | 'tb' | 'tag' | 'sv' | 'wsout' | 'tws' | 'cv' | 'run' | 'pol' | 'polsetver' | 'varset' | 'ou' | 'sess' | 'plan' | 'apply' | 're' | 'wsc' | 'polchk';
+export type IdPrefix =
+  | 'org'
+  | 'user'
+  | 'team'
+  | 'at'
+  | 'prj'
+  | 'ws'
+  | 'tprj'
+  | 'polset'
+  | 'var'
+  | 'apool'
+  | 'agent'
+  | 'tb'
+  | 'tag'
+  | 'sv'
+  | 'wsout'
+  | 'tws'
+  | 'cv'
+  | 'run'
+  | 'pol'
+  | 'polsetver'
+  | 'varset'
+  | 'ou'
+  | 'sess'
+  | 'plan'
+  | 'apply'
+  | 're'
+  | 'wsc'
+  | 'polchk';
 
 /** Resource ids look like TFE's: `prj-` + 16 base62 characters. */
 export function newId(prefix: IdPrefix): string {

@@ -81,7 +81,14 @@ async function serve(config: Config): Promise<void> {
   const services = createServices(database, { keyring, policyTimeoutMs: config.policyTimeoutMs });
   const app = await buildApp({ config, database, keyring, services, tls: loadTls(config) });
   // Remote runs execute here (HANGAR_RUNNER_CONCURRENCY workers; 0: none, this instance serves the API only).
-  const runner = startRunner({ services, database, config, variables: services.variables, path: process.env.PATH, onError: (e) => app.log.error({ err: e }, 'runner error') });
+  const runner = startRunner({
+    services,
+    database,
+    config,
+    variables: services.variables,
+    path: process.env.PATH,
+    onError: (e) => app.log.error({ err: e }, 'runner error'),
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     // npm forwards a terminal's Ctrl-C, which the terminal also sends: the second is ignored.
@@ -298,9 +305,10 @@ run(process.argv.slice(2)).then(
     else if (error instanceof ApiError) console.error(`error: ${error.message}`);
     else if (error instanceof DecryptionError) console.error(`cannot decrypt: ${error.message}`);
     else if (error instanceof SchemaTooNewError) {
-      console.error(`error: database schema ${error.unknown.join(', ')} is newer than this Hangar ${VERSION} knows (latest ${LATEST_MIGRATION}); upgrade Hangar`);
-    }
-    else {
+      console.error(
+        `error: database schema ${error.unknown.join(', ')} is newer than this Hangar ${VERSION} knows (latest ${LATEST_MIGRATION}); upgrade Hangar`,
+      );
+    } else {
       // An operator's mistake gets one line naming the setting; anything else is a bug, in full.
       const line = explainStartupError(error, loaded) ?? (isDatabaseUnavailable(error) ? unreachable(error) : null);
       console.error(line ? `error: ${line}` : error);

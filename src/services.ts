@@ -81,7 +81,17 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   // Registers itself with runs: plans are checked against the policy sets that apply.
-  const policyChecks = createPolicyChecksService({ database, runs, workspaces, jobs, policies, policySets, policySetVersions, policySetParameters, timeoutMs: options.policyTimeoutMs ?? 10_000 });
+  const policyChecks = createPolicyChecksService({
+    database,
+    runs,
+    workspaces,
+    jobs,
+    policies,
+    policySets,
+    policySetVersions,
+    policySetParameters,
+    timeoutMs: options.policyTimeoutMs ?? 10_000,
+  });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
   // Organizations and workspaces name agent pools for execution; the pools domain tells them
@@ -90,7 +100,36 @@ export function createServices(database: Database, options: ServiceOptions = {})
   workspaces.useAgentPoolCheck(agentPools.usability);
   // A state upload URL finalizes only while the token that asked for it may still write the state.
   stateVersions.useTokenCallers(tokens.callerOfToken);
-  return { users, sessions, organizations, teams, organizationMemberships, tags, organizationTags, workspaces, workspaceLocks, stateVersions, safeDelete, teamProjects, teamWorkspaces, configurationVersions, runs, jobs, jobSignal, projects, tokens, policies, policySets, policySetVersions, policySetParameters, policyChecks, agentPools, agents, variableSets, variables };
+  return {
+    users,
+    sessions,
+    organizations,
+    teams,
+    organizationMemberships,
+    tags,
+    organizationTags,
+    workspaces,
+    workspaceLocks,
+    stateVersions,
+    safeDelete,
+    teamProjects,
+    teamWorkspaces,
+    configurationVersions,
+    runs,
+    jobs,
+    jobSignal,
+    projects,
+    tokens,
+    policies,
+    policySets,
+    policySetVersions,
+    policySetParameters,
+    policyChecks,
+    agentPools,
+    agents,
+    variableSets,
+    variables,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

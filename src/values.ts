@@ -103,9 +103,11 @@ const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const SERVICE_ACCOUNT_PREFIX = 'api-org-';
 export const Username: ValueType = {
   problem: (v) =>
-    !USERNAME.test(v) ? 'Username may only contain letters, numbers, ".", "-" and "_" (1 to 64 characters)'
-    : v.toLowerCase().startsWith(SERVICE_ACCOUNT_PREFIX) ? `Username may not begin with "${SERVICE_ACCOUNT_PREFIX}", which names organization service accounts`
-    : null,
+    !USERNAME.test(v)
+      ? 'Username may only contain letters, numbers, ".", "-" and "_" (1 to 64 characters)'
+      : v.toLowerCase().startsWith(SERVICE_ACCOUNT_PREFIX)
+        ? `Username may not begin with "${SERVICE_ACCOUNT_PREFIX}", which names organization service accounts`
+        : null,
 };
 
 /** One `@` between a non-empty local part and domain, no spaces; no dot needed (`admin@localhost`). */

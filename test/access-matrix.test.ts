@@ -39,21 +39,44 @@ suite('access matrix', (ctx) => {
     const outside = new Set(OUTSIDE_THE_MATRIX.map((r) => route(r.method, r.path)));
     const registered = ctx.app.routeTable.map((r) => route(r.method, r.url));
     const documented = new Set(ROWS.map((r) => route(r.method, r.path)));
-    assert.deepEqual(registered.filter((r) => !documented.has(r) && !outside.has(r)), [], 'routes without a row in test/access/matrix.ts');
-    assert.deepEqual([...documented].filter((r) => !registered.includes(r)), [], 'rows for routes the app does not register');
-    assert.deepEqual([...outside].filter((r) => !registered.includes(r) || documented.has(r)), [], 'stale or documented allow-list entries');
+    assert.deepEqual(
+      registered.filter((r) => !documented.has(r) && !outside.has(r)),
+      [],
+      'routes without a row in test/access/matrix.ts',
+    );
+    assert.deepEqual(
+      [...documented].filter((r) => !registered.includes(r)),
+      [],
+      'rows for routes the app does not register',
+    );
+    assert.deepEqual(
+      [...outside].filter((r) => !registered.includes(r) || documented.has(r)),
+      [],
+      'stale or documented allow-list entries',
+    );
   });
 
   it('has exactly one request maker per row, each with a body where the route takes one', async () => {
     const keys = ROWS.map(rowKey);
     assert.equal(new Set(keys).size, keys.length, 'two rows share a route and target');
-    assert.deepEqual(Object.keys(REQUESTS).filter((k) => !keys.includes(k)), [], 'request makers without a row');
-    assert.deepEqual(keys.filter((k) => !(k in REQUESTS)), [], 'rows without a request maker');
+    assert.deepEqual(
+      Object.keys(REQUESTS).filter((k) => !keys.includes(k)),
+      [],
+      'request makers without a row',
+    );
+    assert.deepEqual(
+      keys.filter((k) => !(k in REQUESTS)),
+      [],
+      'rows without a request maker',
+    );
     const withBody = new Set(ctx.app.routeTable.filter((r) => r.hasBody).map((r) => route(r.method, r.url)));
     const world = new World(ctx);
     for (const row of ROWS) {
       // Someone must succeed on every row, or its request (not permission) is what fails.
-      assert.ok(Object.values(row.expect).some((s) => s < 300), `${rowKey(row)}: no caller succeeds`);
+      assert.ok(
+        Object.values(row.expect).some((s) => s < 300),
+        `${rowKey(row)}: no caller succeeds`,
+      );
       if (withBody.has(route(row.method, row.path))) {
         assert.ok((await REQUESTS[rowKey(row)]!.make(world)).body !== undefined, `${rowKey(row)}: the route validates a body, none is sent`);
       }

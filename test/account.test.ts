@@ -42,7 +42,9 @@ suite('account', (ctx) => {
     assert.equal(res.body.data.attributes.username, name);
     assert.equal((await ctx.get(DETAILS, user.token)).body.data.attributes.username, name);
     const team = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, { data: { type: 'teams', attributes: { name: unique('t') } } });
-    const added = await ctx.post(`/api/v2/teams/${team.body.data.id}/relationships/users`, org.owner.token, { data: [{ type: 'users', id: name.toLowerCase() }] });
+    const added = await ctx.post(`/api/v2/teams/${team.body.data.id}/relationships/users`, org.owner.token, {
+      data: [{ type: 'users', id: name.toLowerCase() }],
+    });
     assertStatus(added, 204);
     // The old name is free again.
     const old = user.username;

@@ -104,10 +104,17 @@ suite('agent pool allowed-workspaces', (ctx) => {
     const pool = await createPool(ctx, org);
     assertStatus(await ctx.patch(poolUrl(pool.id), org.owner.token, allowedBody([b!])), 200);
     const before = await rowsOf(ctx, 'agent_pool_id', pool.id);
-    await ctx.database.db.updateTable('agent_pool_allowed_workspaces').set({ created_at: '2020-01-01T00:00:00.000Z' }).where('agent_pool_id', '=', pool.id).execute();
+    await ctx.database.db
+      .updateTable('agent_pool_allowed_workspaces')
+      .set({ created_at: '2020-01-01T00:00:00.000Z' })
+      .where('agent_pool_id', '=', pool.id)
+      .execute();
     const res = await ctx.patch(poolUrl(pool.id), org.owner.token, allowedBody([a!, b!]));
     assertStatus(res, 200);
-    assert.deepEqual(res.body.data.relationships['allowed-workspaces'].data.map((d: any) => d.id), [b, a]);
+    assert.deepEqual(
+      res.body.data.relationships['allowed-workspaces'].data.map((d: any) => d.id),
+      [b, a],
+    );
     const kept = (await rowsOf(ctx, 'agent_pool_id', pool.id)).find((r) => r.workspace_id === b);
     assert.equal(before.length, 1);
     assert.equal(kept?.created_at, '2020-01-01T00:00:00.000Z');
@@ -154,7 +161,9 @@ suite('agent pool allowed-workspaces', (ctx) => {
     const tooMany = Array.from({ length: 1001 }, (_, i) => `ws-${String(i).padStart(16, '0')}`);
     assertError(await ctx.patch(url, t, allowedBody(tooMany)), 422, `${POINTER}/data`);
     assertError(
-      await ctx.post(poolsUrl(org.name), t, { data: { type: 'agent-pools', attributes: { name: unique('p') }, relationships: { 'allowed-workspaces': { data: [{ id: a }] } } } }),
+      await ctx.post(poolsUrl(org.name), t, {
+        data: { type: 'agent-pools', attributes: { name: unique('p') }, relationships: { 'allowed-workspaces': { data: [{ id: a }] } } },
+      }),
       422,
       `${POINTER}/data/0/type`,
     );
@@ -226,7 +235,10 @@ suite('agent pool allowed-workspaces', (ctx) => {
     const results = await Promise.all(sets.map((s) => ctx.patch(poolUrl(pool.id), org.owner.token, allowedBody(s))));
     for (const r of results) assertStatus(r, 200);
     const final = await show(pool.id, org.owner.token);
-    assert.ok(sets.some((s) => JSON.stringify(sorted(s)) === JSON.stringify(final)), `a mix: ${final}`);
+    assert.ok(
+      sets.some((s) => JSON.stringify(sorted(s)) === JSON.stringify(final)),
+      `a mix: ${final}`,
+    );
   });
 
   it('lists with meta.status-counts (total, and matching after q) and one query for all lists on a page', async () => {

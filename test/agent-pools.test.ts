@@ -69,10 +69,7 @@ suite('agent pools', (ctx) => {
     const url = poolsUrl(org.name);
     assertError(await ctx.request('POST', url, { token: org.owner.token, body: poolBody('x'), contentType: 'application/json' }), 415);
     const pool = await createPool(ctx, org);
-    assertError(
-      await ctx.request('PATCH', `/api/v2/agent-pools/${pool.id}`, { token: org.owner.token, body: poolBody('y'), contentType: 'text/plain' }),
-      415,
-    );
+    assertError(await ctx.request('PATCH', `/api/v2/agent-pools/${pool.id}`, { token: org.owner.token, body: poolBody('y'), contentType: 'text/plain' }), 415);
     for (const [method, path] of [
       ['GET', url],
       ['POST', url],
@@ -153,7 +150,12 @@ suite('agent pools', (ctx) => {
     assertStatus(page, 200);
     assert.deepEqual(namesOf(page), ['delta-x']);
     assert.deepEqual(page.body.meta.pagination, {
-      'current-page': 2, 'page-size': 3, 'prev-page': 1, 'next-page': null, 'total-pages': 2, 'total-count': 4,
+      'current-page': 2,
+      'page-size': 3,
+      'prev-page': 1,
+      'next-page': null,
+      'total-pages': 2,
+      'total-count': 4,
     });
     const first = new URL(page.body.links.first);
     assert.equal(first.pathname, poolsUrl(org.name));
@@ -183,7 +185,11 @@ suite('agent pools', (ctx) => {
     assertStatus(await ctx.patch(url, org.owner.token, { data: { type: 'agent-pools' } }), 200);
     assertError(await ctx.patch(url, org.owner.token, poolBody(taken.name.toUpperCase())), 422, '/data/attributes/name');
     assertError(await ctx.patch(url, org.owner.token, poolBody('bad/name')), 422, '/data/attributes/name');
-    assertError(await ctx.patch(url, org.owner.token, { data: { type: 'agent-pools', attributes: { 'organization-scoped': 1 } } }), 422, '/data/attributes/organization-scoped');
+    assertError(
+      await ctx.patch(url, org.owner.token, { data: { type: 'agent-pools', attributes: { 'organization-scoped': 1 } } }),
+      422,
+      '/data/attributes/organization-scoped',
+    );
     assertError(await ctx.patch(url, org.owner.token, { data: { type: 'teams', attributes: {} } }), 422, '/data/type');
     assertError(await ctx.patch('/api/v2/agent-pools/apool-0000000000000000', org.owner.token, poolBody('x')), 404);
     const after = await ctx.get(url, org.owner.token);
@@ -223,6 +229,12 @@ suite('agent pools', (ctx) => {
     const shown = await ctx.get(`/api/v2/agent-pools/${pool.id}`, org.owner.token);
     assert.equal(shown.body.data.attributes['agent-count'], 3);
     const list = await ctx.get(`${poolsUrl(org.name)}?sort=created-at`, org.owner.token);
-    assert.deepEqual(list.body.data.map((p: any) => [p.id, p.attributes['agent-count']]), [[pool.id, 3], [empty.id, 0]]);
+    assert.deepEqual(
+      list.body.data.map((p: any) => [p.id, p.attributes['agent-count']]),
+      [
+        [pool.id, 3],
+        [empty.id, 0],
+      ],
+    );
   });
 });

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { agentCall, assertAgentError, createAgentToken, createPool, poolWithToken, spreadCreatedAt, TIMESTAMP, TOKEN_SHAPE, tokenBody } from './helpers/agents.ts';
+import {
+  agentCall,
+  assertAgentError,
+  createAgentToken,
+  createPool,
+  poolWithToken,
+  spreadCreatedAt,
+  TIMESTAMP,
+  TOKEN_SHAPE,
+  tokenBody,
+} from './helpers/agents.ts';
 
 suite('agent tokens', (ctx) => {
   const tokensUrl = (poolId: string) => `/api/v2/agent-pools/${poolId}/authentication-tokens`;
@@ -35,7 +45,7 @@ suite('agent tokens', (ctx) => {
     assert.equal(row.agent_pool_id, pool.id);
   });
 
-  it('accepts the Go client\'s `agent-tokens` type, and records the service user for an organization token', async () => {
+  it("accepts the Go client's `agent-tokens` type, and records the service user for an organization token", async () => {
     const org = await ctx.organization();
     const pool = await createPool(ctx, org);
     const goStyle = await ctx.post(tokensUrl(pool.id), org.owner.token, tokenBody('from go-tfe', 'agent-tokens'));
@@ -78,7 +88,7 @@ suite('agent tokens', (ctx) => {
     assertStatus(await ctx.post(url, t, tokenBody('x'.repeat(255))), 201);
   });
 
-  it('lists a pool\'s tokens (never a secret), paginated and sorted by created-at; other sorts are 400', async () => {
+  it("lists a pool's tokens (never a secret), paginated and sorted by created-at; other sorts are 400", async () => {
     const { org, pool, token: first } = await poolWithToken(ctx);
     const second = await createAgentToken(ctx, pool.id, org.owner.token, 'second');
     const third = await createAgentToken(ctx, pool.id, org.owner.token, 'third');
@@ -100,7 +110,10 @@ suite('agent tokens', (ctx) => {
     await spreadCreatedAt(ctx, 'auth_tokens', asc);
     const ids = (res: any) => res.body.data.map((x: any) => x.id);
     const byCreation = (await get('?sort=created-at')).body.data;
-    assert.deepEqual(byCreation.map((x: any) => x.id), asc);
+    assert.deepEqual(
+      byCreation.map((x: any) => x.id),
+      asc,
+    );
     const times = byCreation.map((x: any) => x.attributes['created-at']);
     assert.deepEqual(times, [...times].sort());
     assert.deepEqual(ids(await get('?sort=-created-at')), [...asc].reverse());
@@ -140,7 +153,7 @@ suite('agent tokens', (ctx) => {
     assertError(await ctx.get('/api/v2/authentication-tokens/at-0000000000000000', org.owner.token), 404);
   });
 
-  it('keeps one organization\'s tokens from another organization: 404 everywhere, nothing changes', async () => {
+  it("keeps one organization's tokens from another organization: 404 everywhere, nothing changes", async () => {
     const { org, pool, token } = await poolWithToken(ctx);
     const other = await ctx.organization();
     const t = other.owner.token;

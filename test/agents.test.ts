@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { agentCall, assertAgentError, createAgentToken, createPool, poolWithToken, registerAgent, silenceAgent, spreadCreatedAt, TIMESTAMP } from './helpers/agents.ts';
+import {
+  agentCall,
+  assertAgentError,
+  createAgentToken,
+  createPool,
+  poolWithToken,
+  registerAgent,
+  silenceAgent,
+  spreadCreatedAt,
+  TIMESTAMP,
+} from './helpers/agents.ts';
 
 suite('agent endpoints', (ctx) => {
   it('registers an agent (201, plain JSON) with or without a name', async () => {
@@ -49,7 +59,10 @@ suite('agent endpoints', (ctx) => {
     assertAgentError(await agentCall(ctx, 'status', token.secret, { id: 'agent-0000000000000000', status: 'idle' }), 404);
     // Only the one valid registration happened.
     const list = await ctx.get(`/api/v2/agent-pools/${pool.id}/agents`, org.owner.token);
-    assert.deepEqual(list.body.data.map((a: any) => a.id), [agent]);
+    assert.deepEqual(
+      list.body.data.map((a: any) => a.id),
+      [agent],
+    );
   });
 
   it('accepts only agent tokens: user, organization, destroyed, deleted-pool and bogus tokens are 401', async () => {
@@ -67,7 +80,10 @@ suite('agent endpoints', (ctx) => {
     const agent = await registerAgent(ctx, token.secret);
     const refused = [null, 'garbage', org.owner.token, orgToken.body.data.attributes.token, destroyed.secret, orphan.secret];
     for (const bearer of refused) {
-      for (const [path, body] of [['register', { name: 'x' }], ['status', { id: agent, status: 'busy' }]] as const) {
+      for (const [path, body] of [
+        ['register', { name: 'x' }],
+        ['status', { id: agent, status: 'busy' }],
+      ] as const) {
         const res = await agentCall(ctx, path, bearer, body);
         assertAgentError(res, 401);
         assert.deepEqual(res.body, { errors: [{ status: '401', title: 'unauthorized' }] });
@@ -82,11 +98,7 @@ suite('agent endpoints', (ctx) => {
     const { token } = await poolWithToken(ctx);
     const user = await ctx.user();
     assertAgentError(await agentCall(ctx, 'register', user.token, { name: 'x' }), 401);
-    const row = await ctx.database.db
-      .selectFrom('auth_tokens')
-      .select('last_used_at')
-      .where('user_id', '=', user.id)
-      .executeTakeFirstOrThrow();
+    const row = await ctx.database.db.selectFrom('auth_tokens').select('last_used_at').where('user_id', '=', user.id).executeTakeFirstOrThrow();
     assert.equal(row.last_used_at, null);
     // The same token used where it belongs is recorded.
     assertStatus(await ctx.get('/api/v2/account/details', user.token), 200);
@@ -95,7 +107,7 @@ suite('agent endpoints', (ctx) => {
     assertStatus(await agentCall(ctx, 'register', token.secret), 201);
   });
 
-  it('takes heartbeats for the token\'s own pool only', async () => {
+  it("takes heartbeats for the token's own pool only", async () => {
     const { org, pool, token } = await poolWithToken(ctx);
     const otherPool = await createPool(ctx, org);
     const otherToken = await createAgentToken(ctx, otherPool.id, org.owner.token);
@@ -115,7 +127,9 @@ suite('agent endpoints', (ctx) => {
   it('writes a heartbeat that repeats the last one at most every 30 s; a new status at once', async () => {
     const { org, token } = await poolWithToken(ctx);
     const agent = await registerAgent(ctx, token.secret);
-    const row = async () => ({ ...(await ctx.database.db.selectFrom('agents').select(['status', 'last_ping_at']).where('id', '=', agent).executeTakeFirstOrThrow()) });
+    const row = async () => ({
+      ...(await ctx.database.db.selectFrom('agents').select(['status', 'last_ping_at']).where('id', '=', agent).executeTakeFirstOrThrow()),
+    });
     const first = await agentCall(ctx, 'status', token.secret, { id: agent, status: 'busy' });
     assertStatus(first, 200);
     const written = await row();
@@ -152,8 +166,7 @@ suite('agent endpoints', (ctx) => {
 
   it('sets last-used-at on the first agent authentication and then at most once a minute', async () => {
     const { org, token } = await poolWithToken(ctx);
-    const lastUsed = async () =>
-      (await ctx.get(`/api/v2/authentication-tokens/${token.id}`, org.owner.token)).body.data.attributes['last-used-at'];
+    const lastUsed = async () => (await ctx.get(`/api/v2/authentication-tokens/${token.id}`, org.owner.token)).body.data.attributes['last-used-at'];
     assert.equal(await lastUsed(), null);
     const before = Date.now();
     const agent = await registerAgent(ctx, token.secret);
@@ -175,7 +188,7 @@ suite('agent endpoints', (ctx) => {
 });
 
 suite('agents', (ctx) => {
-  it('lists a pool\'s agents, paginated, oldest first or newest first; a bad sort is 400', async () => {
+  it("lists a pool's agents, paginated, oldest first or newest first; a bad sort is 400", async () => {
     const { org, pool, token } = await poolWithToken(ctx);
     const ids = [await registerAgent(ctx, token.secret), await registerAgent(ctx, token.secret), await registerAgent(ctx, token.secret)];
     await spreadCreatedAt(ctx, 'agents', ids);
@@ -276,7 +289,11 @@ suite('agents', (ctx) => {
     assertError(await ctx.get('/api/v2/agent-pools/apool-0000000000000000/agents', org.owner.token), 404);
     assertError(await ctx.get('/api/v2/agents/agent-0000000000000000', org.owner.token), 404);
 
-    for (const [method, url] of [['GET', `/api/v2/agent-pools/${pool.id}/agents`], ['GET', `/api/v2/agents/${agent}`], ['DELETE', `/api/v2/agents/${agent}`]]) {
+    for (const [method, url] of [
+      ['GET', `/api/v2/agent-pools/${pool.id}/agents`],
+      ['GET', `/api/v2/agents/${agent}`],
+      ['DELETE', `/api/v2/agents/${agent}`],
+    ]) {
       for (const bearer of [null, token.secret]) assertError(await ctx.request(method!, url!, { token: bearer }), 401);
     }
     // A DELETE that carries a body must say it is JSON:API.

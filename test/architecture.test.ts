@@ -47,7 +47,8 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   },
   {
     name: 'foundation (db, jsonapi, crypto, ids, time, config, values, grants, files)',
-    holds: (f) => FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts', 'archive.ts'].includes(f),
+    holds: (f) =>
+      FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts', 'archive.ts'].includes(f),
   },
 ];
 
@@ -146,7 +147,11 @@ describe('architecture of src/', () => {
   });
 
   it('places every file in exactly one layer', () => {
-    assert.deepEqual(files.filter((f) => layerOf(f) < 0), [], 'files no layer claims: add them to LAYERS');
+    assert.deepEqual(
+      files.filter((f) => layerOf(f) < 0),
+      [],
+      'files no layer claims: add them to LAYERS',
+    );
   });
 
   it('imports only files that exist', () => {
@@ -183,7 +188,12 @@ describe('architecture of src/', () => {
   it('keeps the Sentinel runtime a library of its own: it imports nothing else of Hangar, and only its CLI and test runner touch files', () => {
     const sentinel = files.filter((f) => f.startsWith('sentinel/'));
     assert.ok(sentinel.length > 5, 'found the sentinel files');
-    const outside = sentinel.flatMap((f) => graph.get(f)!.filter((t) => !t.startsWith('sentinel/')).map((t) => `${f} → ${t}`));
+    const outside = sentinel.flatMap((f) =>
+      graph
+        .get(f)!
+        .filter((t) => !t.startsWith('sentinel/'))
+        .map((t) => `${f} → ${t}`),
+    );
     assert.deepEqual(outside, [], 'src/sentinel/ must not import the rest of Hangar (HTTP, database, configuration)');
     // Policy code runs in the evaluator: no module of it may reach files, the network or processes.
     const IO_ALLOWED = ['sentinel/cli.ts', 'sentinel/testing.ts'];

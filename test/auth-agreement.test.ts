@@ -43,7 +43,7 @@ suite('auth: the SQL and JavaScript halves of each rule agree', (ctx) => {
       orgToken.body.data.attributes.token as string,
     ];
     const db = ctx.database.db;
-    const orgRow = (await db.selectFrom('organizations').select(['id', 'name']).where('name', '=', org.name).executeTakeFirstOrThrow());
+    const orgRow = await db.selectFrom('organizations').select(['id', 'name']).where('name', '=', org.name).executeTakeFirstOrThrow();
     const allOrgs = (await listOrganizations(db, null, {}, ALL)).items;
     const allTeams = (await listTeams(db, { organizationId: orgRow.id, visible: null }, ALL)).items;
     const allGrants = (await listTeamProjects(db, { projectId: project.id, visible: null }, ALL)).items;
@@ -56,7 +56,11 @@ suite('auth: the SQL and JavaScript halves of each rule agree', (ctx) => {
 
       const standings = await caller.standings(allOrgs);
       // The memberships read with the token are the same rule again, in the authentication query.
-      assert.deepEqual(allOrgs.map((o) => caller.mayBelongTo(o.id)), standings.map((s) => s.member), 'memberships known at authentication');
+      assert.deepEqual(
+        allOrgs.map((o) => caller.mayBelongTo(o.id)),
+        standings.map((s) => s.member),
+        'memberships known at authentication',
+      );
       const sqlOrgs = (await listOrganizations(db, organizationFilter(principal), {}, ALL)).items;
       assert.deepEqual(ids(sqlOrgs), ids(allOrgs.filter((_o, i) => standings[i]!.member)), 'organizations');
 

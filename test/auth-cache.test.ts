@@ -69,9 +69,14 @@ describe('caches across two server processes on one PostgreSQL database', { skip
     assert.equal(hangar(['user', 'create', 'bob', '--email', 'bob@example.test'], env).status, 0);
     bob.token = hangar(['token', 'create', 'bob'], env).stdout.trim();
     bob.id = (await ok(call(a, 'GET', '/api/v2/account/details', bob.token), 200)).data.id;
-    await ok(call(a, 'POST', '/api/v2/organizations', admin, { data: { type: 'organizations', attributes: { name: 'cached', email: 'ops@example.test' } } }), 201);
+    await ok(
+      call(a, 'POST', '/api/v2/organizations', admin, { data: { type: 'organizations', attributes: { name: 'cached', email: 'ops@example.test' } } }),
+      201,
+    );
     teamId = (await ok(call(a, 'POST', '/api/v2/organizations/cached/teams', admin, { data: { type: 'teams', attributes: { name: 'devs' } } }), 200)).data.id; // as go-tfe expects
-    projectId = (await ok(call(a, 'POST', '/api/v2/organizations/cached/projects', admin, { data: { type: 'projects', attributes: { name: 'shared-project' } } }), 201)).data.id;
+    projectId = (
+      await ok(call(a, 'POST', '/api/v2/organizations/cached/projects', admin, { data: { type: 'projects', attributes: { name: 'shared-project' } } }), 201)
+    ).data.id;
   });
   after(async () => {
     await a?.stop('SIGKILL');
@@ -84,7 +89,11 @@ describe('caches across two server processes on one PostgreSQL database', { skip
     await ok(call(a, 'POST', `/api/v2/teams/${teamId}/relationships/users`, admin, members('bob')), 204);
     const grant = await ok(
       call(a, 'POST', '/api/v2/team-projects', admin, {
-        data: { type: 'team-projects', attributes: { access: 'read' }, relationships: { project: { data: { type: 'projects', id: projectId } }, team: { data: { type: 'teams', id: teamId } } } },
+        data: {
+          type: 'team-projects',
+          attributes: { access: 'read' },
+          relationships: { project: { data: { type: 'projects', id: projectId } }, team: { data: { type: 'teams', id: teamId } } },
+        },
       }),
       201,
     );
@@ -105,7 +114,11 @@ describe('caches across two server processes on one PostgreSQL database', { skip
   it('a lowered project grant: at once where lowered, promptly on the other instance', async () => {
     const grant = await ok(
       call(a, 'POST', '/api/v2/team-projects', admin, {
-        data: { type: 'team-projects', attributes: { access: 'admin' }, relationships: { project: { data: { type: 'projects', id: projectId } }, team: { data: { type: 'teams', id: teamId } } } },
+        data: {
+          type: 'team-projects',
+          attributes: { access: 'admin' },
+          relationships: { project: { data: { type: 'projects', id: projectId } }, team: { data: { type: 'teams', id: teamId } } },
+        },
       }),
       201,
     );
@@ -123,7 +136,9 @@ describe('caches across two server processes on one PostgreSQL database', { skip
 
   it('a revoked token: at once where revoked, promptly on the other instance', async () => {
     const created = await ok(
-      call(a, 'POST', `/api/v2/users/${bob.id}/authentication-tokens`, bob.token, { data: { type: 'authentication-tokens', attributes: { description: 'soon gone' } } }),
+      call(a, 'POST', `/api/v2/users/${bob.id}/authentication-tokens`, bob.token, {
+        data: { type: 'authentication-tokens', attributes: { description: 'soon gone' } },
+      }),
       201,
     );
     const secret = created.data.attributes.token as string;
@@ -159,7 +174,10 @@ describe('a SQLite server and the hangar commands on its file', () => {
     assert.equal(hangar(['migrate'], env).status, 0);
     server = await startServer(env);
     const admin = hangar(['bootstrap'], env).stdout.trim();
-    await ok(call(server, 'POST', '/api/v2/organizations', admin, { data: { type: 'organizations', attributes: { name: 'private', email: 'ops@example.test' } } }), 201);
+    await ok(
+      call(server, 'POST', '/api/v2/organizations', admin, { data: { type: 'organizations', attributes: { name: 'private', email: 'ops@example.test' } } }),
+      201,
+    );
     assert.equal(hangar(['user', 'create', 'carol', '--email', 'carol@example.test'], env).status, 0);
     const carol = hangar(['token', 'create', 'carol'], env).stdout.trim();
     // Cached as she is now: not a member, not a site admin.

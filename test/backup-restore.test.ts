@@ -130,7 +130,11 @@ for (const dialect of dialects()) {
       for (const id of made.projects) assert.ok(projects.includes(id), id);
       const version = JSON.parse((await get(`/api/v2/state-versions/${made.stateVersion}`)).body).data;
       const download = new URL(version.attributes['hosted-state-download-url']);
-      const state = await restored.app.inject({ method: 'GET', url: download.pathname + download.search, headers: { authorization: `Bearer ${org.owner.token}` } });
+      const state = await restored.app.inject({
+        method: 'GET',
+        url: download.pathname + download.search,
+        headers: { authorization: `Bearer ${org.owner.token}` },
+      });
       assert.equal(state.statusCode, 200);
       assert.deepEqual(state.rawPayload, made.state, 'the sealed state file opens with the restored key');
       const parameters = await restored.services.policySetParameters.runtimeParameters(made.policySet);

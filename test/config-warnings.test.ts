@@ -20,13 +20,28 @@ describe('unknown HANGAR_* variables', () => {
     ]);
   });
 
-  it('every setting, and the test and bench scripts\' own variables, pass without a word', () => {
+  it("every setting, and the test and bench scripts' own variables, pass without a word", () => {
     const env = {
-      HANGAR_HOST: '127.0.0.1', HANGAR_PORT: '1', HANGAR_DATA_DIR: '/tmp', HANGAR_DATABASE_URL: 'sqlite:/tmp/x.db', HANGAR_BASE_URL: 'https://h.example',
-      HANGAR_LOG_LEVEL: 'info', HANGAR_ENCRYPTION_KEY: 'k', HANGAR_RATE_LIMIT: '30', HANGAR_REDIS_URL: 'redis://r', HANGAR_REDIS_KEY_PREFIX: 'p',
-      HANGAR_TRUST_PROXY: '10.0.0.1', HANGAR_METRICS_PORT: '9090', HANGAR_METRICS_HOST: '127.0.0.1', HANGAR_METRICS_TOKEN: 'x'.repeat(16),
-      HANGAR_SHUTDOWN_TIMEOUT: '10', HANGAR_TLS_CERT_FILE: 'c', HANGAR_TLS_KEY_FILE: 'k',
-      HANGAR_TEST_POSTGRES_URL: 'postgres://x', HANGAR_BENCH_POSTGRES_URL: 'postgres://x', HANGAR_CONFORMANCE_DIR: '/tmp',
+      HANGAR_HOST: '127.0.0.1',
+      HANGAR_PORT: '1',
+      HANGAR_DATA_DIR: '/tmp',
+      HANGAR_DATABASE_URL: 'sqlite:/tmp/x.db',
+      HANGAR_BASE_URL: 'https://h.example',
+      HANGAR_LOG_LEVEL: 'info',
+      HANGAR_ENCRYPTION_KEY: 'k',
+      HANGAR_RATE_LIMIT: '30',
+      HANGAR_REDIS_URL: 'redis://r',
+      HANGAR_REDIS_KEY_PREFIX: 'p',
+      HANGAR_TRUST_PROXY: '10.0.0.1',
+      HANGAR_METRICS_PORT: '9090',
+      HANGAR_METRICS_HOST: '127.0.0.1',
+      HANGAR_METRICS_TOKEN: 'x'.repeat(16),
+      HANGAR_SHUTDOWN_TIMEOUT: '10',
+      HANGAR_TLS_CERT_FILE: 'c',
+      HANGAR_TLS_KEY_FILE: 'k',
+      HANGAR_TEST_POSTGRES_URL: 'postgres://x',
+      HANGAR_BENCH_POSTGRES_URL: 'postgres://x',
+      HANGAR_CONFORMANCE_DIR: '/tmp',
     };
     assert.deepEqual(unknownSettingWarnings(env), []);
   });
@@ -53,7 +68,10 @@ describe('plain HTTP on a non-loopback address', () => {
   const config = (env: Record<string, string>) => loadConfig({ HANGAR_DATA_DIR: tmpdir(), ...env });
 
   it('is warned about; loopback, TLS and a trusted proxy are not', () => {
-    assert.match(plainHttpWarning(config({ HANGAR_HOST: '0.0.0.0' }))!, /^serving plain HTTP on 0\.0\.0\.0, which is not a loopback address: .*HANGAR_TLS_CERT_FILE/);
+    assert.match(
+      plainHttpWarning(config({ HANGAR_HOST: '0.0.0.0' }))!,
+      /^serving plain HTTP on 0\.0\.0\.0, which is not a loopback address: .*HANGAR_TLS_CERT_FILE/,
+    );
     assert.ok(plainHttpWarning(config({ HANGAR_HOST: '192.0.2.10' })));
     assert.ok(plainHttpWarning(config({ HANGAR_HOST: '::' })));
     for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost']) assert.equal(plainHttpWarning(config({ HANGAR_HOST: host })), null, host);

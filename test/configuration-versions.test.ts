@@ -40,7 +40,11 @@ suite('configuration versions', (ctx) => {
     const uploaded = await ctx.get(`/api/v2/configuration-versions/${cv.id}`, org.owner.token);
     assert.equal(uploaded.body.data.attributes.status, 'uploaded');
     assert.match(uploaded.body.data.attributes['status-timestamps']['uploaded-at'], /Z$/);
-    const stored = await ctx.database.db.selectFrom('configuration_versions').select(['archive', 'archive_size']).where('id', '=', cv.id).executeTakeFirstOrThrow();
+    const stored = await ctx.database.db
+      .selectFrom('configuration_versions')
+      .select(['archive', 'archive_size'])
+      .where('id', '=', cv.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(Buffer.from(stored.archive!), TARBALL);
     assert.equal(stored.archive_size, TARBALL.length);
 
@@ -50,7 +54,11 @@ suite('configuration versions', (ctx) => {
     const again = await put(url, replacement);
     assert.equal(again.statusCode, 200, again.body);
     assert.ok(!again.body.includes(signature));
-    const restored = await ctx.database.db.selectFrom('configuration_versions').select(['archive', 'archive_size', 'status']).where('id', '=', cv.id).executeTakeFirstOrThrow();
+    const restored = await ctx.database.db
+      .selectFrom('configuration_versions')
+      .select(['archive', 'archive_size', 'status'])
+      .where('id', '=', cv.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(Buffer.from(restored.archive!), replacement);
     assert.equal(restored.archive_size, replacement.length);
     assert.equal(restored.status, 'uploaded');
@@ -58,7 +66,10 @@ suite('configuration versions', (ctx) => {
 
     const list = await ctx.get(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token);
     assertStatus(list, 200);
-    assert.deepEqual(list.body.data.map((c: any) => c.id), [cv.id]);
+    assert.deepEqual(
+      list.body.data.map((c: any) => c.id),
+      [cv.id],
+    );
     assert.equal(list.body.meta.pagination['total-count'], 1);
   });
 
@@ -76,7 +87,10 @@ suite('configuration versions', (ctx) => {
 
     // Pending counts (go-tfe reads it before any upload); a provisional one does not.
     const first = await create();
-    assert.deepEqual(await current(ws.id), { data: { id: first, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${first}` } });
+    assert.deepEqual(await current(ws.id), {
+      data: { id: first, type: 'configuration-versions' },
+      links: { related: `/api/v2/configuration-versions/${first}` },
+    });
     await create({ provisional: true });
     assert.equal((await current(ws.id)).data.id, first);
     // Versions made within one millisecond would order by id: these are made apart.
@@ -84,13 +98,26 @@ suite('configuration versions', (ctx) => {
     const second = await create();
     assert.equal((await current(ws.id)).data.id, second);
     // A page names each workspace's own, in one query for all of them.
-    assert.deepEqual(await listed(), new Map([[ws.id, second], [other.id, null]]));
+    assert.deepEqual(
+      await listed(),
+      new Map([
+        [ws.id, second],
+        [other.id, null],
+      ]),
+    );
   });
 
   it('stores exactly the bytes the upload URL is given, whatever their content type', async () => {
     const org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);
-    for (const type of ['application/json', 'text/plain', 'application/vnd.api+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', null]) {
+    for (const type of [
+      'application/json',
+      'text/plain',
+      'application/vnd.api+json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      null,
+    ]) {
       const created = await ctx.post(`/api/v2/workspaces/${ws.id}/configuration-versions`, org.owner.token, cvBody({ 'auto-queue-runs': false }));
       assertStatus(created, 201);
       const cv = created.body.data;
@@ -152,8 +179,19 @@ suite('configuration versions', (ctx) => {
     const from = ctx.logs.length;
     assert.equal((await put(url, TARBALL)).statusCode, 200);
     assert.equal((await put(`${url}x`, TARBALL)).statusCode, 404);
-    const logged = ctx.logs.slice(from).split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
-    assert.deepEqual(logged.map((l) => [l.url, l.status]), [['/_archivist/v1/object/[REDACTED]', 200], ['/_archivist/v1/object/[REDACTED]', 404]]);
+    const logged = ctx.logs
+      .slice(from)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'request completed');
+    assert.deepEqual(
+      logged.map((l) => [l.url, l.status]),
+      [
+        ['/_archivist/v1/object/[REDACTED]', 200],
+        ['/_archivist/v1/object/[REDACTED]', 404],
+      ],
+    );
     assert.ok(!ctx.logs.includes(url.split('/').pop()!));
     assert.ok(!ctx.logs.includes(url.split('.').pop()!));
   });
@@ -194,7 +232,11 @@ suite('configuration versions', (ctx) => {
     const id = created.body.data.id;
     assertError(await ctx.get(`/api/v2/configuration-versions/${id}/download`, org.owner.token), 404);
     assert.equal((await put(created.body.data.attributes['upload-url'], TARBALL)).statusCode, 200);
-    const res = await ctx.app.inject({ method: 'GET', url: `/api/v2/configuration-versions/${id}/download`, headers: { authorization: `Bearer ${org.owner.token}` } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/v2/configuration-versions/${id}/download`,
+      headers: { authorization: `Bearer ${org.owner.token}` },
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'application/octet-stream');
     assert.deepEqual(res.rawPayload, TARBALL);
@@ -224,7 +266,13 @@ suite('configuration versions', (ctx) => {
 
     const second = await upload();
     const run = await ctx.post('/api/v2/runs', org.owner.token, {
-      data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: ws.id } }, 'configuration-version': { data: { type: 'configuration-versions', id: first } } } },
+      data: {
+        type: 'runs',
+        relationships: {
+          workspace: { data: { type: 'workspaces', id: ws.id } },
+          'configuration-version': { data: { type: 'configuration-versions', id: first } },
+        },
+      },
     });
     assertStatus(run, 201);
     await upload();

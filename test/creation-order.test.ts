@@ -23,12 +23,17 @@ suite('creation order', (ctx) => {
       for (const key of keys) await createParameter(ctx, org.owner.token, set.id, { key });
       const projects: string[] = [];
       for (const i of [1, 2, 3, 4, 5, 6]) {
-        const res = await ctx.post(`/api/v2/organizations/${org.name}/projects`, org.owner.token, { data: { type: 'projects', attributes: { name: `same-ms-${i}` } } });
+        const res = await ctx.post(`/api/v2/organizations/${org.name}/projects`, org.owner.token, {
+          data: { type: 'projects', attributes: { name: `same-ms-${i}` } },
+        });
         assertStatus(res, 201);
         projects.push(res.body.data.id);
       }
       const listed = await ctx.get(`/api/v2/policy-sets/${set.id}/parameters`, org.owner.token);
-      assert.deepEqual(listed.body.data.map((p: any) => p.attributes.key), keys);
+      assert.deepEqual(
+        listed.body.data.map((p: any) => p.attributes.key),
+        keys,
+      );
       // Projects list newest first by default.
       const page = await ctx.get(`/api/v2/organizations/${org.name}/projects?page[size]=100`, org.owner.token);
       const ours = page.body.data.map((p: any) => p.id).filter((id: string) => projects.includes(id));
@@ -51,23 +56,35 @@ for (const dialect of dialects()) {
       const db = scratch.database.db;
       await migrateBefore(scratch.database, MIGRATION);
       const at = '2026-11-01T00:00:00.000Z';
-      await db.insertInto('users').values({ id: 'user-1', username: 'u1', email: 'u1@example.test', created_at: at } as any).execute();
+      await db
+        .insertInto('users')
+        .values({ id: 'user-1', username: 'u1', email: 'u1@example.test', created_at: at } as any)
+        .execute();
       const org = (id: string, createdAt: string) => ({ id, name: id, email: `${id}@example.test`, service_user_id: 'user-1', created_at: createdAt });
       // Inserted out of order: c and a share a millisecond, b is older.
-      await db.insertInto('organizations').values([org('org-c', at), org('org-a', at), org('org-b', '2026-10-01T00:00:00.000Z')] as any).execute();
+      await db
+        .insertInto('organizations')
+        .values([org('org-c', at), org('org-a', at), org('org-b', '2026-10-01T00:00:00.000Z')] as any)
+        .execute();
 
       assert.equal((await migrateToLatest(scratch.database))[0], MIGRATION);
       const order = async () => (await db.selectFrom('organizations').select('id').orderBy('seq').execute()).map((r) => r.id);
       assert.deepEqual(await order(), ['org-b', 'org-a', 'org-c']);
 
       // A new row sorts last whatever its id and clock say.
-      await db.insertInto('organizations').values(org('org-0', '2020-01-01T00:00:00.000Z') as any).execute();
+      await db
+        .insertInto('organizations')
+        .values(org('org-0', '2020-01-01T00:00:00.000Z') as any)
+        .execute();
       assert.deepEqual(await order(), ['org-b', 'org-a', 'org-c', 'org-0']);
 
       // SQLite's VACUUM may renumber rowids; the creation key must not follow them.
       await db.deleteFrom('organizations').where('id', 'in', ['org-b', 'org-a', 'org-c']).execute();
       if (dialect === 'sqlite') await sql`vacuum`.execute(db);
-      await db.insertInto('organizations').values(org('org-9', at) as any).execute();
+      await db
+        .insertInto('organizations')
+        .values(org('org-9', at) as any)
+        .execute();
       assert.deepEqual(await order(), ['org-0', 'org-9']);
       const seqs = (await db.selectFrom('organizations').select('seq').orderBy('seq').execute()).map((r) => Number(r.seq));
       assert.ok(seqs[1]! > seqs[0]!);

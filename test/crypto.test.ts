@@ -35,7 +35,10 @@ describe('keyring', () => {
     raw[14] = raw[14]! ^ 1;
     assert.throws(() => ring.decrypt(`v1:${ring.primaryKeyId}:${raw.toString('base64')}`, 'var-A'), DecryptionError);
     const stranger = new Keyring([key()]);
-    assert.throws(() => stranger.decrypt(sealed, 'var-A'), (e: unknown) => e instanceof DecryptionError && e.message.includes(ring.primaryKeyId));
+    assert.throws(
+      () => stranger.decrypt(sealed, 'var-A'),
+      (e: unknown) => e instanceof DecryptionError && e.message.includes(ring.primaryKeyId),
+    );
     assert.throws(() => ring.decrypt('v2:abc:def', 'var-A'), DecryptionError);
     assert.throws(() => ring.decrypt(`v1:${ring.primaryKeyId}:AAAA`, 'var-A'), DecryptionError);
   });
@@ -67,7 +70,10 @@ describe('HANGAR_ENCRYPTION_KEY', () => {
   it('takes comma-separated base64 keys of 32 bytes', () => {
     const [a, b] = [key(), key()];
     const parsed = parseEncryptionKeys(` ${a.toString('base64')} ,${b.toString('base64url')}`);
-    assert.deepEqual(parsed.map((k) => k.toString('hex')), [a.toString('hex'), b.toString('hex')]);
+    assert.deepEqual(
+      parsed.map((k) => k.toString('hex')),
+      [a.toString('hex'), b.toString('hex')],
+    );
   });
 
   it('refuses anything else with a message that names the variable but not the value', () => {
@@ -109,11 +115,14 @@ describe('loading keys at start-up', () => {
   it('requires HANGAR_ENCRYPTION_KEY with PostgreSQL and writes no key file', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-keys-'));
     try {
-      assert.throws(() => loadKeyring({ encryptionKeys: null, dataDir }, 'postgres'), (e: unknown) => {
-        assert.ok(e instanceof ConfigError);
-        assert.match(e.message, /HANGAR_ENCRYPTION_KEY is required with PostgreSQL/);
-        return true;
-      });
+      assert.throws(
+        () => loadKeyring({ encryptionKeys: null, dataDir }, 'postgres'),
+        (e: unknown) => {
+          assert.ok(e instanceof ConfigError);
+          assert.match(e.message, /HANGAR_ENCRYPTION_KEY is required with PostgreSQL/);
+          return true;
+        },
+      );
       assert.equal(existsSync(path.join(dataDir, KEY_FILE)), false);
       const k = key();
       const ring = loadKeyring({ encryptionKeys: k.toString('base64'), dataDir }, 'postgres');

@@ -62,7 +62,7 @@ describe('file modes of the data directory', () => {
       const second = await startServer({ HANGAR_DATA_DIR: dataDir });
       try {
         for (const name of ['hangar.db', 'hangar.db-wal', 'hangar.db-shm', KEY_FILE]) assert.equal(mode(path.join(dataDir, name)), 0o600, name);
-        assert.equal(mode(dataDir), 0o750, 'the operator\'s directory keeps its mode');
+        assert.equal(mode(dataDir), 0o750, "the operator's directory keeps its mode");
       } finally {
         await second.stop('SIGKILL');
       }
@@ -101,31 +101,38 @@ suite('start-up with values sealed by a key it does not hold', (ctx) => {
     await (await buildApp({ config: { ...ctx.config, encryptionKeys: both }, database: ctx.database, logger: false })).close();
   });
 
-  it('does not generate a new key file over existing ciphertext, and refuses a key file that is not the one', { skip: ctx.dialect !== 'sqlite' && 'the key file is for SQLite' }, async () => {
-    const id = keyIdOf(appKey(ctx));
-    const lost = mkdtempSync(path.join(tmpdir(), 'hangar-lost-key-'));
-    try {
-      const config = { ...ctx.config, dataDir: lost, encryptionKeys: null };
-      await assert.rejects(buildApp({ config, database: ctx.database, logger: false }), (e: unknown) => {
-        assert.ok(e instanceof ConfigError);
-        assert.match(e.message, new RegExp(`${KEY_FILE} is missing, but sensitive values in the database are sealed with key id ${id}; restore the file`));
-        return true;
-      });
-      assert.equal(existsSync(path.join(lost, KEY_FILE)), false, 'no key was generated');
-      // The process says so in one line and exits.
-      const run = await hangarAsync(['serve'], { HANGAR_DATA_DIR: lost, HANGAR_DATABASE_URL: ctx.config.databaseUrl, HANGAR_PORT: '0' });
-      assert.equal(run.status, 1, run.stderr);
-      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
-      assert.match(run.stderr, new RegExp(`^configuration error: .*${KEY_FILE} is missing.*key id ${id}`));
-      assert.equal(existsSync(path.join(lost, KEY_FILE)), false, 'no key was generated');
-      // A regenerated file holds another key: refused too, naming both.
-      const regenerated = randomBytes(32);
-      writeFileSync(path.join(lost, KEY_FILE), `${regenerated.toString('base64')}\n`, { mode: 0o600 });
-      await assert.rejects(buildApp({ config, database: ctx.database, logger: false }), new RegExp(`sealed with key id ${id}, which .*${KEY_FILE} \\(key id ${keyIdOf(regenerated)}\\) does not hold`));
-    } finally {
-      rmSync(lost, { recursive: true, force: true });
-    }
-  });
+  it(
+    'does not generate a new key file over existing ciphertext, and refuses a key file that is not the one',
+    { skip: ctx.dialect !== 'sqlite' && 'the key file is for SQLite' },
+    async () => {
+      const id = keyIdOf(appKey(ctx));
+      const lost = mkdtempSync(path.join(tmpdir(), 'hangar-lost-key-'));
+      try {
+        const config = { ...ctx.config, dataDir: lost, encryptionKeys: null };
+        await assert.rejects(buildApp({ config, database: ctx.database, logger: false }), (e: unknown) => {
+          assert.ok(e instanceof ConfigError);
+          assert.match(e.message, new RegExp(`${KEY_FILE} is missing, but sensitive values in the database are sealed with key id ${id}; restore the file`));
+          return true;
+        });
+        assert.equal(existsSync(path.join(lost, KEY_FILE)), false, 'no key was generated');
+        // The process says so in one line and exits.
+        const run = await hangarAsync(['serve'], { HANGAR_DATA_DIR: lost, HANGAR_DATABASE_URL: ctx.config.databaseUrl, HANGAR_PORT: '0' });
+        assert.equal(run.status, 1, run.stderr);
+        assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+        assert.match(run.stderr, new RegExp(`^configuration error: .*${KEY_FILE} is missing.*key id ${id}`));
+        assert.equal(existsSync(path.join(lost, KEY_FILE)), false, 'no key was generated');
+        // A regenerated file holds another key: refused too, naming both.
+        const regenerated = randomBytes(32);
+        writeFileSync(path.join(lost, KEY_FILE), `${regenerated.toString('base64')}\n`, { mode: 0o600 });
+        await assert.rejects(
+          buildApp({ config, database: ctx.database, logger: false }),
+          new RegExp(`sealed with key id ${id}, which .*${KEY_FILE} \\(key id ${keyIdOf(regenerated)}\\) does not hold`),
+        );
+      } finally {
+        rmSync(lost, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 /** Every byte SQLite keeps on disk for the database at `url`. */
@@ -135,25 +142,33 @@ function sqliteBytes(url: string): Buffer {
 }
 
 suite('a value made sensitive', (ctx) => {
-  it('leaves no trace of its clear text in the SQLite files', { skip: ctx.dialect !== 'sqlite' && 'PostgreSQL keeps old row versions until VACUUM (see docs/operations.md)' }, async () => {
-    const org = await ctx.organization();
-    const set = await createPolicySet(ctx, org);
-    const kept = `kept-then-sealed-${randomBytes(8).toString('hex')}`;
-    const replaced = `replaced-while-sealing-${randomBytes(8).toString('hex')}`;
-    const a = await createParameter(ctx, org.owner.token, set.id, { key: unique('a'), value: kept });
-    const b = await createParameter(ctx, org.owner.token, set.id, { key: unique('b'), value: replaced });
-    assert.ok(sqliteBytes(ctx.config.databaseUrl).includes(kept), 'the clear value was on disk');
-    // Sealing the value it holds, and sealing a new value in its place.
-    const sealA = await ctx.patch(`/api/v2/policy-sets/${set.id}/parameters/${a.id}`, org.owner.token, parameterUpdate(a.id, { sensitive: true }));
-    assert.equal(sealA.status, 200, sealA.raw);
-    const sealB = await ctx.patch(`/api/v2/policy-sets/${set.id}/parameters/${b.id}`, org.owner.token, parameterUpdate(b.id, { sensitive: true, value: 'new' }));
-    assert.equal(sealB.status, 200, sealB.raw);
-    const bytes = sqliteBytes(ctx.config.databaseUrl);
-    assert.ok(!bytes.includes(kept), 'the sealed value\'s clear text is gone from the database and its WAL');
-    assert.ok(!bytes.includes(replaced), 'the replaced clear text is gone too');
-    const [runtime] = (await ctx.services.policySetParameters.runtimeParameters(set.id)).filter((p) => p.id === a.id);
-    assert.equal(runtime!.value, kept, 'and the value itself is intact');
-  });
+  it(
+    'leaves no trace of its clear text in the SQLite files',
+    { skip: ctx.dialect !== 'sqlite' && 'PostgreSQL keeps old row versions until VACUUM (see docs/operations.md)' },
+    async () => {
+      const org = await ctx.organization();
+      const set = await createPolicySet(ctx, org);
+      const kept = `kept-then-sealed-${randomBytes(8).toString('hex')}`;
+      const replaced = `replaced-while-sealing-${randomBytes(8).toString('hex')}`;
+      const a = await createParameter(ctx, org.owner.token, set.id, { key: unique('a'), value: kept });
+      const b = await createParameter(ctx, org.owner.token, set.id, { key: unique('b'), value: replaced });
+      assert.ok(sqliteBytes(ctx.config.databaseUrl).includes(kept), 'the clear value was on disk');
+      // Sealing the value it holds, and sealing a new value in its place.
+      const sealA = await ctx.patch(`/api/v2/policy-sets/${set.id}/parameters/${a.id}`, org.owner.token, parameterUpdate(a.id, { sensitive: true }));
+      assert.equal(sealA.status, 200, sealA.raw);
+      const sealB = await ctx.patch(
+        `/api/v2/policy-sets/${set.id}/parameters/${b.id}`,
+        org.owner.token,
+        parameterUpdate(b.id, { sensitive: true, value: 'new' }),
+      );
+      assert.equal(sealB.status, 200, sealB.raw);
+      const bytes = sqliteBytes(ctx.config.databaseUrl);
+      assert.ok(!bytes.includes(kept), "the sealed value's clear text is gone from the database and its WAL");
+      assert.ok(!bytes.includes(replaced), 'the replaced clear text is gone too');
+      const [runtime] = (await ctx.services.policySetParameters.runtimeParameters(set.id)).filter((p) => p.id === a.id);
+      assert.equal(runtime!.value, kept, 'and the value itself is intact');
+    },
+  );
 });
 
 // The directory is created with the file, in the test above through the server; here directly.

@@ -82,7 +82,7 @@ describe('PostgreSQL refusing connections', { skip: !POSTGRES_URL && 'needs HANG
     }
   };
 
-  it('ALLOW_CONNECTIONS false with Hangar\'s sessions terminated: 503 with Retry-After, then 200 once allowed', async () => {
+  it("ALLOW_CONNECTIONS false with Hangar's sessions terminated: 503 with Retry-After, then 200 once allowed", async () => {
     await admin.query(`alter database ${name} allow_connections false`);
     await terminate();
     try {

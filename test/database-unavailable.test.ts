@@ -169,7 +169,7 @@ describe('SQLite busy past its timeout', () => {
   });
 });
 
-describe('PostgreSQL terminating Hangar\'s connections', { skip: !POSTGRES_URL && 'needs HANGAR_TEST_POSTGRES_URL' }, () => {
+describe("PostgreSQL terminating Hangar's connections", { skip: !POSTGRES_URL && 'needs HANGAR_TEST_POSTGRES_URL' }, () => {
   const ctx = new TestContext('postgres');
   let admin: pg.Client;
   before(async () => {

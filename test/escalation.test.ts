@@ -14,7 +14,11 @@ const grantBody = (access: string, attributes: Record<string, unknown> = {}) => 
 
 /** A visible team made by the owner, with `access` and no members. */
 async function team(ctx: TestContext, org: Org, access: Record<string, boolean> = {}): Promise<string> {
-  const res = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, teamBody({ visibility: 'organization', 'organization-access': access }));
+  const res = await ctx.post(
+    `/api/v2/organizations/${org.name}/teams`,
+    org.owner.token,
+    teamBody({ visibility: 'organization', 'organization-access': access }),
+  );
   assertStatus(res, 200);
   return res.body.data.id;
 }
@@ -46,7 +50,10 @@ suite('no escalation: nobody gives what it does not hold', (ctx) => {
     const someone = await ctx.user();
     assertError(await ctx.post(`/api/v2/teams/${projects}/relationships/users`, membership.token, members(someone.username)), 403);
     assert.deepEqual(await memberIds(ctx, org, projects), []);
-    assertError(await ctx.post(`/api/v2/organizations/${org.name}/projects`, membership.token, { data: { type: 'projects', attributes: { name: 'mine' } } }), 403);
+    assertError(
+      await ctx.post(`/api/v2/organizations/${org.name}/projects`, membership.token, { data: { type: 'projects', attributes: { name: 'mine' } } }),
+      403,
+    );
   });
 
   it('refuses a team manager who adds itself to a team with admin access to a project it cannot touch', async () => {
@@ -93,7 +100,18 @@ suite('no escalation: nobody gives what it does not hold', (ctx) => {
     const existing = await grant(ctx, org, other, project.id, 'read');
     assertError(await ctx.patch(`/api/v2/team-projects/${existing.id}`, custom.token, grantBody('admin')), 403);
     // Maintain and a custom grant with the same values differ in what the level allows.
-    const values = { 'workspace-access': { runs: 'apply', 'sentinel-mocks': 'read', 'state-versions': 'write', variables: 'write', create: true, locking: true, delete: true, 'run-tasks': true } };
+    const values = {
+      'workspace-access': {
+        runs: 'apply',
+        'sentinel-mocks': 'read',
+        'state-versions': 'write',
+        variables: 'write',
+        create: true,
+        locking: true,
+        delete: true,
+        'run-tasks': true,
+      },
+    };
     const maintainer = await ctx.member(org);
     await grant(ctx, org, maintainer.teamId, project.id, 'custom', { 'project-access': { teams: 'manage' }, ...values });
     const level = assertError(await ctx.patch(`/api/v2/team-projects/${existing.id}`, maintainer.token, grantBody('maintain')), 403);
@@ -109,7 +127,10 @@ suite('no escalation: nobody gives what it does not hold', (ctx) => {
     // A second grant on another of its teams: the highest value of each permission counts.
     const second = await ctx.member(org);
     assertStatus(await ctx.post(`/api/v2/teams/${second.teamId}/relationships/users`, org.owner.token, members(custom.username)), 204);
-    await grant(ctx, org, second.teamId, project.id, 'custom', { 'project-access': { teams: 'manage' }, 'workspace-access': { 'state-versions': 'read', variables: 'read' } });
+    await grant(ctx, org, second.teamId, project.id, 'custom', {
+      'project-access': { teams: 'manage' },
+      'workspace-access': { 'state-versions': 'read', variables: 'read' },
+    });
     const other = await team(ctx, org);
     const given = await ctx.post('/api/v2/team-projects', custom.token, teamProjectBody(other, project.id, 'read'));
     assertStatus(given, 201);
@@ -126,7 +147,11 @@ suite('no escalation: nobody gives what it does not hold', (ctx) => {
     const url = `/api/v2/organizations/${org.name}/teams`;
     assertError(await ctx.post(url, granter.token, teamBody({ 'organization-access': { 'manage-agent-pools': true } })), 403);
     // What it holds, implied flags included (managing teams covers membership).
-    const made = await ctx.post(url, granter.token, teamBody({ visibility: 'organization', 'organization-access': { 'manage-teams': true, 'manage-membership': true } }));
+    const made = await ctx.post(
+      url,
+      granter.token,
+      teamBody({ visibility: 'organization', 'organization-access': { 'manage-teams': true, 'manage-membership': true } }),
+    );
     assertStatus(made, 200);
     const loaded = await team(ctx, org, { 'manage-policies': true, 'manage-teams': true });
     const lowered = await ctx.patch(`/api/v2/teams/${loaded}`, granter.token, accessBody({ 'manage-policies': false }));
@@ -156,7 +181,8 @@ suite('no escalation: nobody gives what it does not hold', (ctx) => {
     const org = await ctx.organization();
     const project = await createProject(ctx, org);
     const admin = await ctx.user({ siteAdmin: true });
-    const token = (await ctx.post(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token, { data: { type: 'authentication-token' } })).body.data.attributes.token;
+    const token = (await ctx.post(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token, { data: { type: 'authentication-token' } })).body
+      .data.attributes.token;
     for (const caller of [org.owner.token, admin.token, token]) {
       const full = await team(ctx, org, { 'manage-organization-access': true, 'manage-projects': true });
       const user = await ctx.user();

@@ -19,7 +19,9 @@ suite('health probes', (ctx) => {
   });
 
   it('is not ready while a migration is missing, and ready again once it is applied', async () => {
-    const [applied] = (await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration where name = ${LAST_MIGRATION}`.execute(ctx.database.db)).rows;
+    const [applied] = (
+      await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration where name = ${LAST_MIGRATION}`.execute(ctx.database.db)
+    ).rows;
     assert.ok(applied, 'the migration was recorded');
     await sql`delete from kysely_migration where name = ${LAST_MIGRATION}`.execute(ctx.database.db);
     try {

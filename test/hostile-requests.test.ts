@@ -41,64 +41,64 @@ function overSocket(fn: (port: () => number) => void) {
   fn(() => port);
 }
 
-describe('bodies sent to URLs no route serves', () => overSocket((port) => {
-
-  it('answers 404 before the body has arrived, for every method that carries one', { timeout: 30_000 }, async () => {
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      for (const url of ['/api/v2/no-such-route', '/api/v2/organizations/acme/no-such-thing', '/elsewhere']) {
-        // A megabyte announced, a kilobyte sent: a server that waited for the body would never answer.
-        const res = await exchange(port(), `${head(method, url, MiB)}{"data":"${'x'.repeat(1024)}`);
-        res.socket.destroy();
-        assert.deepEqual(assertJsonApiError(res, 404), NOT_FOUND, `${method} ${url}`);
+describe('bodies sent to URLs no route serves', () =>
+  overSocket((port) => {
+    it('answers 404 before the body has arrived, for every method that carries one', { timeout: 30_000 }, async () => {
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        for (const url of ['/api/v2/no-such-route', '/api/v2/organizations/acme/no-such-thing', '/elsewhere']) {
+          // A megabyte announced, a kilobyte sent: a server that waited for the body would never answer.
+          const res = await exchange(port(), `${head(method, url, MiB)}{"data":"${'x'.repeat(1024)}`);
+          res.socket.destroy();
+          assert.deepEqual(assertJsonApiError(res, 404), NOT_FOUND, `${method} ${url}`);
+        }
       }
-    }
-    const chunked = await exchange(port(), `${head('POST', '/api/v2/nothing', 'chunked')}400\r\n${'x'.repeat(1024)}\r\n`);
-    chunked.socket.destroy();
-    assertJsonApiError(chunked, 404);
-    // The agent protocol's scope answers in its own media type.
-    const agent = await exchange(port(), `${head('POST', '/api/agent/no-such-route', MiB)}{"name":`);
-    agent.socket.destroy();
-    assertJsonApiError(agent, 404, 'application/json');
-  });
-
-  it('answers 20 parallel 1 MiB bodies to unknown routes without waiting for them, and ping still answers', { timeout: 60_000 }, async () => {
-    // Every body stops one byte short: each 404 proves its body was never waited for, let alone parsed.
-    const body = Buffer.alloc(MiB - 1, 0x61);
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => exchange(port(), Buffer.concat([Buffer.from(head(i % 2 ? 'PUT' : 'POST', `/api/v2/unknown-${i}`, MiB)), body]))),
-    );
-    try {
-      for (const res of responses) assert.deepEqual(assertJsonApiError(res, 404), NOT_FOUND);
-      // Meanwhile, with all twenty connections still open and their requests unfinished:
-      const ping = await fetch(`http://127.0.0.1:${port()}/api/v2/ping`);
-      assert.equal(ping.status, 204);
-    } finally {
-      for (const res of responses) res.socket.destroy();
-    }
-  });
-}));
-
-describe('what Node\'s HTTP parser and Fastify\'s router refuse', () => overSocket((port) => {
-
-  const cases: Array<[string, string, number]> = [
-    ['a malformed request line', 'NOT HTTP AT ALL\r\n\r\n', 400],
-    ['an invalid method', 'G@T /api/v2/ping HTTP/1.1\r\nHost: localhost\r\n\r\n', 400],
-    ['an invalid header name', 'GET /api/v2/ping HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n', 400],
-    ['a header larger than the server accepts', `GET /api/v2/ping HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(32 * 1024)}\r\n\r\n`, 431],
-    ['broken chunked framing', `${head('POST', '/api/v2/organizations', 'chunked')}ZZ\r\n`, 400],
-    ['an invalid Content-Length', 'POST /api/v2/organizations HTTP/1.1\r\nHost: localhost\r\nContent-Length: ten\r\n\r\n', 400],
-    ['HTTP/1.1 without Host', 'GET /api/v2/ping HTTP/1.1\r\n\r\n', 400],
-    ['a malformed percent-encoding', 'GET /api/v2/organizations/%E0%A4%A HTTP/1.1\r\nHost: localhost\r\n\r\n', 400],
-  ];
-  for (const [what, request, status] of cases) {
-    it(`answers ${what} with a JSON:API ${status}`, { timeout: 10_000 }, async () => {
-      const res = await exchange(port(), request);
-      res.socket.destroy();
-      const body = assertJsonApiError(res, status);
-      assert.equal(typeof body.errors[0].title, 'string');
+      const chunked = await exchange(port(), `${head('POST', '/api/v2/nothing', 'chunked')}400\r\n${'x'.repeat(1024)}\r\n`);
+      chunked.socket.destroy();
+      assertJsonApiError(chunked, 404);
+      // The agent protocol's scope answers in its own media type.
+      const agent = await exchange(port(), `${head('POST', '/api/agent/no-such-route', MiB)}{"name":`);
+      agent.socket.destroy();
+      assertJsonApiError(agent, 404, 'application/json');
     });
-  }
-}));
+
+    it('answers 20 parallel 1 MiB bodies to unknown routes without waiting for them, and ping still answers', { timeout: 60_000 }, async () => {
+      // Every body stops one byte short: each 404 proves its body was never waited for, let alone parsed.
+      const body = Buffer.alloc(MiB - 1, 0x61);
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => exchange(port(), Buffer.concat([Buffer.from(head(i % 2 ? 'PUT' : 'POST', `/api/v2/unknown-${i}`, MiB)), body]))),
+      );
+      try {
+        for (const res of responses) assert.deepEqual(assertJsonApiError(res, 404), NOT_FOUND);
+        // Meanwhile, with all twenty connections still open and their requests unfinished:
+        const ping = await fetch(`http://127.0.0.1:${port()}/api/v2/ping`);
+        assert.equal(ping.status, 204);
+      } finally {
+        for (const res of responses) res.socket.destroy();
+      }
+    });
+  }));
+
+describe("what Node's HTTP parser and Fastify's router refuse", () =>
+  overSocket((port) => {
+    const cases: Array<[string, string, number]> = [
+      ['a malformed request line', 'NOT HTTP AT ALL\r\n\r\n', 400],
+      ['an invalid method', 'G@T /api/v2/ping HTTP/1.1\r\nHost: localhost\r\n\r\n', 400],
+      ['an invalid header name', 'GET /api/v2/ping HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n', 400],
+      ['a header larger than the server accepts', `GET /api/v2/ping HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(32 * 1024)}\r\n\r\n`, 431],
+      ['broken chunked framing', `${head('POST', '/api/v2/organizations', 'chunked')}ZZ\r\n`, 400],
+      ['an invalid Content-Length', 'POST /api/v2/organizations HTTP/1.1\r\nHost: localhost\r\nContent-Length: ten\r\n\r\n', 400],
+      ['HTTP/1.1 without Host', 'GET /api/v2/ping HTTP/1.1\r\n\r\n', 400],
+      ['a malformed percent-encoding', 'GET /api/v2/organizations/%E0%A4%A HTTP/1.1\r\nHost: localhost\r\n\r\n', 400],
+    ];
+    for (const [what, request, status] of cases) {
+      it(`answers ${what} with a JSON:API ${status}`, { timeout: 10_000 }, async () => {
+        const res = await exchange(port(), request);
+        res.socket.destroy();
+        const body = assertJsonApiError(res, status);
+        assert.equal(typeof body.errors[0].title, 'string');
+      });
+    }
+  }));
 
 /** `[[[…]]]` nested `levels` deep. */
 const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
@@ -131,7 +131,11 @@ suite('over-deep JSON', (ctx) => {
     const org = await ctx.organization();
     const pool = await createPool(ctx, org);
     const agentToken = await createAgentToken(ctx, pool.id, org.owner.token);
-    const agent = await ctx.request('POST', '/api/agent/register', { token: agentToken.secret, rawBody: `{"name":"a","x":${nested(10_000)}}`, contentType: 'application/json' });
+    const agent = await ctx.request('POST', '/api/agent/register', {
+      token: agentToken.secret,
+      rawBody: `{"name":"a","x":${nested(10_000)}}`,
+      contentType: 'application/json',
+    });
     assert.equal(agent.status, 400, agent.raw);
     assert.match(String(agent.headers['content-type']), /^application\/json/);
     assertError(await ctx.request('POST', '/api/v2/no-such-route', { token: org.owner.token, rawBody: nested(10_000) }), 404);
@@ -148,7 +152,10 @@ suite('NUL characters in JSON bodies', (ctx) => {
         rawBody: JSON.stringify(parameterBody({ key: unique('k'), value: 'placeholder' })).replace('"placeholder"', `"${value}"`),
       });
     // JSON text → the string it means: \\u0000 is a backslash and "u0000"; \\\\u0000 two backslashes and "u0000".
-    const cases: Array<[string, string]> = [['C:\\\\u0000dir', 'C:\\u0000dir'], ['\\\\\\\\u0000', '\\\\u0000']];
+    const cases: Array<[string, string]> = [
+      ['C:\\\\u0000dir', 'C:\\u0000dir'],
+      ['\\\\\\\\u0000', '\\\\u0000'],
+    ];
     for (const [text, meant] of cases) {
       const res = await post(text);
       assert.equal(res.status, 201, `${text}: ${res.raw}`);

@@ -54,10 +54,22 @@ describe('HTTPS', { skip: !hasOpenssl() && 'the openssl command is not installed
     const base = { HANGAR_DATA_DIR: dataDir, HANGAR_PORT: '0', HANGAR_LOG_LEVEL: 'silent' };
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ HANGAR_TLS_CERT_FILE: certs.certFile }, /^configuration error: HANGAR_TLS_CERT_FILE and HANGAR_TLS_KEY_FILE must be set together/m],
-      [{ HANGAR_TLS_CERT_FILE: path.join(certs.dir, 'missing.pem'), HANGAR_TLS_KEY_FILE: certs.keyFile }, /^configuration error: HANGAR_TLS_CERT_FILE: cannot read .*missing\.pem \(ENOENT\)$/m],
-      [{ HANGAR_TLS_CERT_FILE: certs.keyFile, HANGAR_TLS_KEY_FILE: certs.keyFile }, /^configuration error: HANGAR_TLS_CERT_FILE: .* holds no PEM certificate$/m],
-      [{ HANGAR_TLS_CERT_FILE: certs.certFile, HANGAR_TLS_KEY_FILE: certs.certFile }, /^configuration error: HANGAR_TLS_KEY_FILE: .* holds no PEM private key/m],
-      [{ HANGAR_TLS_CERT_FILE: certs.certFile, HANGAR_TLS_KEY_FILE: path.join(certs.dir, 'ca.key') }, /^configuration error: HANGAR_TLS_KEY_FILE: the key in .* does not belong to the certificate/m],
+      [
+        { HANGAR_TLS_CERT_FILE: path.join(certs.dir, 'missing.pem'), HANGAR_TLS_KEY_FILE: certs.keyFile },
+        /^configuration error: HANGAR_TLS_CERT_FILE: cannot read .*missing\.pem \(ENOENT\)$/m,
+      ],
+      [
+        { HANGAR_TLS_CERT_FILE: certs.keyFile, HANGAR_TLS_KEY_FILE: certs.keyFile },
+        /^configuration error: HANGAR_TLS_CERT_FILE: .* holds no PEM certificate$/m,
+      ],
+      [
+        { HANGAR_TLS_CERT_FILE: certs.certFile, HANGAR_TLS_KEY_FILE: certs.certFile },
+        /^configuration error: HANGAR_TLS_KEY_FILE: .* holds no PEM private key/m,
+      ],
+      [
+        { HANGAR_TLS_CERT_FILE: certs.certFile, HANGAR_TLS_KEY_FILE: path.join(certs.dir, 'ca.key') },
+        /^configuration error: HANGAR_TLS_KEY_FILE: the key in .* does not belong to the certificate/m,
+      ],
     ];
     for (const [env, message] of cases) {
       const r = hangar(['serve'], { ...base, ...env });
@@ -70,19 +82,23 @@ describe('HTTPS', { skip: !hasOpenssl() && 'the openssl command is not installed
 });
 
 // Behind a TLS-terminating proxy: links and state URLs use the proxy's scheme and host.
-suite('links behind a trusted proxy', (ctx) => {
-  it('builds absolute links from X-Forwarded-Proto and -Host', async () => {
-    const org = await ctx.organization();
-    const w = await createWorkspace(ctx, org);
-    const sv = await createStateVersion(ctx, w.id, org.owner.token);
-    const headers = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'hangar.example.com' };
-    const shown = await ctx.request('GET', `/api/v2/state-versions/${sv.id}`, { token: org.owner.token, headers });
-    assertStatus(shown, 200);
-    assert.equal(shown.body.data.attributes['hosted-state-download-url'], `https://hangar.example.com/api/v2/state-versions/${sv.id}/download`);
-    const list = await ctx.request('GET', `/api/v2/organizations/${org.name}/workspaces`, { token: org.owner.token, headers });
-    assert.match(list.body.links.self, /^https:\/\/hangar\.example\.com\/api\/v2\/organizations\//);
-  });
-}, { HANGAR_TRUST_PROXY: '127.0.0.1' });
+suite(
+  'links behind a trusted proxy',
+  (ctx) => {
+    it('builds absolute links from X-Forwarded-Proto and -Host', async () => {
+      const org = await ctx.organization();
+      const w = await createWorkspace(ctx, org);
+      const sv = await createStateVersion(ctx, w.id, org.owner.token);
+      const headers = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'hangar.example.com' };
+      const shown = await ctx.request('GET', `/api/v2/state-versions/${sv.id}`, { token: org.owner.token, headers });
+      assertStatus(shown, 200);
+      assert.equal(shown.body.data.attributes['hosted-state-download-url'], `https://hangar.example.com/api/v2/state-versions/${sv.id}/download`);
+      const list = await ctx.request('GET', `/api/v2/organizations/${org.name}/workspaces`, { token: org.owner.token, headers });
+      assert.match(list.body.links.self, /^https:\/\/hangar\.example\.com\/api\/v2\/organizations\//);
+    });
+  },
+  { HANGAR_TRUST_PROXY: '127.0.0.1' },
+);
 
 suite('links without a trusted proxy', (ctx) => {
   it('ignores X-Forwarded-* from a client that is no trusted proxy', async () => {

@@ -42,7 +42,10 @@ describe('package.json', () => {
   });
 });
 
-for (const [label, node] of [['this Node', process.execPath], ['the machine\'s older Node', OLD]] as const) {
+for (const [label, node] of [
+  ['this Node', process.execPath],
+  ["the machine's older Node", OLD],
+] as const) {
   describe(`bin/hangar.mjs on ${label}`, { skip: !node && 'no Node older than 24 on this machine' }, () => {
     it('--version prints the version in package.json', () => {
       const r = run(node!, ['--version']);

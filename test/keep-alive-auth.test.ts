@@ -34,7 +34,9 @@ suite('authentication on a kept-alive connection', (ctx) => {
     try {
       const alice = await ctx.user();
       const bob = await ctx.user();
-      const created = await send('POST', `/api/v2/users/${alice.id}/authentication-tokens`, alice.token, { data: { type: 'authentication-tokens', attributes: { description: 'kept' } } });
+      const created = await send('POST', `/api/v2/users/${alice.id}/authentication-tokens`, alice.token, {
+        data: { type: 'authentication-tokens', attributes: { description: 'kept' } },
+      });
       assert.equal(created.status, 201);
       const secret: string = created.body.data.attributes.token;
       const tokenId: string = created.body.data.id;

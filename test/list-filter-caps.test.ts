@@ -8,7 +8,10 @@ import { assertError, assertStatus } from './helpers/assert.ts';
 import { suite } from './helpers/harness.ts';
 
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}`);
-const tagged = (n: number) => keys(n).map((k, i) => `filter[tagged][${i}][key]=${k}`).join('&');
+const tagged = (n: number) =>
+  keys(n)
+    .map((k, i) => `filter[tagged][${i}][key]=${k}`)
+    .join('&');
 
 suite('list filter caps', (ctx) => {
   it('caps every multi-value filter of workspaces, projects and teams at 100 values, answering 400 naming the parameter', async () => {
@@ -34,6 +37,16 @@ suite('list filter caps', (ctx) => {
       }
     }
     // Both tag filters at their caps together still make a query the database takes.
-    assertStatus(await ctx.get(`/api/v2/organizations/${org.name}/workspaces?${tagged(100)}&search[tags]=${keys(100).map((k) => `s${k}`).join(',')}&search[exclude-tags]=${keys(100).map((k) => `x${k}`).join(',')}`, t), 200);
+    assertStatus(
+      await ctx.get(
+        `/api/v2/organizations/${org.name}/workspaces?${tagged(100)}&search[tags]=${keys(100)
+          .map((k) => `s${k}`)
+          .join(',')}&search[exclude-tags]=${keys(100)
+          .map((k) => `x${k}`)
+          .join(',')}`,
+        t,
+      ),
+      200,
+    );
   });
 });

@@ -31,7 +31,10 @@ suite('mass assignment: unmodelled attributes are ignored', (ctx) => {
   it('answers attributes TFE clients send but Hangar does not model with 200', async () => {
     const user = await ctx.user();
     const name = `tfe-${Date.now()}`;
-    assert.equal((await ctx.post('/api/v2/organizations', user.token, { data: { type: 'organizations', attributes: { name, email: 'o@example.test' } } })).status, 201);
+    assert.equal(
+      (await ctx.post('/api/v2/organizations', user.token, { data: { type: 'organizations', attributes: { name, email: 'o@example.test' } } })).status,
+      201,
+    );
     const res = await ctx.patch(`/api/v2/organizations/${name}`, user.token, {
       data: { type: 'organizations', attributes: { 'default-execution-mode': 'local', 'session-timeout': 20160, 'allow-force-delete-workspaces': true } },
     });

@@ -35,9 +35,15 @@ for (const dialect of dialects()) {
       const db = scratch.database.db;
       await migrateBefore(scratch.database, GRAMS);
       const at = new Date().toISOString();
-      await db.insertInto('users').values({ id: 'user-1', username: 'u1', email: 'u1@example.test', created_at: at } as any).execute();
+      await db
+        .insertInto('users')
+        .values({ id: 'user-1', username: 'u1', email: 'u1@example.test', created_at: at } as any)
+        .execute();
       for (const org of ['org-1', 'org-2']) {
-        await db.insertInto('organizations').values({ id: org, name: org, email: `${org}@example.test`, service_user_id: 'user-1', created_at: at } as any).execute();
+        await db
+          .insertInto('organizations')
+          .values({ id: org, name: org, email: `${org}@example.test`, service_user_id: 'user-1', created_at: at } as any)
+          .execute();
       }
       const names = ['Default Project', 'Alpha', 'aaab', 'b7 77', 'a_b', '', 'x', `long-${'ab'.repeat(300)}`];
       const project = (organization_id: string, name: string, i: number) => ({
@@ -50,7 +56,10 @@ for (const dialect of dialects()) {
         created_at: at,
       });
       const existing = [...names.map((n, i) => project('org-1', n, i)), project('org-2', 'Alpha', 0)];
-      await db.insertInto('projects').values(existing as any).execute();
+      await db
+        .insertInto('projects')
+        .values(existing as any)
+        .execute();
 
       // 0014 first; any later migration after it.
       assert.equal((await migrateToLatest(scratch.database))[0], GRAMS);
@@ -62,7 +71,10 @@ for (const dialect of dialects()) {
 
       // Then the triggers: one more project, a rename, a delete.
       const added = project('org-2', 'Beta', 1);
-      await db.insertInto('projects').values(added as any).execute();
+      await db
+        .insertInto('projects')
+        .values(added as any)
+        .execute();
       await db.updateTable('projects').set({ name: 'Alpine' }).where('id', '=', 'prj-org-1-1').execute();
       await db.deleteFrom('projects').where('id', '=', 'prj-org-1-2').execute();
       const now = await db.selectFrom('projects').select(['organization_id', 'name']).execute();

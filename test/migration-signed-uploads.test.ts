@@ -24,8 +24,14 @@ for (const dialect of dialects()) {
       const bool = (b: boolean) => (dialect === 'postgres' ? b : Number(b));
       await db.insertInto('users').values({ id: 'user-1', username: 'u1', email: 'u1@example.test', created_at: at }).execute();
       await db.insertInto('organizations').values({ id: 'org-1', name: 'org-1', email: 'o@example.test', service_user_id: 'user-1', created_at: at }).execute();
-      await db.insertInto('projects').values({ id: 'prj-1', organization_id: 'org-1', name: 'p', is_default: bool(true), created_at: at }).execute();
-      await db.insertInto('workspaces').values({ id: 'ws-1', organization_id: 'org-1', project_id: 'prj-1', name: 'w', created_at: at, updated_at: at }).execute();
+      await db
+        .insertInto('projects')
+        .values({ id: 'prj-1', organization_id: 'org-1', name: 'p', is_default: bool(true), created_at: at })
+        .execute();
+      await db
+        .insertInto('workspaces')
+        .values({ id: 'ws-1', organization_id: 'org-1', project_id: 'prj-1', name: 'w', created_at: at, updated_at: at })
+        .execute();
       const cv = (id: string, uploaded: boolean) => ({
         id,
         workspace_id: 'ws-1',
@@ -41,29 +47,71 @@ for (const dialect of dialects()) {
         created_at: at,
         uploaded_at: uploaded ? at : null,
       });
-      await db.insertInto('configuration_versions').values([cv('cv-pending', false), cv('cv-uploaded', true)]).execute();
-      const run = { workspace_id: 'ws-1', configuration_version_id: 'cv-uploaded', status: 'pending', message: 'm', source: 'tfe-api', is_destroy: bool(false), refresh: bool(true), refresh_only: bool(false), plan_only: bool(false), auto_apply: bool(false), created_at: at };
-      await db.insertInto('runs').values([{ id: 'run-1', ...run }, { id: 'run-2', ...run }]).execute();
+      await db
+        .insertInto('configuration_versions')
+        .values([cv('cv-pending', false), cv('cv-uploaded', true)])
+        .execute();
+      const run = {
+        workspace_id: 'ws-1',
+        configuration_version_id: 'cv-uploaded',
+        status: 'pending',
+        message: 'm',
+        source: 'tfe-api',
+        is_destroy: bool(false),
+        refresh: bool(true),
+        refresh_only: bool(false),
+        plan_only: bool(false),
+        auto_apply: bool(false),
+        created_at: at,
+      };
+      await db
+        .insertInto('runs')
+        .values([
+          { id: 'run-1', ...run },
+          { id: 'run-2', ...run },
+        ])
+        .execute();
 
       // 0016 first; any later migration after it.
       assert.equal((await migrateToLatest(scratch.database))[0], SIGNED);
 
       const rows = await db.selectFrom('configuration_versions').selectAll().orderBy('id').execute();
-      assert.deepEqual(rows.map((r: any) => [r.id, r.status, r.archive_size === null ? null : Number(r.archive_size)]), [['cv-pending', 'pending', null], ['cv-uploaded', 'uploaded', 3]]);
+      assert.deepEqual(
+        rows.map((r: any) => [r.id, r.status, r.archive_size === null ? null : Number(r.archive_size)]),
+        [
+          ['cv-pending', 'pending', null],
+          ['cv-uploaded', 'uploaded', 3],
+        ],
+      );
       assert.deepEqual([...Buffer.from(rows[1].archive)], [1, 2, 3]);
       for (const column of ['upload_digest', 'upload_expires_at']) assert.ok(!(column in rows[0]), `${column} is gone`);
       assert.equal((await db.selectFrom('runs').select('id').execute()).length, 2, 'no run went with the old table');
       // The rules of the table still hold: an archive exactly when uploaded, a real workspace, and runs go with their version.
       await assert.rejects(db.updateTable('configuration_versions').set({ status: 'uploaded' }).where('id', '=', 'cv-pending').execute());
-      await assert.rejects(db.insertInto('configuration_versions').values({ ...cv('cv-x', false), upload_digest: undefined, upload_expires_at: undefined, workspace_id: 'ws-none' }).execute());
-      await assert.rejects(db.insertInto('runs').values({ id: 'run-3', ...run, configuration_version_id: 'cv-none' }).execute());
+      await assert.rejects(
+        db
+          .insertInto('configuration_versions')
+          .values({ ...cv('cv-x', false), upload_digest: undefined, upload_expires_at: undefined, workspace_id: 'ws-none' })
+          .execute(),
+      );
+      await assert.rejects(
+        db
+          .insertInto('runs')
+          .values({ id: 'run-3', ...run, configuration_version_id: 'cv-none' })
+          .execute(),
+      );
       await db.deleteFrom('configuration_versions').where('id', '=', 'cv-uploaded').execute();
       assert.equal((await db.selectFrom('runs').select('id').execute()).length, 0);
       if (dialect === 'sqlite') {
         assert.equal((await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db)).rows[0]!.foreign_keys, 1, 'foreign keys are back on');
-        const indexes = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'configuration_versions' and sql is not null`.execute(db);
+        const indexes = await sql<{
+          name: string;
+        }>`select name from sqlite_master where type = 'index' and tbl_name = 'configuration_versions' and sql is not null`.execute(db);
         // 0016 rebuilt the table with its index; 0018 has since replaced that index by the creation-order one.
-        assert.deepEqual(indexes.rows.map((r) => r.name), ['configuration_versions_workspace_seq']);
+        assert.deepEqual(
+          indexes.rows.map((r) => r.name),
+          ['configuration_versions_workspace_seq'],
+        );
       }
     });
   });

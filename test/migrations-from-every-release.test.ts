@@ -27,7 +27,12 @@ async function migrateFirst(database: Database, count: number): Promise<void> {
   const migrations: Record<string, Migration> = {};
   for (const name of MIGRATION_NAMES.slice(0, count)) migrations[name] = await import(path.join(DIRECTORY, `${name}.ts`));
   const schema = database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]!.s : undefined;
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
 }
@@ -37,50 +42,131 @@ async function migrateFirst(database: Database, count: number): Promise<void> {
  * was created (later migrations add columns with defaults, or none the old code knew to fill).
  */
 async function seed(db: Kysely<any>, has: (migration: string) => boolean): Promise<void> {
-  await db.insertInto('users').values([
-    { id: 'user-seededadmin0001', username: 'seeded-admin', email: 'admin@example.com', is_site_admin: false, is_service_account: false, created_at: NOW },
-    { id: 'user-seededservice01', username: 'api-org-seeded', email: 'svc@example.com', is_site_admin: false, is_service_account: true, created_at: NOW },
-  ]).execute();
-  await db.insertInto('organizations').values({ id: 'org-seeded0000000001', name: 'seeded', email: 'org@example.com', service_user_id: 'user-seededservice01', created_at: NOW }).execute();
-  await db.insertInto('teams').values({ id: 'team-seededowners001', organization_id: 'org-seeded0000000001', name: 'owners', visibility: 'secret', is_owners: true, organization_access: '{}', created_at: NOW }).execute();
+  await db
+    .insertInto('users')
+    .values([
+      { id: 'user-seededadmin0001', username: 'seeded-admin', email: 'admin@example.com', is_site_admin: false, is_service_account: false, created_at: NOW },
+      { id: 'user-seededservice01', username: 'api-org-seeded', email: 'svc@example.com', is_site_admin: false, is_service_account: true, created_at: NOW },
+    ])
+    .execute();
+  await db
+    .insertInto('organizations')
+    .values({ id: 'org-seeded0000000001', name: 'seeded', email: 'org@example.com', service_user_id: 'user-seededservice01', created_at: NOW })
+    .execute();
+  await db
+    .insertInto('teams')
+    .values({
+      id: 'team-seededowners001',
+      organization_id: 'org-seeded0000000001',
+      name: 'owners',
+      visibility: 'secret',
+      is_owners: true,
+      organization_access: '{}',
+      created_at: NOW,
+    })
+    .execute();
   await db.insertInto('team_memberships').values({ team_id: 'team-seededowners001', user_id: 'user-seededadmin0001', created_at: NOW }).execute();
-  await db.insertInto('auth_tokens').values({ id: 'at-seededtoken00001', kind: 'user', digest: digestSecret(TOKEN), description: 'seeded', user_id: 'user-seededadmin0001', created_at: NOW }).execute();
-  await db.insertInto('projects').values([
-    { id: 'prj-seededdefault001', organization_id: 'org-seeded0000000001', name: 'Default Project', is_default: true, created_at: NOW },
-    { id: 'prj-seededplatform01', organization_id: 'org-seeded0000000001', name: 'platform', description: 'seeded', is_default: false, created_at: NOW },
-  ]).execute();
+  await db
+    .insertInto('auth_tokens')
+    .values({ id: 'at-seededtoken00001', kind: 'user', digest: digestSecret(TOKEN), description: 'seeded', user_id: 'user-seededadmin0001', created_at: NOW })
+    .execute();
+  await db
+    .insertInto('projects')
+    .values([
+      { id: 'prj-seededdefault001', organization_id: 'org-seeded0000000001', name: 'Default Project', is_default: true, created_at: NOW },
+      { id: 'prj-seededplatform01', organization_id: 'org-seeded0000000001', name: 'platform', description: 'seeded', is_default: false, created_at: NOW },
+    ])
+    .execute();
   if (has('0002_projects_workspaces')) {
-    await db.insertInto('workspaces').values({ id: 'ws-seededworkspace01', organization_id: 'org-seeded0000000001', project_id: 'prj-seededplatform01', name: 'network', created_at: NOW, updated_at: NOW }).execute();
+    await db
+      .insertInto('workspaces')
+      .values({
+        id: 'ws-seededworkspace01',
+        organization_id: 'org-seeded0000000001',
+        project_id: 'prj-seededplatform01',
+        name: 'network',
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .execute();
   }
   if (has('0003_policy_sets')) {
-    await db.insertInto('policy_sets').values({ id: 'polset-seededpolicy01', organization_id: 'org-seeded0000000001', name: 'guardrails', kind: 'sentinel', created_at: NOW, updated_at: NOW }).execute();
-    await db.insertInto('policy_set_projects').values({ policy_set_id: 'polset-seededpolicy01', project_id: 'prj-seededplatform01', created_at: NOW }).execute();
-    await db.insertInto('policy_set_parameters').values({ id: 'var-seededparam00001', policy_set_id: 'polset-seededpolicy01', key: 'region', category: 'policy-set', sensitive: false, value: 'eu-west-1', created_at: NOW, updated_at: NOW }).execute();
+    await db
+      .insertInto('policy_sets')
+      .values({ id: 'polset-seededpolicy01', organization_id: 'org-seeded0000000001', name: 'guardrails', kind: 'sentinel', created_at: NOW, updated_at: NOW })
+      .execute();
+    await db
+      .insertInto('policy_set_projects')
+      .values({ policy_set_id: 'polset-seededpolicy01', project_id: 'prj-seededplatform01', created_at: NOW })
+      .execute();
+    await db
+      .insertInto('policy_set_parameters')
+      .values({
+        id: 'var-seededparam00001',
+        policy_set_id: 'polset-seededpolicy01',
+        key: 'region',
+        category: 'policy-set',
+        sensitive: false,
+        value: 'eu-west-1',
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .execute();
   }
   if (has('0004_agent_pools')) {
-    await db.insertInto('agent_pools').values({ id: 'apool-seededpool0001', organization_id: 'org-seeded0000000001', name: 'runners', organization_scoped: true, created_at: NOW }).execute();
+    await db
+      .insertInto('agent_pools')
+      .values({ id: 'apool-seededpool0001', organization_id: 'org-seeded0000000001', name: 'runners', organization_scoped: true, created_at: NOW })
+      .execute();
   }
   if (has('0005_policy_set_workspaces')) {
-    await db.insertInto('policy_set_workspaces').values({ policy_set_id: 'polset-seededpolicy01', workspace_id: 'ws-seededworkspace01', created_at: NOW }).execute();
+    await db
+      .insertInto('policy_set_workspaces')
+      .values({ policy_set_id: 'polset-seededpolicy01', workspace_id: 'ws-seededworkspace01', created_at: NOW })
+      .execute();
   }
   if (has('0010_tags')) {
-    await db.insertInto('workspace_tag_bindings').values({ id: 'tb-seededbinding001', workspace_id: 'ws-seededworkspace01', key: 'env', value: 'prod', position: 0, created_at: NOW }).execute();
+    await db
+      .insertInto('workspace_tag_bindings')
+      .values({ id: 'tb-seededbinding001', workspace_id: 'ws-seededworkspace01', key: 'env', value: 'prod', position: 0, created_at: NOW })
+      .execute();
   }
   if (has('0011_state')) {
     // A state file sealed as the state-versions service seals it, with the key the app is given.
-    await db.insertInto('state_versions').values({
-      id: 'sv-seededversion001', workspace_id: 'ws-seededworkspace01', serial: 1, lineage: 'seeded-lineage', md5: createHash('md5').update(STATE).digest('hex'),
-      status: 'finalized', state_size: STATE.length, created_by: 'user-seededadmin0001', created_at: NOW, finalized_at: NOW,
-    }).execute();
-    await db.insertInto('state_version_blobs').values({
-      state_version_id: 'sv-seededversion001', kind: 'state', sealed: KEYRING.encryptBytes(STATE, 'state-version:sv-seededversion001:state'), size: STATE.length, created_at: NOW,
-    }).execute();
+    await db
+      .insertInto('state_versions')
+      .values({
+        id: 'sv-seededversion001',
+        workspace_id: 'ws-seededworkspace01',
+        serial: 1,
+        lineage: 'seeded-lineage',
+        md5: createHash('md5').update(STATE).digest('hex'),
+        status: 'finalized',
+        state_size: STATE.length,
+        created_by: 'user-seededadmin0001',
+        created_at: NOW,
+        finalized_at: NOW,
+      })
+      .execute();
+    await db
+      .insertInto('state_version_blobs')
+      .values({
+        state_version_id: 'sv-seededversion001',
+        kind: 'state',
+        sealed: KEYRING.encryptBytes(STATE, 'state-version:sv-seededversion001:state'),
+        size: STATE.length,
+        created_at: NOW,
+      })
+      .execute();
   }
 }
 
 /** Every seeded row, read back through the API with the seeded token. */
 async function readBack(database: Database, has: (migration: string) => boolean): Promise<void> {
-  const config = { ...loadConfig({ HANGAR_DATA_DIR: '/nonexistent', HANGAR_RATE_LIMIT: '0', HANGAR_ENCRYPTION_KEY: randomBytes(32).toString('base64') }), databaseUrl: 'unused' };
+  const config = {
+    ...loadConfig({ HANGAR_DATA_DIR: '/nonexistent', HANGAR_RATE_LIMIT: '0', HANGAR_ENCRYPTION_KEY: randomBytes(32).toString('base64') }),
+    databaseUrl: 'unused',
+  };
   const app = await buildApp({ config, database, logger: false, keyring: KEYRING });
   try {
     const get = async (url: string) => {
@@ -103,12 +189,18 @@ async function readBack(database: Database, has: (migration: string) => boolean)
     if (has('0003_policy_sets')) {
       assert.equal((await get('/api/v2/policy-sets/polset-seededpolicy01')).attributes.name, 'guardrails');
       const parameters = await get('/api/v2/policy-sets/polset-seededpolicy01/parameters');
-      assert.deepEqual(parameters.map((p: { attributes: { key: string; value: string } }) => [p.attributes.key, p.attributes.value]), [['region', 'eu-west-1']]);
+      assert.deepEqual(
+        parameters.map((p: { attributes: { key: string; value: string } }) => [p.attributes.key, p.attributes.value]),
+        [['region', 'eu-west-1']],
+      );
     }
     if (has('0004_agent_pools')) assert.equal((await get('/api/v2/agent-pools/apool-seededpool0001')).attributes.name, 'runners');
     if (has('0010_tags')) {
       const bindings = await get('/api/v2/workspaces/ws-seededworkspace01/tag-bindings');
-      assert.deepEqual(bindings.map((b: { attributes: { key: string; value: string } }) => [b.attributes.key, b.attributes.value]), [['env', 'prod']]);
+      assert.deepEqual(
+        bindings.map((b: { attributes: { key: string; value: string } }) => [b.attributes.key, b.attributes.value]),
+        [['env', 'prod']],
+      );
     }
     if (has('0011_state')) {
       const version = await get('/api/v2/state-versions/sv-seededversion001');

@@ -42,12 +42,24 @@ suite('moving workspaces', (ctx) => {
     assertError(await ctx.post(url, t, {}), 422, '/data');
     let e = assertError(await ctx.post(url, t, moveBody([w[0]!.id, w[1]!.id, w[0]!.id])), 422, '/data/2/id');
     assert.match(e.detail!, new RegExp(w[0]!.id));
-    assertError(await ctx.post(url, t, { data: [{ type: 'workspaces', id: w[0]!.id }, { type: 'projects', id: w[1]!.id }] }), 422, '/data/1/type');
+    assertError(
+      await ctx.post(url, t, {
+        data: [
+          { type: 'workspaces', id: w[0]!.id },
+          { type: 'projects', id: w[1]!.id },
+        ],
+      }),
+      422,
+      '/data/1/type',
+    );
     assertError(await ctx.post(url, t, { data: [{ type: 'workspaces' }] }), 422, '/data/0/id');
     assertError(await ctx.post(url, t, { data: [{ type: 'workspaces', id: 7 }] }), 422, '/data/0/id');
     e = assertError(await ctx.request('POST', url, { token: t, body: moveBody([w[0]!.id]), contentType: 'application/json' }), 415);
     assertError(await ctx.post(url, null, moveBody([w[0]!.id])), 401);
-    const where = await projectsOf(ctx, w.map((x) => x.id));
+    const where = await projectsOf(
+      ctx,
+      w.map((x) => x.id),
+    );
     assert.deepEqual([...new Set(where.values())], [org.defaultProjectId]);
   });
 
@@ -104,11 +116,45 @@ suite('moving workspaces', (ctx) => {
     const org = await ctx.organization();
     const [src, dest] = [await createProject(ctx, org), await createProject(ctx, org)];
     const cases: Array<[string, () => Promise<{ token: string }>, boolean]> = [
-      ['admin on both', async () => { const m = await ctx.member(org); await grant(ctx, org, m.teamId, src.id, 'admin'); await grant(ctx, org, m.teamId, dest.id, 'admin'); return m; }, true],
-      ['custom move on both', async () => { const m = await ctx.member(org); for (const p of [src, dest]) await grant(ctx, org, m.teamId, p.id, 'custom', { 'workspace-access': { move: true } }); return m; }, true],
+      [
+        'admin on both',
+        async () => {
+          const m = await ctx.member(org);
+          await grant(ctx, org, m.teamId, src.id, 'admin');
+          await grant(ctx, org, m.teamId, dest.id, 'admin');
+          return m;
+        },
+        true,
+      ],
+      [
+        'custom move on both',
+        async () => {
+          const m = await ctx.member(org);
+          for (const p of [src, dest]) await grant(ctx, org, m.teamId, p.id, 'custom', { 'workspace-access': { move: true } });
+          return m;
+        },
+        true,
+      ],
       ['manage-projects', async () => ctx.member(org, { 'manage-projects': true }), true],
-      ['admin on destination only', async () => { const m = await ctx.member(org); await grant(ctx, org, m.teamId, dest.id, 'admin'); await grant(ctx, org, m.teamId, src.id, 'write'); return m; }, false],
-      ['manage-workspaces and admin on destination', async () => { const m = await ctx.member(org, { 'manage-workspaces': true }); await grant(ctx, org, m.teamId, dest.id, 'admin'); return m; }, false],
+      [
+        'admin on destination only',
+        async () => {
+          const m = await ctx.member(org);
+          await grant(ctx, org, m.teamId, dest.id, 'admin');
+          await grant(ctx, org, m.teamId, src.id, 'write');
+          return m;
+        },
+        false,
+      ],
+      [
+        'manage-workspaces and admin on destination',
+        async () => {
+          const m = await ctx.member(org, { 'manage-workspaces': true });
+          await grant(ctx, org, m.teamId, dest.id, 'admin');
+          return m;
+        },
+        false,
+      ],
     ];
     for (const [label, caller, allowed] of cases) {
       const w = await createWorkspace(ctx, org, src.id);

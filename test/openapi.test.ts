@@ -65,10 +65,26 @@ const VARIANTS: Array<{ route: string; query: string; make?: (w: World) => Promi
   { route: 'GET /api/v2/users/:user_id/authentication-tokens', query: 'page[size]=1' },
   { route: 'GET /api/v2/policy-sets/:policy_set_id/parameters', query: 'page[size]=1' },
   // Tags in effect, with an inherited one, in `included`.
-  { route: 'GET /api/v2/workspaces/:workspace_id', query: 'include=effective_tag_bindings', make: async (w) => ({ params: { workspace_id: await taggedWorkspaceOf(w) } }) },
-  { route: 'GET /api/v2/organizations/:organization_name/workspaces', query: 'include=effective_tag_bindings', make: withTags(async (w) => ({ params: { organization_name: (await w.org()).name } })) },
-  { route: 'GET /api/v2/projects/:project_id', query: 'include=effective_tag_bindings', make: withTags(async (w) => ({ params: { project_id: await w.project() } })) },
-  { route: 'GET /api/v2/organizations/:organization_name/projects', query: 'include=effective_tag_bindings', make: withTags(async (w) => ({ params: { organization_name: (await w.org()).name } })) },
+  {
+    route: 'GET /api/v2/workspaces/:workspace_id',
+    query: 'include=effective_tag_bindings',
+    make: async (w) => ({ params: { workspace_id: await taggedWorkspaceOf(w) } }),
+  },
+  {
+    route: 'GET /api/v2/organizations/:organization_name/workspaces',
+    query: 'include=effective_tag_bindings',
+    make: withTags(async (w) => ({ params: { organization_name: (await w.org()).name } })),
+  },
+  {
+    route: 'GET /api/v2/projects/:project_id',
+    query: 'include=effective_tag_bindings',
+    make: withTags(async (w) => ({ params: { project_id: await w.project() } })),
+  },
+  {
+    route: 'GET /api/v2/organizations/:organization_name/projects',
+    query: 'include=effective_tag_bindings',
+    make: withTags(async (w) => ({ params: { organization_name: (await w.org()).name } })),
+  },
 ];
 
 /** Lists that may answer empty for the caller they are checked as; every other list must hold an item. */
@@ -187,7 +203,9 @@ suite('OpenAPI document', (ctx) => {
       try {
         assert.deepEqual(JSON.parse(res.raw), sent);
       } catch {
-        problems.push(`${name} ${res.status}: the serialized body differs from what the route returned (a type in the schema is wrong)\n${res.raw.slice(0, 600)}\n${JSON.stringify(sent).slice(0, 600)}`);
+        problems.push(
+          `${name} ${res.status}: the serialized body differs from what the route returned (a type in the schema is wrong)\n${res.raw.slice(0, 600)}\n${JSON.stringify(sent).slice(0, 600)}`,
+        );
       }
       const validate = validator(schema);
       if (!validate(sent)) problems.push(...validate.errors!.map((e) => `${name} ${res.status}: ${describeError(e)}`));
@@ -248,12 +266,26 @@ suite('OpenAPI document', (ctx) => {
 
     it('an invalid body (422, with source.pointer) and a bad query parameter (400, with source.parameter)', async () => {
       const org = await world.org();
-      const bad = await check(ctx, 'POST /api/v2/organizations/:organization_name/projects', 'POST', `/api/v2/organizations/${org.name}/projects`, org.owner.token, {
-        body: { data: { type: 'projects', attributes: { name: 5 } } },
-      });
+      const bad = await check(
+        ctx,
+        'POST /api/v2/organizations/:organization_name/projects',
+        'POST',
+        `/api/v2/organizations/${org.name}/projects`,
+        org.owner.token,
+        {
+          body: { data: { type: 'projects', attributes: { name: 5 } } },
+        },
+      );
       assert.equal(bad.res.status, 422);
       assert.equal(bad.res.body.errors[0].source.pointer, '/data/attributes/name');
-      const query = await check(ctx, 'GET /api/v2/organizations/:organization_name/projects', 'GET', `/api/v2/organizations/${org.name}/projects?page[size]=x`, org.owner.token, {});
+      const query = await check(
+        ctx,
+        'GET /api/v2/organizations/:organization_name/projects',
+        'GET',
+        `/api/v2/organizations/${org.name}/projects?page[size]=x`,
+        org.owner.token,
+        {},
+      );
       assert.equal(query.res.status, 400);
       assert.ok(query.res.body.errors[0].source.parameter);
       assert.deepEqual([...bad.problems, ...query.problems], []);
@@ -267,7 +299,10 @@ suite('OpenAPI document', (ctx) => {
       const validate = ajv.compile(closed({ type: 'object', properties: { data: { ...project, $id: undefined } } }) as object);
       const attributes = { ...Object.fromEntries(project.properties.attributes.required.map((k: string) => [k, null])), name: 'x' };
       assert.equal(validate({ data: { id: 'prj-1', type: 'projects', attributes, relationships: {}, links: { self: '/x' } } }), false);
-      assert.ok(validate.errors!.map(describeError).some((e) => e === '/data/attributes/name is not in the response schema'), JSON.stringify(validate.errors));
+      assert.ok(
+        validate.errors!.map(describeError).some((e) => e === '/data/attributes/name is not in the response schema'),
+        JSON.stringify(validate.errors),
+      );
     });
   });
 
@@ -278,39 +313,50 @@ suite('OpenAPI document', (ctx) => {
   });
 });
 
-suite('the reference page under rate limits (HANGAR_RATE_LIMIT=4)', (ctx) => {
-  it('loads whole within one anonymous budget: its static files are not charged, the page and the document are', async () => {
-    const page = await ctx.get(`${DOCS}/`);
-    const assets = [...page.raw.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => m[1]!);
-    const statuses = [page.status];
-    for (const asset of assets) statuses.push((await ctx.get(`${DOCS}/${asset}`)).status);
-    statuses.push((await ctx.get(`${DOCS}/json`)).status);
-    // More requests than the budget holds, all answered: only three of them were charged.
-    assert.ok(statuses.length > 4, `${statuses.length} requests`);
-    assert.deepEqual(statuses.filter((s) => s !== 200), []);
-  });
+suite(
+  'the reference page under rate limits (HANGAR_RATE_LIMIT=4)',
+  (ctx) => {
+    it('loads whole within one anonymous budget: its static files are not charged, the page and the document are', async () => {
+      const page = await ctx.get(`${DOCS}/`);
+      const assets = [...page.raw.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => m[1]!);
+      const statuses = [page.status];
+      for (const asset of assets) statuses.push((await ctx.get(`${DOCS}/${asset}`)).status);
+      statuses.push((await ctx.get(`${DOCS}/json`)).status);
+      // More requests than the budget holds, all answered: only three of them were charged.
+      assert.ok(statuses.length > 4, `${statuses.length} requests`);
+      assert.deepEqual(
+        statuses.filter((s) => s !== 200),
+        [],
+      );
+    });
 
-  it('charges the document to the anonymous budget, like ping, and refuses with a JSON:API 429 past it', async () => {
-    const statuses: number[] = [];
-    let refusal: Awaited<ReturnType<TestContext['get']>> | undefined;
-    for (let i = 0; i < 12 && !refusal; i++) {
-      const res = await ctx.get('/api/v2/openapi.json');
-      statuses.push(res.status);
-      if (res.status === 429) refusal = res;
-    }
-    assert.ok(refusal, `never refused: ${statuses.join(' ')}`);
-    assert.equal(refusal.body.errors[0].status, '429');
-    assert.ok(refusal.headers['retry-after']);
-  });
-}, { HANGAR_RATE_LIMIT: '4' });
+    it('charges the document to the anonymous budget, like ping, and refuses with a JSON:API 429 past it', async () => {
+      const statuses: number[] = [];
+      let refusal: Awaited<ReturnType<TestContext['get']>> | undefined;
+      for (let i = 0; i < 12 && !refusal; i++) {
+        const res = await ctx.get('/api/v2/openapi.json');
+        statuses.push(res.status);
+        if (res.status === 429) refusal = res;
+      }
+      assert.ok(refusal, `never refused: ${statuses.join(' ')}`);
+      assert.equal(refusal.body.errors[0].status, '429');
+      assert.ok(refusal.headers['retry-after']);
+    });
+  },
+  { HANGAR_RATE_LIMIT: '4' },
+);
 
-suite('the OpenAPI document with metrics on the API port (HANGAR_METRICS_TOKEN)', (ctx) => {
-  it('describes GET /metrics as Prometheus text behind the metrics token', async () => {
-    const doc = (await ctx.get('/api/v2/openapi.json')).body;
-    const op = doc.paths['/metrics']?.get;
-    assert.ok(op, 'GET /metrics is not in the document');
-    assert.deepEqual(op.security, [{ metricsToken: [] }]);
-    assert.ok(op.responses['200'].content['text/plain'], JSON.stringify(op.responses));
-    assert.ok(doc.components.securitySchemes.metricsToken);
-  });
-}, { HANGAR_METRICS_TOKEN: 'a-metrics-token-of-some-length' });
+suite(
+  'the OpenAPI document with metrics on the API port (HANGAR_METRICS_TOKEN)',
+  (ctx) => {
+    it('describes GET /metrics as Prometheus text behind the metrics token', async () => {
+      const doc = (await ctx.get('/api/v2/openapi.json')).body;
+      const op = doc.paths['/metrics']?.get;
+      assert.ok(op, 'GET /metrics is not in the document');
+      assert.deepEqual(op.security, [{ metricsToken: [] }]);
+      assert.ok(op.responses['200'].content['text/plain'], JSON.stringify(op.responses));
+      assert.ok(doc.components.securitySchemes.metricsToken);
+    });
+  },
+  { HANGAR_METRICS_TOKEN: 'a-metrics-token-of-some-length' },
+);

@@ -8,7 +8,11 @@ const OU_ID = /^ou-[0-9A-Za-z]{16}$/;
 type Org = Awaited<ReturnType<TestContext['organization']>>;
 
 const inviteBody = (email: string, teams: string[] = []) => ({
-  data: { type: 'organization-memberships', attributes: { email }, ...(teams.length ? { relationships: { teams: { data: teams.map((id) => ({ type: 'teams', id })) } } } : {}) },
+  data: {
+    type: 'organization-memberships',
+    attributes: { email },
+    ...(teams.length ? { relationships: { teams: { data: teams.map((id) => ({ type: 'teams', id })) } } } : {}),
+  },
 });
 const refs = (...ids: string[]) => ({ data: ids.map((id) => ({ type: 'organization-memberships', id })) });
 
@@ -58,10 +62,13 @@ suite('organization memberships', (ctx) => {
     const list = await ctx.get(listOf(org.name), org.owner.token);
     assertStatus(list, 200);
     // The creator of the organization is its first, active, member.
-    assert.deepEqual(list.body.data.map((d: any) => [d.relationships.user.data.id, d.attributes.status]), [
-      [org.owner.id, 'active'],
-      [m.relationships.user.data.id, 'invited'],
-    ]);
+    assert.deepEqual(
+      list.body.data.map((d: any) => [d.relationships.user.data.id, d.attributes.status]),
+      [
+        [org.owner.id, 'active'],
+        [m.relationships.user.data.id, 'invited'],
+      ],
+    );
     assert.deepEqual(list.body.data[1], m);
     assert.equal(list.body.meta.pagination['total-count'], 2);
   });
@@ -90,7 +97,10 @@ suite('organization memberships', (ctx) => {
     assert.equal(invited.body.data.length, 3);
     assert.ok(invited.body.data.every((d: any) => d.attributes.status === 'invited'));
     const active = await ctx.get(`${listOf(org.name)}?filter[status]=active`, org.owner.token);
-    assert.deepEqual(active.body.data.map((d: any) => d.relationships.user.data.id), [org.owner.id]);
+    assert.deepEqual(
+      active.body.data.map((d: any) => d.relationships.user.data.id),
+      [org.owner.id],
+    );
     const searched = await ctx.get(`${listOf(org.name)}?q=alpha`, org.owner.token);
     assert.deepEqual(ids(searched), [a.id]);
     const byUsername = await ctx.get(`${listOf(org.name)}?q=${org.owner.username}`, org.owner.token);
@@ -119,11 +129,19 @@ suite('organization memberships', (ctx) => {
     const stranger = await ctx.organization();
     const foreignTeam = await team(stranger);
     assertError(await ctx.post(listOf(org.name), org.owner.token, inviteBody('not-an-email-address')), 422, '/data/attributes/email');
-    assertError(await ctx.post(listOf(org.name), org.owner.token, { data: { type: 'organization-memberships', attributes: {} } }), 422, '/data/attributes/email');
+    assertError(
+      await ctx.post(listOf(org.name), org.owner.token, { data: { type: 'organization-memberships', attributes: {} } }),
+      422,
+      '/data/attributes/email',
+    );
     assertError(await ctx.post(listOf(org.name), org.owner.token, { data: { type: 'users', attributes: { email: 'a@b' } } }), 422, '/data/type');
     assertError(await ctx.post(listOf(org.name), org.owner.token, inviteBody('x@example.test', ['team-nope'])), 422, '/data/relationships/teams/data/0/id');
     assertError(await ctx.post(listOf(org.name), org.owner.token, inviteBody('x@example.test', [foreignTeam])), 422, '/data/relationships/teams/data/0/id');
-    const wrongType = await ctx.request('POST', listOf(org.name), { token: org.owner.token, body: inviteBody('x@example.test'), contentType: 'application/json' });
+    const wrongType = await ctx.request('POST', listOf(org.name), {
+      token: org.owner.token,
+      body: inviteBody('x@example.test'),
+      contentType: 'application/json',
+    });
     assertError(wrongType, 415);
     const list = await ctx.get(listOf(org.name), org.owner.token);
     assert.equal(list.body.data.length, 1, 'nothing was invited');
@@ -146,7 +164,10 @@ suite('organization memberships', (ctx) => {
     // The user sees its own invitation, and the teams it names.
     const mine = await ctx.get('/api/v2/organization-memberships', user.token);
     assertStatus(mine, 200);
-    assert.deepEqual(mine.body.data.map((d: any) => [d.id, d.attributes.status]), [[membership.id, 'invited']]);
+    assert.deepEqual(
+      mine.body.data.map((d: any) => [d.id, d.attributes.status]),
+      [[membership.id, 'invited']],
+    );
     assert.deepEqual(mine.body.data[0].relationships.teams.data, [{ id: t, type: 'teams' }]);
     assertStatus(await ctx.get(one(membership.id), user.token), 200);
 
@@ -162,11 +183,17 @@ suite('organization memberships', (ctx) => {
     assert.deepEqual(accepted.body.data.relationships.teams.data, [{ id: t, type: 'teams' }]);
     assertError(await post(user.token), 409);
     assertStatus(await ctx.get(`/api/v2/organizations/${org.name}`, user.token), 200);
-    assertStatus(await ctx.post(`/api/v2/organizations/${org.name}/projects`, user.token, { data: { type: 'projects', attributes: { name: unique('prj') } } }), 201);
+    assertStatus(
+      await ctx.post(`/api/v2/organizations/${org.name}/projects`, user.token, { data: { type: 'projects', attributes: { name: unique('prj') } } }),
+      201,
+    );
     const teamAfter = await ctx.get(`/api/v2/teams/${t}?include=organization-memberships`, org.owner.token);
     assert.deepEqual(teamAfter.body.data.relationships.users.data, [{ id: user.id, type: 'users' }]);
     assert.deepEqual(teamAfter.body.data.relationships['organization-memberships'].data, [{ id: membership.id, type: 'organization-memberships' }]);
-    assert.deepEqual(teamAfter.body.included.map((r: any) => r.id), [membership.id]);
+    assert.deepEqual(
+      teamAfter.body.included.map((r: any) => r.id),
+      [membership.id],
+    );
   });
 
   it('adds and removes team members by membership: active ones at once, invited ones on accepting', async () => {
@@ -254,7 +281,11 @@ suite('organization memberships', (ctx) => {
     const owners = (await ctx.get(`/api/v2/organizations/${org.name}/teams?filter[names]=owners`, org.owner.token)).body.data[0].id;
     const strong = await team(org, { 'manage-policies': true });
     // The owners team is secret: to the manager it does not exist.
-    assertError(await ctx.post(listOf(org.name), manager.token, inviteBody(`${unique('m')}@example.test`, [owners])), 422, '/data/relationships/teams/data/0/id');
+    assertError(
+      await ctx.post(listOf(org.name), manager.token, inviteBody(`${unique('m')}@example.test`, [owners])),
+      422,
+      '/data/relationships/teams/data/0/id',
+    );
     assertError(await ctx.post(listOf(org.name), manager.token, inviteBody(`${unique('m')}@example.test`, [strong])), 403);
     assertError(await ctx.post(`/api/v2/teams/${strong}/relationships/organization-memberships`, manager.token, refs(invitation.id)), 403);
     const ownerMembership = (await ctx.get(`${listOf(org.name)}?q=${org.owner.username}`, org.owner.token)).body.data[0].id;

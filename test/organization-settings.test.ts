@@ -113,8 +113,17 @@ suite('organization settings', (ctx) => {
     const res = await ctx.patch(url, user.token, patchBody(bad));
     assertError(res, 422);
     const pointers = res.body.errors.map((e: any) => e.source.pointer).sort();
-    assert.deepEqual(pointers, Object.keys(bad).map((k) => `/data/attributes/${k}`).sort());
-    for (const [attribute, value] of [['session-timeout', 1.5], ['session-timeout', '60'], ['session-remember', -1]] as const) {
+    assert.deepEqual(
+      pointers,
+      Object.keys(bad)
+        .map((k) => `/data/attributes/${k}`)
+        .sort(),
+    );
+    for (const [attribute, value] of [
+      ['session-timeout', 1.5],
+      ['session-timeout', '60'],
+      ['session-remember', -1],
+    ] as const) {
       assertError(await ctx.patch(url, user.token, patchBody({ [attribute]: value })), 422, `/data/attributes/${attribute}`);
     }
     const created = await ctx.post('/api/v2/organizations', user.token, orgBody(unique('bad'), { 'session-timeout': 20161 }));
@@ -257,7 +266,11 @@ suite('deleting an organization', (ctx) => {
     const pool = await createPool(ctx, org);
     assertStatus(
       await ctx.patch(`/api/v2/agent-pools/${pool.id}`, owner, {
-        data: { type: 'agent-pools', attributes: { 'organization-scoped': false }, relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces', id: workspace.id }] } } },
+        data: {
+          type: 'agent-pools',
+          attributes: { 'organization-scoped': false },
+          relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces', id: workspace.id }] } },
+        },
       }),
       200,
     );

@@ -44,14 +44,27 @@ suite('organization tags', (ctx) => {
     await tag(w1.id, 'beta', 'alpha', 'gamma');
     await tag(w2.id, 'beta');
     // A key with a value is a flat tag too (its key), and counts.
-    assertStatus(await ctx.patch(`/api/v2/workspaces/${w2.id}/tag-bindings`, org.owner.token, { data: [{ type: 'tag-bindings', attributes: { key: 'env', value: 'prod' } }] }), 200);
+    assertStatus(
+      await ctx.patch(`/api/v2/workspaces/${w2.id}/tag-bindings`, org.owner.token, {
+        data: [{ type: 'tag-bindings', attributes: { key: 'env', value: 'prod' } }],
+      }),
+      200,
+    );
     // Another organization's tag of the same name is not this one's.
     const elsewhere = await createWorkspace(ctx, other);
     assertStatus(await ctx.post(flatUrl(elsewhere.id), other.owner.token, flat('beta')), 204);
 
     const res = await ctx.get(tagsUrl(org), org.owner.token);
     assertStatus(res, 200);
-    assert.deepEqual(res.body.data.map((t: any) => [t.attributes.name, t.attributes['instance-count']]), [['alpha', 1], ['beta', 2], ['env', 1], ['gamma', 1]]);
+    assert.deepEqual(
+      res.body.data.map((t: any) => [t.attributes.name, t.attributes['instance-count']]),
+      [
+        ['alpha', 1],
+        ['beta', 2],
+        ['env', 1],
+        ['gamma', 1],
+      ],
+    );
     for (const t of res.body.data) {
       assert.equal(t.type, 'tags');
       assert.match(t.id, /^tag-/);
@@ -69,12 +82,19 @@ suite('organization tags', (ctx) => {
   it('pages, searches by name (q) and leaves out the tags of a workspace (filter[exclude][taggable][id])', async () => {
     const page = await ctx.get(tagsUrl(org, '?page%5Bsize%5D=3&page%5Bnumber%5D=2'), org.owner.token);
     assertStatus(page, 200);
-    assert.deepEqual(page.body.data.map((t: any) => t.attributes.name), ['gamma']);
+    assert.deepEqual(
+      page.body.data.map((t: any) => t.attributes.name),
+      ['gamma'],
+    );
     assert.equal(page.body.meta.pagination['total-pages'], 2);
     assert.equal(page.body.meta.pagination['current-page'], 2);
 
     const searched = await ctx.get(tagsUrl(org, '?q=MM'), org.owner.token);
-    assert.deepEqual(searched.body.data.map((t: any) => t.attributes.name), ['gamma'], 'a case-insensitive substring of the name');
+    assert.deepEqual(
+      searched.body.data.map((t: any) => t.attributes.name),
+      ['gamma'],
+      'a case-insensitive substring of the name',
+    );
     assert.equal(searched.body.meta.pagination['total-count'], 1);
     // LIKE's wildcards are themselves.
     assert.deepEqual((await ctx.get(tagsUrl(org, '?q=%25'), org.owner.token)).body.data, []);
@@ -83,7 +103,10 @@ suite('organization tags', (ctx) => {
     await tag(w.id, 'alpha', 'env');
     const excluded = await ctx.get(tagsUrl(org, `?filter%5Bexclude%5D%5Btaggable%5D%5Bid%5D=${w.id}`), org.owner.token);
     assertStatus(excluded, 200);
-    assert.deepEqual(excluded.body.data.map((t: any) => t.attributes.name), ['beta', 'gamma']);
+    assert.deepEqual(
+      excluded.body.data.map((t: any) => t.attributes.name),
+      ['beta', 'gamma'],
+    );
     assert.equal(excluded.body.meta.pagination['total-count'], 2);
     // An id naming no workspace (go-tfe's own test sends a tag id) excludes nothing.
     const alphaId = await idOf('alpha');
@@ -99,7 +122,10 @@ suite('organization tags', (ctx) => {
     const query = `?filter%5Bexclude%5D%5Btaggable%5D%5Bid%5D=${w.id}`;
     const asMember = await ctx.get(tagsUrl(org, query), member.token);
     assertStatus(asMember, 200);
-    assert.ok(asMember.body.data.some((t: any) => t.attributes.name === 'alpha'), 'the hidden workspace does not filter');
+    assert.ok(
+      asMember.body.data.some((t: any) => t.attributes.name === 'alpha'),
+      'the hidden workspace does not filter',
+    );
     const asOwner = await ctx.get(tagsUrl(org, query), org.owner.token);
     assert.ok(!asOwner.body.data.some((t: any) => t.attributes.name === 'alpha'), 'the owner sees the workspace, so it filters');
     const foreign = await createWorkspace(ctx, other);
@@ -198,7 +224,10 @@ suite('organization tags', (ctx) => {
     // Admin of one project, but the tag is on a workspace of another too: nothing changes.
     const mine = await createProject(ctx, org);
     const theirs = await createProject(ctx, org);
-    const admin = await memberWithAccess(ctx, org, [[mine.id, 'admin'], [theirs.id, 'read']]);
+    const admin = await memberWithAccess(ctx, org, [
+      [mine.id, 'admin'],
+      [theirs.id, 'read'],
+    ]);
     const inMine = await createWorkspace(ctx, org, mine.id);
     const inTheirs = await createWorkspace(ctx, org, theirs.id);
     await tag(inMine.id, 'split');
@@ -220,14 +249,25 @@ suite('organization tags', (ctx) => {
     const id = await idOf('shared-tag');
     const a = await createWorkspace(ctx, org);
     const b = await createWorkspace(ctx, org);
-    assertStatus(await ctx.patch(`/api/v2/workspaces/${b.id}/tag-bindings`, org.owner.token, { data: [{ type: 'tag-bindings', attributes: { key: 'shared-tag', value: 'v1' } }] }), 200);
+    assertStatus(
+      await ctx.patch(`/api/v2/workspaces/${b.id}/tag-bindings`, org.owner.token, {
+        data: [{ type: 'tag-bindings', attributes: { key: 'shared-tag', value: 'v1' } }],
+      }),
+      200,
+    );
     const res = await ctx.post(addUrl(id), org.owner.token, workspaceRefs(a.id, b.id, a.id));
     assertStatus(res, 204);
     assert.equal(res.raw, '');
     const onA = await ctx.get(flatUrl(a.id), org.owner.token);
-    assert.deepEqual(onA.body.data.map((t: any) => [t.id, t.attributes.name]), [[id, 'shared-tag']]);
+    assert.deepEqual(
+      onA.body.data.map((t: any) => [t.id, t.attributes.name]),
+      [[id, 'shared-tag']],
+    );
     const bindingsOfB = await ctx.get(`/api/v2/workspaces/${b.id}/tag-bindings`, org.owner.token);
-    assert.deepEqual(bindingsOfB.body.data.map((t: any) => [t.attributes.key, t.attributes.value]), [['shared-tag', 'v1']]);
+    assert.deepEqual(
+      bindingsOfB.body.data.map((t: any) => [t.attributes.key, t.attributes.value]),
+      [['shared-tag', 'v1']],
+    );
     assert.equal((await listed()).get('shared-tag')['attributes']['instance-count'], 3);
     // Again: no change.
     assertStatus(await ctx.post(addUrl(id), org.owner.token, workspaceRefs(a.id)), 204);
@@ -274,7 +314,10 @@ suite('organization tags', (ctx) => {
 
     const mine = await createProject(ctx, org);
     const readOnly = await createProject(ctx, org);
-    const admin = await memberWithAccess(ctx, org, [[mine.id, 'admin'], [readOnly.id, 'read']]);
+    const admin = await memberWithAccess(ctx, org, [
+      [mine.id, 'admin'],
+      [readOnly.id, 'read'],
+    ]);
     const inMine = await createWorkspace(ctx, org, mine.id);
     const inReadOnly = await createWorkspace(ctx, org, readOnly.id);
     const refused = assertError(await ctx.post(addUrl(id), admin.token, workspaceRefs(inMine.id, inReadOnly.id)), 403);

@@ -25,7 +25,10 @@ suite('organizations', (ctx) => {
 
     const teams = await ctx.get(`/api/v2/organizations/${name}/teams`, user.token);
     assertStatus(teams, 200);
-    assert.deepEqual(teams.body.data.map((t: any) => t.attributes.name), ['owners']);
+    assert.deepEqual(
+      teams.body.data.map((t: any) => t.attributes.name),
+      ['owners'],
+    );
     assert.deepEqual(teams.body.data[0].relationships.users.data, [{ id: user.id, type: 'users' }]);
   });
 
@@ -34,7 +37,10 @@ suite('organizations', (ctx) => {
     const b = await ctx.organization();
     const mine = await ctx.get('/api/v2/organizations', a.owner.token);
     assertStatus(mine, 200);
-    assert.deepEqual(mine.body.data.map((o: any) => o.id), [a.name]);
+    assert.deepEqual(
+      mine.body.data.map((o: any) => o.id),
+      [a.name],
+    );
     assert.equal(mine.body.meta.pagination['total-count'], 1);
     const admin = await ctx.user({ siteAdmin: true });
     const all = await ctx.get('/api/v2/organizations?page[size]=100', admin.token);
@@ -64,10 +70,7 @@ suite('organizations', (ctx) => {
   it('answers malformed JSON with 400, a wrong content type with 415, an oversized body with 413', async () => {
     const user = await ctx.user();
     assertError(await ctx.request('POST', '/api/v2/organizations', { token: user.token, rawBody: '{"data":' }), 400);
-    assertError(
-      await ctx.request('POST', '/api/v2/organizations', { token: user.token, body: orgBody(unique('x')), contentType: 'application/json' }),
-      415,
-    );
+    assertError(await ctx.request('POST', '/api/v2/organizations', { token: user.token, body: orgBody(unique('x')), contentType: 'application/json' }), 415);
     assertError(await ctx.request('POST', '/api/v2/organizations', { token: user.token, contentType: null }), 415);
     const huge = JSON.stringify(orgBody(unique('x'), { padding: 'x'.repeat(1024 * 1024) }));
     assertError(await ctx.request('POST', '/api/v2/organizations', { token: user.token, rawBody: huge }), 413);

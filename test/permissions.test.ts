@@ -16,7 +16,16 @@ import { ApiError } from '../src/jsonapi/errors.ts';
 function standing(flags: readonly OrganizationAccessKey[] = [], extra: Partial<Standing> = {}): Standing {
   const access = emptyAccess();
   for (const f of flags) access[f] = true;
-  return { organizationId: 'org-1', organizationName: 'acme', member: true, owner: false, viaOrganizationToken: false, teamIds: ['team-mine'], access, ...extra };
+  return {
+    organizationId: 'org-1',
+    organizationName: 'acme',
+    member: true,
+    owner: false,
+    viaOrganizationToken: false,
+    teamIds: ['team-mine'],
+    access,
+    ...extra,
+  };
 }
 const OWNER = standing([], { owner: true, access: fullAccess() });
 const STRANGER = standing([], { member: false, teamIds: [] });
@@ -65,7 +74,18 @@ describe('organization permissions: every flag against every permission', () => 
 });
 
 type Field = keyof ProjectAuthority;
-const FIELDS: Field[] = ['read', 'update', 'destroy', 'createWorkspace', 'moveWorkspace', 'readTeams', 'manageTeams', 'readWorkspaces', 'manageWorkspaces', 'deleteWorkspaces'];
+const FIELDS: Field[] = [
+  'read',
+  'update',
+  'destroy',
+  'createWorkspace',
+  'moveWorkspace',
+  'readTeams',
+  'manageTeams',
+  'readWorkspaces',
+  'manageWorkspaces',
+  'deleteWorkspaces',
+];
 
 /** What a member holding only this grant on a (non-default) project may do there. */
 const LEVEL_ALLOWS: Record<(typeof PROJECT_ACCESS_LEVELS)[number], Field[]> = {
@@ -81,7 +101,11 @@ const LEVEL_VALUES = {
   read: { project: ['read', 'none', 'none'], workspace: ['read', 'none', 'read', 'read'], flags: [] },
   write: { project: ['read', 'none', 'none'], workspace: ['apply', 'read', 'write', 'write'], flags: ['locking'] },
   maintain: { project: ['read', 'none', 'none'], workspace: ['apply', 'read', 'write', 'write'], flags: ['create', 'locking', 'delete', 'run-tasks'] },
-  admin: { project: ['delete', 'manage', 'write'], workspace: ['apply', 'read', 'write', 'write'], flags: ['create', 'locking', 'delete', 'move', 'run-tasks'] },
+  admin: {
+    project: ['delete', 'manage', 'write'],
+    workspace: ['apply', 'read', 'write', 'write'],
+    flags: ['create', 'locking', 'delete', 'move', 'run-tasks'],
+  },
   custom: { project: ['read', 'none', 'none'], workspace: ['read', 'none', 'none', 'none'], flags: [] },
 } as const;
 
@@ -137,12 +161,16 @@ describe('giving access: nobody but an owner gives a permission it does not hold
     assert.deepEqual(flags(OWNER, ...ORGANIZATION_ACCESS_KEYS), []);
   });
 
-  it('project grants: each permission raised must be held at its new value by one of the caller\'s grants', () => {
+  it("project grants: each permission raised must be held at its new value by one of the caller's grants", () => {
     const admin = projectGrant('admin');
     const teamsManager = projectGrant('custom', { project: { teams: 'manage' } });
     assert.deepEqual(onProject([admin], admin), []);
     assert.deepEqual(onProject([admin], projectGrant('custom', { project: { settings: 'delete' } })), []);
-    assert.ok(onProject([teamsManager], admin).includes('on project prj-1: project-access.settings delete, project-access.variable-sets write, workspace-access.runs apply, workspace-access.sentinel-mocks read, workspace-access.state-versions write, workspace-access.variables write, workspace-access.create, workspace-access.locking, workspace-access.delete, workspace-access.move, workspace-access.run-tasks, access admin'));
+    assert.ok(
+      onProject([teamsManager], admin).includes(
+        'on project prj-1: project-access.settings delete, project-access.variable-sets write, workspace-access.runs apply, workspace-access.sentinel-mocks read, workspace-access.state-versions write, workspace-access.variables write, workspace-access.create, workspace-access.locking, workspace-access.delete, workspace-access.move, workspace-access.run-tasks, access admin',
+      ),
+    );
     // Lowering, or keeping, gives nothing.
     assert.deepEqual(onProject([teamsManager], projectGrant('read'), admin), []);
     assert.deepEqual(onProject([teamsManager], admin, admin), []);
@@ -232,7 +260,11 @@ const REFUSAL: Record<Action, 404 | 403> = {
 const NO_AUTHORITY = projectAuthority(standing(), { isDefault: false }, []);
 const READ_ONLY = projectAuthority(standing(), { isDefault: false }, [projectGrant('read')]);
 const ADMIN = projectAuthority(standing(), { isDefault: false }, [projectGrant('admin')]);
-const user = (id: string, isSiteAdmin = false): Principal => ({ kind: 'user', tokenId: 'at-1', user: { id, username: id, isSiteAdmin, isServiceAccount: false } });
+const user = (id: string, isSiteAdmin = false): Principal => ({
+  kind: 'user',
+  tokenId: 'at-1',
+  user: { id, username: id, isSiteAdmin, isServiceAccount: false },
+});
 const orgToken: Principal = { kind: 'organization', tokenId: 'at-2', organizationId: 'org-1', organizationName: 'acme', serviceUserId: 'user-svc' };
 
 /** Per kind of subject: one the caller does not see (null: every caller sees it), one it sees with no rights, one with every right. */
@@ -246,13 +278,21 @@ const SUBJECTS: Record<Kind, { hidden: unknown; bare: unknown; full: unknown }> 
     bare: { standing: standing(), team: { id: 'team-owners', visibility: 'organization', isOwners: true } },
     full: { standing: OWNER, team: { id: 'team-owners', visibility: 'secret', isOwners: true } },
   },
-  project: { hidden: { standing: standing(), authority: NO_AUTHORITY }, bare: { standing: standing(), authority: READ_ONLY }, full: { standing: OWNER, authority: ADMIN } },
+  project: {
+    hidden: { standing: standing(), authority: NO_AUTHORITY },
+    bare: { standing: standing(), authority: READ_ONLY },
+    full: { standing: OWNER, authority: ADMIN },
+  },
   'team-grant': {
     hidden: { standing: standing(), authority: READ_ONLY, grant: { teamId: 'team-other' } },
     bare: { standing: standing(), authority: READ_ONLY, grant: { teamId: 'team-mine' } },
     full: { standing: OWNER, authority: ADMIN, grant: { teamId: 'team-other' } },
   },
-  workspace: { hidden: { standing: standing(), authority: NO_AUTHORITY }, bare: { standing: standing(), authority: READ_ONLY }, full: { standing: OWNER, authority: ADMIN } },
+  workspace: {
+    hidden: { standing: standing(), authority: NO_AUTHORITY },
+    bare: { standing: standing(), authority: READ_ONLY },
+    full: { standing: OWNER, authority: ADMIN },
+  },
   'workspace-team-grant': {
     hidden: { standing: standing(), authority: READ_ONLY, grant: { teamId: 'team-other' } },
     bare: { standing: standing(), authority: READ_ONLY, grant: { teamId: 'team-mine' } },

@@ -23,7 +23,12 @@ suite('policies', (ctx) => {
   const upload = (id: string, token: string | null, body: string | Buffer, contentType: string | null = 'application/octet-stream') =>
     ctx.request('PUT', `/api/v2/policies/${id}/upload`, { token, rawBody: typeof body === 'string' ? body : body.toString('latin1'), contentType });
   const uploadBytes = (id: string, token: string, body: Buffer) =>
-    ctx.app.inject({ method: 'PUT', url: `/api/v2/policies/${id}/upload`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, payload: body });
+    ctx.app.inject({
+      method: 'PUT',
+      url: `/api/v2/policies/${id}/upload`,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      payload: body,
+    });
 
   it('creates a Sentinel policy from the legacy enforce form; enforce lists its file once the source is uploaded', async () => {
     const org = await ctx.organization();
@@ -75,11 +80,19 @@ suite('policies', (ctx) => {
 
   it('creates with enforcement-level, and OPA policies with their query and levels', async () => {
     const org = await ctx.organization();
-    const hard = await ctx.post(policiesOf(org.name), org.owner.token, policyBody(unique('hard'), { kind: 'sentinel', 'enforcement-level': 'hard-mandatory', query: 'ignored' }));
+    const hard = await ctx.post(
+      policiesOf(org.name),
+      org.owner.token,
+      policyBody(unique('hard'), { kind: 'sentinel', 'enforcement-level': 'hard-mandatory', query: 'ignored' }),
+    );
     assertStatus(hard, 201);
     assert.equal(hard.body.data.attributes['enforcement-level'], 'hard-mandatory');
     assert.equal(hard.body.data.attributes.query, null);
-    const opa = await ctx.post(policiesOf(org.name), org.owner.token, policyBody(unique('opa'), { kind: 'opa', query: 'data.terraform.deny', enforce: [{ path: 'x.rego', mode: 'mandatory' }] }));
+    const opa = await ctx.post(
+      policiesOf(org.name),
+      org.owner.token,
+      policyBody(unique('opa'), { kind: 'opa', query: 'data.terraform.deny', enforce: [{ path: 'x.rego', mode: 'mandatory' }] }),
+    );
     assertStatus(opa, 201);
     assert.equal(opa.body.data.attributes.kind, 'opa');
     assert.equal(opa.body.data.attributes.query, 'data.terraform.deny');
@@ -97,28 +110,46 @@ suite('policies', (ctx) => {
     const c = await createPolicy(ctx, org, { kind: 'opa', query: 'data.x', 'enforcement-level': 'advisory' });
     const all = await ctx.get(policiesOf(org.name), org.owner.token);
     assertStatus(all, 200);
-    assert.deepEqual(all.body.data.map((p: any) => p.id), [a.id, b.id, c.id]);
+    assert.deepEqual(
+      all.body.data.map((p: any) => p.id),
+      [a.id, b.id, c.id],
+    );
     assert.equal(all.body.meta.pagination['total-count'], 3);
     assert.deepEqual(all.body.data[0], a);
 
     const page = await ctx.get(`${policiesOf(org.name)}?page[number]=2&page[size]=2`, org.owner.token);
-    assert.deepEqual(page.body.data.map((p: any) => p.id), [c.id]);
+    assert.deepEqual(
+      page.body.data.map((p: any) => p.id),
+      [c.id],
+    );
     assert.equal(page.body.meta.pagination['current-page'], 2);
     const far = await ctx.get(`${policiesOf(org.name)}?page[number]=999&page[size]=100`, org.owner.token);
     assert.deepEqual(far.body.data, []);
     assert.equal(far.body.meta.pagination['total-count'], 3);
 
     const searched = await ctx.get(`${policiesOf(org.name)}?search[name]=${encodeURIComponent(b.attributes.name.toUpperCase())}`, org.owner.token);
-    assert.deepEqual(searched.body.data.map((p: any) => p.id), [b.id]);
+    assert.deepEqual(
+      searched.body.data.map((p: any) => p.id),
+      [b.id],
+    );
     assert.equal(searched.body.meta.pagination['total-count'], 1);
     const opa = await ctx.get(`${policiesOf(org.name)}?filter[kind]=opa`, org.owner.token);
-    assert.deepEqual(opa.body.data.map((p: any) => p.id), [c.id]);
+    assert.deepEqual(
+      opa.body.data.map((p: any) => p.id),
+      [c.id],
+    );
     const sentinel = await ctx.get(`${policiesOf(org.name)}?filter[kind]=sentinel`, org.owner.token);
-    assert.deepEqual(sentinel.body.data.map((p: any) => p.id), [a.id, b.id]);
+    assert.deepEqual(
+      sentinel.body.data.map((p: any) => p.id),
+      [a.id, b.id],
+    );
 
     // Policies held by sets: still one query for the page, one for the count, one for their sets.
     const set = await createPolicySet(ctx, org);
-    assertStatus(await ctx.post(`/api/v2/policy-sets/${set.id}/relationships/policies`, org.owner.token, { data: [a, b, c].map((p) => ({ id: p.id, type: 'policies' })) }), 204);
+    assertStatus(
+      await ctx.post(`/api/v2/policy-sets/${set.id}/relationships/policies`, org.owner.token, { data: [a, b, c].map((p) => ({ id: p.id, type: 'policies' })) }),
+      204,
+    );
     await ctx.get(policiesOf(org.name), org.owner.token);
     const { queries } = await ctx.countQueries(() => ctx.get(policiesOf(org.name), org.owner.token));
     for (let i = 0; i < 5; i++) await createPolicy(ctx, org);
@@ -131,7 +162,9 @@ suite('policies', (ctx) => {
     const p = await createPolicy(ctx, org, { 'enforcement-level': 'soft-mandatory' });
     assertStatus(await upload(p.id, org.owner.token, SOURCE), 204);
     const url = `/api/v2/policies/${p.id}`;
-    const described = await ctx.patch(url, org.owner.token, { data: { type: 'policies', attributes: { description: 'new', name: 'renamed', kind: 'opa', query: 'x' } } });
+    const described = await ctx.patch(url, org.owner.token, {
+      data: { type: 'policies', attributes: { description: 'new', name: 'renamed', kind: 'opa', query: 'x' } },
+    });
     assertStatus(described, 200);
     assert.equal(described.body.data.attributes.description, 'new');
     assert.equal(described.body.data.attributes.name, p.attributes.name);
@@ -139,14 +172,18 @@ suite('policies', (ctx) => {
     assert.equal(described.body.data.attributes.query, null);
     assert.equal(described.body.data.attributes['enforcement-level'], 'soft-mandatory');
 
-    const legacyUpdate = await ctx.patch(url, org.owner.token, { data: { type: 'policies', attributes: { enforce: [{ path: `${p.attributes.name}.sentinel`, mode: 'advisory' }] } } });
+    const legacyUpdate = await ctx.patch(url, org.owner.token, {
+      data: { type: 'policies', attributes: { enforce: [{ path: `${p.attributes.name}.sentinel`, mode: 'advisory' }] } },
+    });
     assert.deepEqual(legacyUpdate.body.data.attributes.enforce, [{ path: `${p.attributes.name}.sentinel`, mode: 'advisory' }]);
     const leveled = await ctx.patch(url, org.owner.token, { data: { type: 'policies', attributes: { 'enforcement-level': 'hard-mandatory' } } });
     assert.equal(leveled.body.data.attributes['enforcement-level'], 'hard-mandatory');
     assert.deepEqual((await ctx.get(url, org.owner.token)).body.data, leveled.body.data);
 
     const opa = await createPolicy(ctx, org, { kind: 'opa', query: 'data.a', 'enforcement-level': 'mandatory' });
-    const queried = await ctx.patch(`/api/v2/policies/${opa.id}`, org.owner.token, { data: { type: 'policies', attributes: { query: 'data.b', 'enforcement-level': 'advisory' } } });
+    const queried = await ctx.patch(`/api/v2/policies/${opa.id}`, org.owner.token, {
+      data: { type: 'policies', attributes: { query: 'data.b', 'enforcement-level': 'advisory' } },
+    });
     assert.equal(queried.body.data.attributes.query, 'data.b');
     assert.equal(queried.body.data.attributes['enforcement-level'], 'advisory');
   });
@@ -178,13 +215,42 @@ suite('policies', (ctx) => {
     assertError(await ctx.post(url, t, policyBody(unique('k'), { kind: 'rego' })), 422, '/data/attributes/kind');
     assertError(await ctx.post(url, t, policyBody(unique('q'), { kind: 'opa' })), 422, '/data/attributes/query');
     assertError(await ctx.post(url, t, policyBody(unique('l'), { 'enforcement-level': 'mandatory' })), 422, '/data/attributes/enforcement-level');
-    assertError(await ctx.post(url, t, policyBody(unique('o'), { kind: 'opa', query: 'x', 'enforcement-level': 'hard-mandatory' })), 422, '/data/attributes/enforcement-level');
-    assertError(await ctx.post(url, t, policyBody(unique('b'), { 'enforcement-level': 'advisory', enforce: [{ path: 'a', mode: 'advisory' }] })), 422, '/data/attributes/enforce');
+    assertError(
+      await ctx.post(url, t, policyBody(unique('o'), { kind: 'opa', query: 'x', 'enforcement-level': 'hard-mandatory' })),
+      422,
+      '/data/attributes/enforcement-level',
+    );
+    assertError(
+      await ctx.post(url, t, policyBody(unique('b'), { 'enforcement-level': 'advisory', enforce: [{ path: 'a', mode: 'advisory' }] })),
+      422,
+      '/data/attributes/enforce',
+    );
     assertError(await ctx.post(url, t, policyBody(unique('m'), { enforce: [{ path: 'a.sentinel' }] })), 422, '/data/attributes/enforce/0/mode');
-    assertError(await ctx.post(url, t, policyBody(unique('m'), { enforce: [{ path: 'a.sentinel', mode: 'sometimes' }] })), 422, '/data/attributes/enforce/0/mode');
-    assertError(await ctx.post(url, t, policyBody(unique('two'), { enforce: [{ path: 'a', mode: 'advisory' }, { path: 'b', mode: 'advisory' }] })), 422, '/data/attributes/enforce');
+    assertError(
+      await ctx.post(url, t, policyBody(unique('m'), { enforce: [{ path: 'a.sentinel', mode: 'sometimes' }] })),
+      422,
+      '/data/attributes/enforce/0/mode',
+    );
+    assertError(
+      await ctx.post(
+        url,
+        t,
+        policyBody(unique('two'), {
+          enforce: [
+            { path: 'a', mode: 'advisory' },
+            { path: 'b', mode: 'advisory' },
+          ],
+        }),
+      ),
+      422,
+      '/data/attributes/enforce',
+    );
     assertError(await ctx.post(url, t, policyBody(unique('d'), { description: 5 })), 422, '/data/attributes/description');
-    assertError(await ctx.patch(`/api/v2/policies/${taken.id}`, t, { data: { type: 'policies', attributes: { 'enforcement-level': 'mandatory' } } }), 422, '/data/attributes/enforcement-level');
+    assertError(
+      await ctx.patch(`/api/v2/policies/${taken.id}`, t, { data: { type: 'policies', attributes: { 'enforcement-level': 'mandatory' } } }),
+      422,
+      '/data/attributes/enforcement-level',
+    );
     const list = await ctx.get(url, t);
     assert.equal(list.body.meta.pagination['total-count'], 1);
     assert.deepEqual((await ctx.get(`/api/v2/policies/${taken.id}`, t)).body.data, taken);
@@ -297,11 +363,15 @@ suite('policies', (ctx) => {
     assert.equal(created.body.data.attributes['policy-count'], 1);
     assert.deepEqual(created.body.data.relationships.policies.data, [{ id: a.id, type: 'policies' }]);
     assertError(
-      await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, { data: { type: 'policy-sets', attributes: { name: unique('x') }, relationships: { policies: refs(foreign.id) } } }),
+      await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, {
+        data: { type: 'policy-sets', attributes: { name: unique('x') }, relationships: { policies: refs(foreign.id) } },
+      }),
       422,
       '/data/relationships/policies/data/0/id',
     );
-    const replaced = await ctx.patch(`/api/v2/policy-sets/${created.body.data.id}`, t, { data: { type: 'policy-sets', relationships: { policies: refs(b.id) } } });
+    const replaced = await ctx.patch(`/api/v2/policy-sets/${created.body.data.id}`, t, {
+      data: { type: 'policy-sets', relationships: { policies: refs(b.id) } },
+    });
     assertStatus(replaced, 200);
     assert.deepEqual(replaced.body.data.relationships.policies.data, [{ id: b.id, type: 'policies' }]);
 

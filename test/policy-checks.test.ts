@@ -8,7 +8,10 @@ import { createWorkspace, memberWithAccess } from './helpers/projects.ts';
 import { createParameter, type Org } from './helpers/policy-sets.ts';
 
 const TARBALL = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 1, 2, 3]);
-const PLAN = { format_version: '1.2', resource_changes: [{ address: 'null_resource.a', type: 'null_resource', name: 'a', mode: 'managed', change: { actions: ['create'] } }] };
+const PLAN = {
+  format_version: '1.2',
+  resource_changes: [{ address: 'null_resource.a', type: 'null_resource', name: 'a', mode: 'managed', change: { actions: ['create'] } }],
+};
 
 /** A tar.gz of `files` (a policy set version's archive). */
 async function tarball(files: Record<string, string>): Promise<Buffer> {
@@ -26,8 +29,10 @@ async function tarball(files: Record<string, string>): Promise<Buffer> {
 }
 
 const VERSION_FILES = {
-  'sentinel.hcl': 'module "helpers" {\n  source = "./modules/helpers.sentinel"\n}\nparam "limit" {\n  value = 0\n}\npolicy "few-resources" {\n  source = "./few.sentinel"\n  enforcement_level = "hard-mandatory"\n}\n',
-  'few.sentinel': 'import "tfplan/v2" as tfplan\nimport "helpers"\nparam limit\nmain = rule { length(tfplan.resource_changes) > limit and helpers.one() is 1 }\n',
+  'sentinel.hcl':
+    'module "helpers" {\n  source = "./modules/helpers.sentinel"\n}\nparam "limit" {\n  value = 0\n}\npolicy "few-resources" {\n  source = "./few.sentinel"\n  enforcement_level = "hard-mandatory"\n}\n',
+  'few.sentinel':
+    'import "tfplan/v2" as tfplan\nimport "helpers"\nparam limit\nmain = rule { length(tfplan.resource_changes) > limit and helpers.one() is 1 }\n',
   'modules/helpers.sentinel': 'one = func() { return 1 }\n',
 };
 
@@ -41,9 +46,15 @@ suite('policy checks', (ctx: TestContext) => {
   async function policySet(org: Org, wsId: string, policies: PolicySpec[]) {
     const ids: string[] = [];
     for (const p of policies) {
-      const created = await ctx.post(`/api/v2/organizations/${org.name}/policies`, org.owner.token, { data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': p.level } } });
+      const created = await ctx.post(`/api/v2/organizations/${org.name}/policies`, org.owner.token, {
+        data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': p.level } },
+      });
       assertStatus(created, 201);
-      const up = await ctx.request('PUT', `/api/v2/policies/${created.body.data.id}/upload`, { token: org.owner.token, rawBody: p.source, contentType: 'application/octet-stream' });
+      const up = await ctx.request('PUT', `/api/v2/policies/${created.body.data.id}/upload`, {
+        token: org.owner.token,
+        rawBody: p.source,
+        contentType: 'application/octet-stream',
+      });
       assert.ok(up.status < 300, up.raw);
       ids.push(created.body.data.id);
     }
@@ -64,7 +75,14 @@ suite('policy checks', (ctx: TestContext) => {
     assertStatus(cv, 201);
     await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: TARBALL });
     const created = await ctx.post('/api/v2/runs', org.owner.token, {
-      data: { type: 'runs', attributes, relationships: { workspace: { data: { type: 'workspaces', id: wsId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cv.body.data.id } } } },
+      data: {
+        type: 'runs',
+        attributes,
+        relationships: {
+          workspace: { data: { type: 'workspaces', id: wsId } },
+          'configuration-version': { data: { type: 'configuration-versions', id: cv.body.data.id } },
+        },
+      },
     });
     assertStatus(created, 201);
     const runId = created.body.data.id as string;
@@ -97,7 +115,10 @@ suite('policy checks', (ctx: TestContext) => {
   }
 
   it('a passing set: the run is policy_checked and confirmable; the check and its log say so', async () => {
-    const { org, wsId } = await setup([{ source: 'print("hello from the policy")\nmain = rule { true }', level: 'soft-mandatory' }, { source: 'main = rule { true }', level: 'hard-mandatory' }]);
+    const { org, wsId } = await setup([
+      { source: 'print("hello from the policy")\nmain = rule { true }', level: 'soft-mandatory' },
+      { source: 'main = rule { true }', level: 'hard-mandatory' },
+    ]);
     const run = await plannedRun(org, wsId);
     assert.equal(run.attributes.status, 'policy_checked');
     assert.equal(run.attributes.actions['is-confirmable'], true);
@@ -142,7 +163,10 @@ suite('policy checks', (ctx: TestContext) => {
     assert.equal(run.attributes.status, 'policy_override');
     // Waiting for an override, it still holds its workspace: it is in the organization's queue.
     const queue = await ctx.get(`/api/v2/organizations/${org.name}/runs/queue`, org.owner.token);
-    assert.deepEqual(queue.body.data.map((r: any) => r.id), [run.id]);
+    assert.deepEqual(
+      queue.body.data.map((r: any) => r.id),
+      [run.id],
+    );
     const check = await checkOf(org, run);
     assert.equal(check.attributes.status, 'soft_failed');
     assert.equal(check.attributes.actions['is-overridable'], true);
@@ -169,7 +193,10 @@ suite('policy checks', (ctx: TestContext) => {
   });
 
   it('a hard-mandatory failure errors the run and frees the workspace', async () => {
-    const { org, wsId } = await setup([{ source: 'main = rule { false }', level: 'hard-mandatory' }, { source: 'main = rule { true }', level: 'soft-mandatory' }]);
+    const { org, wsId } = await setup([
+      { source: 'main = rule { false }', level: 'hard-mandatory' },
+      { source: 'main = rule { true }', level: 'soft-mandatory' },
+    ]);
     const run = await plannedRun(org, wsId);
     assert.equal(run.attributes.status, 'errored');
     const check = await checkOf(org, run);
@@ -234,11 +261,21 @@ suite('policy checks', (ctx: TestContext) => {
   it("a global set's current version: its policies, modules and parameter defaults are used; a set parameter overrides a default", async () => {
     const org: Org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);
-    const set = await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, org.owner.token, { data: { type: 'policy-sets', attributes: { name: unique('ps'), global: true } } });
+    const set = await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, org.owner.token, {
+      data: { type: 'policy-sets', attributes: { name: unique('ps'), global: true } },
+    });
     assertStatus(set, 201);
-    const version = await ctx.request('POST', `/api/v2/policy-sets/${set.body.data.id}/versions`, { token: org.owner.token, contentType: 'application/vnd.api+json' });
+    const version = await ctx.request('POST', `/api/v2/policy-sets/${set.body.data.id}/versions`, {
+      token: org.owner.token,
+      contentType: 'application/vnd.api+json',
+    });
     assertStatus(version, 201);
-    const up = await ctx.app.inject({ method: 'PUT', url: new URL(version.body.data.links.upload).pathname, headers: { 'content-type': 'application/octet-stream' }, payload: await tarball(VERSION_FILES) });
+    const up = await ctx.app.inject({
+      method: 'PUT',
+      url: new URL(version.body.data.links.upload).pathname,
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: await tarball(VERSION_FILES),
+    });
     assert.equal(up.statusCode, 200, up.body);
     const run = await plannedRun(org, ws.id);
     assert.equal(run.attributes.status, 'policy_checked');

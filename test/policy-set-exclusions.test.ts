@@ -24,10 +24,18 @@ suite('policy set workspace exclusions', (ctx) => {
   it('creates a set with exclusions, global or not; show and list agree; attachments are separate', async () => {
     const org = await ctx.organization();
     const [a, b, c] = [await newWorkspace(ctx, org), await newWorkspace(ctx, org), await newWorkspace(ctx, org)];
-    const res = await ctx.post(setsOf(org.name), org.owner.token, policySetBody(unique('ex'), {}, {
-      workspaces: workspaceRefs(c),
-      'workspace-exclusions': workspaceRefs(a, b, a),
-    }));
+    const res = await ctx.post(
+      setsOf(org.name),
+      org.owner.token,
+      policySetBody(
+        unique('ex'),
+        {},
+        {
+          workspaces: workspaceRefs(c),
+          'workspace-exclusions': workspaceRefs(a, b, a),
+        },
+      ),
+    );
     assertStatus(res, 201);
     const set = res.body.data;
     assert.deepEqual(idsOf(set.relationships['workspace-exclusions']), [a, b].sort());
@@ -35,10 +43,17 @@ suite('policy set workspace exclusions', (ctx) => {
     assert.equal(set.attributes['workspace-count'], 1);
     assert.deepEqual(await rows(set.id), [a, b].sort());
     assert.deepEqual((await ctx.get(setUrl(set.id), org.owner.token)).body.data, set);
-    assert.deepEqual((await ctx.get(setsOf(org.name), org.owner.token)).body.data.find((s: any) => s.id === set.id), set);
+    assert.deepEqual(
+      (await ctx.get(setsOf(org.name), org.owner.token)).body.data.find((s: any) => s.id === set.id),
+      set,
+    );
 
     // A global set applies to every workspace: excluding some is what makes sense there.
-    const global = await ctx.post(setsOf(org.name), org.owner.token, policySetBody(unique('global'), { global: true }, { 'workspace-exclusions': workspaceRefs(a) }));
+    const global = await ctx.post(
+      setsOf(org.name),
+      org.owner.token,
+      policySetBody(unique('global'), { global: true }, { 'workspace-exclusions': workspaceRefs(a) }),
+    );
     assertStatus(global, 201);
     assert.deepEqual(idsOf(global.body.data.relationships['workspace-exclusions']), [a]);
     assertStatus(await ctx.post(relOf(global.body.data.id), org.owner.token, workspaceRefs(b)), 204);
@@ -49,8 +64,14 @@ suite('policy set workspace exclusions', (ctx) => {
     const [a, b, c] = [await newWorkspace(ctx, org), await newWorkspace(ctx, org), await newWorkspace(ctx, org)];
     const set = await createPolicySet(ctx, org);
     const patch = (body: Record<string, unknown>) => ctx.patch(setUrl(set.id), org.owner.token, { data: { type: 'policy-sets', ...body } });
-    assert.deepEqual(idsOf((await patch({ relationships: { 'workspace-exclusions': workspaceRefs(a, b) } })).body.data.relationships['workspace-exclusions']), [a, b].sort());
-    assert.deepEqual(idsOf((await patch({ relationships: { 'workspace-exclusions': workspaceRefs(b, c) } })).body.data.relationships['workspace-exclusions']), [b, c].sort());
+    assert.deepEqual(
+      idsOf((await patch({ relationships: { 'workspace-exclusions': workspaceRefs(a, b) } })).body.data.relationships['workspace-exclusions']),
+      [a, b].sort(),
+    );
+    assert.deepEqual(
+      idsOf((await patch({ relationships: { 'workspace-exclusions': workspaceRefs(b, c) } })).body.data.relationships['workspace-exclusions']),
+      [b, c].sort(),
+    );
     assert.deepEqual(idsOf((await patch({ attributes: { description: 'kept' } })).body.data.relationships['workspace-exclusions']), [b, c].sort());
     assertStatus(await patch({ relationships: { 'workspace-exclusions': { data: [] } } }), 200);
     assert.deepEqual(await rows(set.id), []);
@@ -61,7 +82,12 @@ suite('policy set workspace exclusions', (ctx) => {
     const [a, b] = [await newWorkspace(ctx, org), await newWorkspace(ctx, org)];
     const set = await createPolicySet(ctx, org);
     // go-tfe sends each workspace as the full record it holds.
-    const full = (id: string) => ({ type: 'workspaces', id, attributes: { name: 'whatever', 'auto-apply': true, 'created-at': '2026-01-01T00:00:00Z' }, relationships: { project: { data: { type: 'projects', id: 'prj-x' } } } });
+    const full = (id: string) => ({
+      type: 'workspaces',
+      id,
+      attributes: { name: 'whatever', 'auto-apply': true, 'created-at': '2026-01-01T00:00:00Z' },
+      relationships: { project: { data: { type: 'projects', id: 'prj-x' } } },
+    });
     const added = await ctx.post(relOf(set.id), org.owner.token, { data: [full(a), full(b)] });
     assertStatus(added, 204);
     assert.equal(added.raw, '');
@@ -98,12 +124,14 @@ suite('policy set workspace exclusions', (ctx) => {
     assertError(await ctx.post(relOf(set.id), org.owner.token, { data: [{ type: 'projects', id: mine }] }), 422, '/data/0/type');
     const onCreate = await ctx.post(setsOf(org.name), org.owner.token, policySetBody(unique('bad'), {}, { 'workspace-exclusions': workspaceRefs(foreign) }));
     assertError(onCreate, 422, '/data/relationships/workspace-exclusions/data/0/id');
-    const onUpdate = await ctx.patch(setUrl(set.id), org.owner.token, { data: { type: 'policy-sets', relationships: { 'workspace-exclusions': workspaceRefs(mine, foreign) } } });
+    const onUpdate = await ctx.patch(setUrl(set.id), org.owner.token, {
+      data: { type: 'policy-sets', relationships: { 'workspace-exclusions': workspaceRefs(mine, foreign) } },
+    });
     assertError(onUpdate, 422, '/data/relationships/workspace-exclusions/data/1/id');
     assert.deepEqual(await rows(set.id), []);
   });
 
-  it('takes manage-policies (403 otherwise), hides other organizations\' sets (404), needs a token and the JSON:API type', async () => {
+  it("takes manage-policies (403 otherwise), hides other organizations' sets (404), needs a token and the JSON:API type", async () => {
     const org = await ctx.organization();
     const workspace = await newWorkspace(ctx, org);
     const set = await createPolicySet(ctx, org);

@@ -15,11 +15,10 @@ const secret = () => `S3cr3t-${randomBase62(24)}`;
 
 /** Every row of every table, as text: the secret must not appear anywhere in the database. */
 async function databaseDump(ctx: TestContext): Promise<string> {
-  const tables = ctx.dialect === 'sqlite'
-    ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(ctx.database.db)
-    : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(
-      ctx.database.db,
-    );
+  const tables =
+    ctx.dialect === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(ctx.database.db)
+      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(ctx.database.db);
   let dump = '';
   for (const { name } of tables.rows) {
     const rows = await sql`select * from ${sql.table(name)}`.execute(ctx.database.db);

@@ -61,7 +61,10 @@ suite('policy set parameters', (ctx) => {
     const all = await ctx.get(paramsOf(set.id), org.owner.token);
     assertStatus(all, 200);
     assert.deepEqual(Object.keys(all.body), ['data']);
-    assert.deepEqual(all.body.data.map((p: any) => p.attributes.key), keys);
+    assert.deepEqual(
+      all.body.data.map((p: any) => p.attributes.key),
+      keys,
+    );
 
     const page = await ctx.get(`${paramsOf(set.id)}?page[size]=2`, org.owner.token);
     assertStatus(page, 200);
@@ -69,7 +72,10 @@ suite('policy set parameters', (ctx) => {
     assert.equal(page.body.meta.pagination['total-count'], 3);
     assert.equal(page.body.meta.pagination['next-page'], 2);
     const second = await ctx.get(`${paramsOf(set.id)}?page%5Bnumber%5D=2&page%5Bsize%5D=2`, org.owner.token);
-    assert.deepEqual(second.body.data.map((p: any) => p.attributes.key), ['c']);
+    assert.deepEqual(
+      second.body.data.map((p: any) => p.attributes.key),
+      ['c'],
+    );
     const onlyNumber = await ctx.get(`${paramsOf(set.id)}?page[number]=1`, org.owner.token);
     assert.equal(onlyNumber.body.meta.pagination['page-size'], 20);
     assertError(await ctx.get(`${paramsOf(set.id)}?page[size]=-1`, org.owner.token), 400);
@@ -187,7 +193,10 @@ suite('policy set parameters', (ctx) => {
     assert.equal(res.raw, '');
     assertError(await ctx.get(url, org.owner.token), 404);
     assertError(await ctx.delete(url, org.owner.token), 404);
-    assert.deepEqual((await ctx.get(paramsOf(set.id), org.owner.token)).body.data.map((x: any) => x.id), [keep.id]);
+    assert.deepEqual(
+      (await ctx.get(paramsOf(set.id), org.owner.token)).body.data.map((x: any) => x.id),
+      [keep.id],
+    );
     // The key is free again.
     assertStatus(await ctx.post(paramsOf(set.id), org.owner.token, parameterBody({ key: 'k' })), 201);
   });
@@ -198,9 +207,11 @@ suite('policy set parameters', (ctx) => {
     const manager = await ctx.member(org, { 'manage-policies': true });
     const outsider = await ctx.user();
     const foreign = await ctx.organization();
-    const orgToken = (await ctx.post(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token, {
-      data: { type: 'authentication-token' },
-    })).body.data.attributes.token as string;
+    const orgToken = (
+      await ctx.post(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token, {
+        data: { type: 'authentication-token' },
+      })
+    ).body.data.attributes.token as string;
     const set = await createPolicySet(ctx, org);
     const p = await createParameter(ctx, org.owner.token, set.id, { key: 'k', value: 'v' });
     const list = paramsOf(set.id);
@@ -220,7 +231,13 @@ suite('policy set parameters', (ctx) => {
       assertError(await ctx.patch(one, token, update), 404);
       assertError(await ctx.delete(one, token), 404);
     }
-    for (const [method, path] of [['GET', list], ['POST', list], ['GET', one], ['PATCH', one], ['DELETE', one]]) {
+    for (const [method, path] of [
+      ['GET', list],
+      ['POST', list],
+      ['GET', one],
+      ['PATCH', one],
+      ['DELETE', one],
+    ]) {
       assertError(await ctx.request(method!, path!, { token: null, body: update }), 401);
     }
     assert.equal((await ctx.get(one, org.owner.token)).body.data.attributes.value, 'v');
@@ -238,7 +255,16 @@ suite('policy set parameters', (ctx) => {
     async function seed(setId: string, count: number, value: string, from = 0) {
       for (let i = from; i < from + count; i++) {
         const at = now();
-        const parameter = { id: newId('var'), policySetId: setId, key: `seeded-${i}`, category: 'policy-set' as const, sensitive: false, value: null, createdAt: at, updatedAt: at };
+        const parameter = {
+          id: newId('var'),
+          policySetId: setId,
+          key: `seeded-${i}`,
+          category: 'policy-set' as const,
+          sensitive: false,
+          value: null,
+          createdAt: at,
+          updatedAt: at,
+        };
         await insertParameter(ctx.database.db, parameter, { value, encryptedValue: null });
       }
     }
@@ -248,13 +274,25 @@ suite('policy set parameters', (ctx) => {
       const set = await createPolicySet(ctx, org);
       const t = org.owner.token;
       assertStatus(await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'full', value: 'x'.repeat(MAX_VALUE) })), 201);
-      const big = assertError(await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'big', value: 'x'.repeat(MAX_VALUE + 1) })), 422, '/data/attributes/value');
+      const big = assertError(
+        await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'big', value: 'x'.repeat(MAX_VALUE + 1) })),
+        422,
+        '/data/attributes/value',
+      );
       assert.equal(big.detail, 'Value is too long (maximum is 256 KiB)');
       // Bytes, not characters: 'é' is two.
       assertError(await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'wide', value: 'é'.repeat(MAX_VALUE / 2 + 1) })), 422, '/data/attributes/value');
-      assertError(await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'secret', value: 'x'.repeat(MAX_VALUE + 1), sensitive: true })), 422, '/data/attributes/value');
+      assertError(
+        await ctx.post(paramsOf(set.id), t, parameterBody({ key: 'secret', value: 'x'.repeat(MAX_VALUE + 1), sensitive: true })),
+        422,
+        '/data/attributes/value',
+      );
       const p = await createParameter(ctx, t, set.id, { key: 'small', value: 'v' });
-      assertError(await ctx.patch(`${paramsOf(set.id)}/${p.id}`, t, parameterUpdate(p.id, { value: 'x'.repeat(MAX_VALUE + 1) })), 422, '/data/attributes/value');
+      assertError(
+        await ctx.patch(`${paramsOf(set.id)}/${p.id}`, t, parameterUpdate(p.id, { value: 'x'.repeat(MAX_VALUE + 1) })),
+        422,
+        '/data/attributes/value',
+      );
       const keys = (await ctx.get(paramsOf(set.id), t)).body.data.map((x: any) => x.attributes.key);
       assert.deepEqual(keys, ['full', 'small']);
       assert.equal((await ctx.get(`${paramsOf(set.id)}/${p.id}`, t)).body.data.attributes.value, 'v');

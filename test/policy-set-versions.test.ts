@@ -59,7 +59,8 @@ const GOOD: Entry[] = [
 suite('policy set versions', (ctx) => {
   const put = (url: string, body: Buffer, headers: Record<string, string> = { 'content-type': 'application/octet-stream' }) =>
     ctx.app.inject({ method: 'PUT', url: new URL(url).pathname, headers, payload: body });
-  const create = (setId: string, token: string | null) => ctx.request('POST', `/api/v2/policy-sets/${setId}/versions`, { token, contentType: 'application/vnd.api+json' });
+  const create = (setId: string, token: string | null) =>
+    ctx.request('POST', `/api/v2/policy-sets/${setId}/versions`, { token, contentType: 'application/vnd.api+json' });
   const show = (id: string, token: string) => ctx.get(`/api/v2/policy-set-versions/${id}`, token);
   async function version(org: Org, setId?: string) {
     const set = setId ?? (await createPolicySet(ctx, org)).id;
@@ -113,10 +114,13 @@ suite('policy set versions', (ctx) => {
 
     // What the runtime reads: the declared policies, modules and params with their sources.
     const manifest = await ctx.services.policySetVersions.manifest(ctx.database.db, v.id);
-    assert.deepEqual(manifest!.policies.map((p) => [p.name, p.path, p.enforcementLevel, p.source]), [
-      ['enforce-mandatory-tags', 'enforce-mandatory-tags.sentinel', 'hard-mandatory', 'main = rule { true }\n'],
-      ['advisory-one', 'policies/advise.sentinel', 'advisory', 'main = rule { false }\n'],
-    ]);
+    assert.deepEqual(
+      manifest!.policies.map((p) => [p.name, p.path, p.enforcementLevel, p.source]),
+      [
+        ['enforce-mandatory-tags', 'enforce-mandatory-tags.sentinel', 'hard-mandatory', 'main = rule { true }\n'],
+        ['advisory-one', 'policies/advise.sentinel', 'advisory', 'main = rule { false }\n'],
+      ],
+    );
     assert.deepEqual(manifest!.modules, [{ name: 'tfplan-functions', path: 'modules/tfplan-functions.sentinel', source: 'f = func() { return 1 }\n' }]);
     assert.deepEqual(manifest!.params, [{ name: 'allowed_types', value: ['t3.micro', 't3.small'] }]);
 
@@ -134,18 +138,51 @@ suite('policy set versions', (ctx) => {
       ['not gzip', Buffer.from('just text'), /not a gzip-compressed tar archive/],
       ['gzip, not tar', gzipSync(Buffer.alloc(700, 7)), /not a valid tar archive/],
       ['no sentinel.hcl', tarball([{ name: 'a.sentinel', body: 'main = rule { true }' }]), /no sentinel\.hcl/],
-      ['missing source', tarball([{ name: 'sentinel.hcl', body: 'policy "a" {\n source = "./a.sentinel"\n}\n' }]), /line 1: source "\.\/a\.sentinel" is not in the archive/],
+      [
+        'missing source',
+        tarball([{ name: 'sentinel.hcl', body: 'policy "a" {\n source = "./a.sentinel"\n}\n' }]),
+        /line 1: source "\.\/a\.sentinel" is not in the archive/,
+      ],
       ['escaping source', tarball([{ name: 'sentinel.hcl', body: 'policy "a" {\n source = "../etc/passwd"\n}\n' }]), /points outside the archive/],
-      ['remote module', tarball([{ name: 'sentinel.hcl', body: 'module "m" {\n source = "https://example.com/m.sentinel"\n}\n' }]), /remote sources are not supported/],
-      ['bad level', tarball([{ name: 'sentinel.hcl', body: 'policy "a" {\n source = "a.sentinel"\n enforcement_level = "mandatory"\n}\n' }, { name: 'a.sentinel', body: '' }]), /enforcement_level must be one of advisory, soft-mandatory, hard-mandatory/],
-      ['duplicate policy', tarball([{ name: 'sentinel.hcl', body: 'policy "a" { source = "a.sentinel" }\npolicy "a" { source = "a.sentinel" }\n' }, { name: 'a.sentinel', body: '' }]), /line 2: policy "a" is declared twice/],
+      [
+        'remote module',
+        tarball([{ name: 'sentinel.hcl', body: 'module "m" {\n source = "https://example.com/m.sentinel"\n}\n' }]),
+        /remote sources are not supported/,
+      ],
+      [
+        'bad level',
+        tarball([
+          { name: 'sentinel.hcl', body: 'policy "a" {\n source = "a.sentinel"\n enforcement_level = "mandatory"\n}\n' },
+          { name: 'a.sentinel', body: '' },
+        ]),
+        /enforcement_level must be one of advisory, soft-mandatory, hard-mandatory/,
+      ],
+      [
+        'duplicate policy',
+        tarball([
+          { name: 'sentinel.hcl', body: 'policy "a" { source = "a.sentinel" }\npolicy "a" { source = "a.sentinel" }\n' },
+          { name: 'a.sentinel', body: '' },
+        ]),
+        /line 2: policy "a" is declared twice/,
+      ],
       ['syntax', tarball([{ name: 'sentinel.hcl', body: 'policy "a" {\n source = \n' }]), /sentinel\.hcl: line 2: expected a value/],
-      ['expression', tarball([{ name: 'sentinel.hcl', body: 'param "p" {\n value = var.x\n}\n' }]), /line 2: unexpected "\." \(only literal values are supported\)/],
+      [
+        'expression',
+        tarball([{ name: 'sentinel.hcl', body: 'param "p" {\n value = var.x\n}\n' }]),
+        /line 2: unexpected "\." \(only literal values are supported\)/,
+      ],
       ['function call', tarball([{ name: 'sentinel.hcl', body: 'param "p" {\n value = upper\n}\n' }]), /line 2: expressions are not supported \(upper\)/],
       ['parent entry', tarball([{ name: '../evil.sentinel', body: 'x' }]), /points outside the archive/],
       ['absolute entry', tarball([{ name: '/etc/evil', body: 'x' }]), /points outside the archive/],
       ['symlink', tarball([{ name: 'link', type: 'symlink', linkname: '/etc/passwd' }]), /is a symlink/],
-      ['hard link', tarball([{ name: 'a', body: 'x' }, { name: 'b', type: 'link', linkname: 'a' }]), /is a link/],
+      [
+        'hard link',
+        tarball([
+          { name: 'a', body: 'x' },
+          { name: 'b', type: 'link', linkname: 'a' },
+        ]),
+        /is a link/,
+      ],
       ['fifo', tarball([{ name: 'pipe', type: 'fifo' }]), /is a fifo/],
       ['bomb', Promise.resolve(gzipSync(Buffer.alloc(30 * 1024 * 1024))), /unpacks to more than/],
     ];
@@ -189,7 +226,9 @@ suite('policy set versions', (ctx) => {
 
   it('keeps held policies and versions apart, and answers unknown ids with 404', async () => {
     const org = await ctx.organization();
-    const policy = await ctx.post(`/api/v2/organizations/${org.name}/policies`, org.owner.token, { data: { type: 'policies', attributes: { name: unique('p'), 'enforcement-level': 'advisory' } } });
+    const policy = await ctx.post(`/api/v2/organizations/${org.name}/policies`, org.owner.token, {
+      data: { type: 'policies', attributes: { name: unique('p'), 'enforcement-level': 'advisory' } },
+    });
     const holding = await createPolicySet(ctx, org);
     const refs = { data: [{ id: policy.body.data.id, type: 'policies' }] };
     assertStatus(await ctx.post(`/api/v2/policy-sets/${holding.id}/relationships/policies`, org.owner.token, refs), 204);
@@ -201,7 +240,10 @@ suite('policy set versions', (ctx) => {
     assertError(await create('polset-AAAAAAAAAAAAAAAA', org.owner.token), 404);
     assertError(await show('polsetver-AAAAAAAAAAAAAAAA', org.owner.token), 404);
     assertError(await show('nonexisting', org.owner.token), 404);
-    assertError(await ctx.request('POST', `/api/v2/policy-sets/${versioned}/versions`, { token: org.owner.token, rawBody: '{}', contentType: 'text/plain' }), 415);
+    assertError(
+      await ctx.request('POST', `/api/v2/policy-sets/${versioned}/versions`, { token: org.owner.token, rawBody: '{}', contentType: 'text/plain' }),
+      415,
+    );
   });
 
   it('lets members read versions without an upload link; creating takes manage-policies; others see nothing', async () => {

@@ -26,10 +26,18 @@ suite('policy set workspaces', (ctx) => {
     const project = await newProject(ctx, org);
     const a = await newWorkspace(ctx, org);
     const b = await newWorkspace(ctx, org, project);
-    const res = await ctx.post(setsOf(org.name), org.owner.token, policySetBody(unique('ws'), {}, {
-      workspaces: workspaceRefs(a, b, a),
-      projects: projectRefs(project),
-    }));
+    const res = await ctx.post(
+      setsOf(org.name),
+      org.owner.token,
+      policySetBody(
+        unique('ws'),
+        {},
+        {
+          workspaces: workspaceRefs(a, b, a),
+          projects: projectRefs(project),
+        },
+      ),
+    );
     assertStatus(res, 201);
     const set = res.body.data;
     assert.equal(set.attributes['workspace-count'], 2);
@@ -39,7 +47,10 @@ suite('policy set workspaces', (ctx) => {
     assert.deepEqual(await show(org, set.id), set);
 
     const listed = await ctx.get(setsOf(org.name), org.owner.token);
-    assert.deepEqual(listed.body.data.find((s: any) => s.id === set.id), set);
+    assert.deepEqual(
+      listed.body.data.find((s: any) => s.id === set.id),
+      set,
+    );
   });
 
   it('counts every set of a list page from a fixed number of queries', async () => {
@@ -140,40 +151,61 @@ suite('policy set workspaces', (ctx) => {
 
     const created = await ctx.post(setsOf(org.name), t, policySetBody(unique('bad'), {}, { workspaces: workspaceRefs(mine, 'ws-doesnotexist0000', foreign) }));
     assertError(created, 422);
-    assert.deepEqual(created.body.errors.map((e: any) => e.source.pointer), [
-      '/data/relationships/workspaces/data/1/id',
-      '/data/relationships/workspaces/data/2/id',
-    ]);
+    assert.deepEqual(
+      created.body.errors.map((e: any) => e.source.pointer),
+      ['/data/relationships/workspaces/data/1/id', '/data/relationships/workspaces/data/2/id'],
+    );
     assert.match(created.body.errors[1].detail, new RegExp(`Workspace ${foreign} not found`));
     // A bad project and a bad workspace in one body: both reported at once.
-    const both = await ctx.post(setsOf(org.name), t, policySetBody(unique('bad'), {}, {
-      projects: projectRefs(elsewhere.defaultProjectId),
-      workspaces: workspaceRefs(foreign),
-    }));
+    const both = await ctx.post(
+      setsOf(org.name),
+      t,
+      policySetBody(
+        unique('bad'),
+        {},
+        {
+          projects: projectRefs(elsewhere.defaultProjectId),
+          workspaces: workspaceRefs(foreign),
+        },
+      ),
+    );
     assertError(both, 422);
-    assert.deepEqual(both.body.errors.map((e: any) => e.source.pointer), [
-      '/data/relationships/projects/data/0/id',
-      '/data/relationships/workspaces/data/0/id',
-    ]);
+    assert.deepEqual(
+      both.body.errors.map((e: any) => e.source.pointer),
+      ['/data/relationships/projects/data/0/id', '/data/relationships/workspaces/data/0/id'],
+    );
     // A project id is not a workspace id.
-    assertError(await ctx.post(setsOf(org.name), t, policySetBody(unique('bad'), {}, { workspaces: workspaceRefs(org.defaultProjectId) })), 422, '/data/relationships/workspaces/data/0/id');
+    assertError(
+      await ctx.post(setsOf(org.name), t, policySetBody(unique('bad'), {}, { workspaces: workspaceRefs(org.defaultProjectId) })),
+      422,
+      '/data/relationships/workspaces/data/0/id',
+    );
     assertError(
       await ctx.post(setsOf(org.name), t, policySetBody(unique('bad'), {}, { workspaces: { data: [{ id: mine, type: 'projects' }] } })),
       422,
       '/data/relationships/workspaces/data/0/type',
     );
-    assertError(await ctx.post(setsOf(org.name), t, policySetBody(unique('bad'), {}, { workspaces: { data: 'all' } })), 422, '/data/relationships/workspaces/data');
+    assertError(
+      await ctx.post(setsOf(org.name), t, policySetBody(unique('bad'), {}, { workspaces: { data: 'all' } })),
+      422,
+      '/data/relationships/workspaces/data',
+    );
     assert.equal((await ctx.get(setsOf(org.name), t)).body.meta.pagination['total-count'], 0);
 
     const set = await createPolicySet(ctx, org);
-    const patched = await ctx.patch(setUrl(set.id), t, { data: { type: 'policy-sets', attributes: { description: 'no' }, relationships: { workspaces: workspaceRefs(mine, foreign) } } });
+    const patched = await ctx.patch(setUrl(set.id), t, {
+      data: { type: 'policy-sets', attributes: { description: 'no' }, relationships: { workspaces: workspaceRefs(mine, foreign) } },
+    });
     assertError(patched, 422, '/data/relationships/workspaces/data/1/id');
     assert.equal((await show(org, set.id)).attributes.description, null);
 
     const rel = relOf(set.id);
     const bad = await ctx.post(rel, t, workspaceRefs(mine, foreign, 'ws-nope'));
     assertError(bad, 422);
-    assert.deepEqual(bad.body.errors.map((e: any) => e.source.pointer), ['/data/1/id', '/data/2/id']);
+    assert.deepEqual(
+      bad.body.errors.map((e: any) => e.source.pointer),
+      ['/data/1/id', '/data/2/id'],
+    );
     assertError(await ctx.delete(rel, t, workspaceRefs(foreign)), 422, '/data/0/id');
     assertError(await ctx.post(rel, t, { data: [] }), 422, '/data');
     assertError(await ctx.post(rel, t, { data: Array.from({ length: 101 }, () => ({ id: mine, type: 'workspaces' })) }), 422, '/data');
@@ -193,16 +225,31 @@ suite('policy set workspaces', (ctx) => {
     const refused = await ctx.post(setsOf(org.name), t, policySetBody(unique('g'), { global: true }, { workspaces: workspaceRefs(w) }));
     assertError(refused, 422, '/data/relationships/workspaces');
     assert.match(refused.body.errors[0].detail, /global/);
-    const bothRefused = await ctx.post(setsOf(org.name), t, policySetBody(unique('g'), { global: true }, {
-      workspaces: workspaceRefs(w),
-      projects: projectRefs(org.defaultProjectId),
-    }));
+    const bothRefused = await ctx.post(
+      setsOf(org.name),
+      t,
+      policySetBody(
+        unique('g'),
+        { global: true },
+        {
+          workspaces: workspaceRefs(w),
+          projects: projectRefs(org.defaultProjectId),
+        },
+      ),
+    );
     assertError(bothRefused, 422);
-    assert.deepEqual(bothRefused.body.errors.map((e: any) => e.source.pointer), ['/data/relationships/projects', '/data/relationships/workspaces']);
+    assert.deepEqual(
+      bothRefused.body.errors.map((e: any) => e.source.pointer),
+      ['/data/relationships/projects', '/data/relationships/workspaces'],
+    );
 
     const global = await createPolicySet(ctx, org, { global: true });
     assertError(await ctx.post(relOf(global.id), t, workspaceRefs(w)), 422, '/data');
-    assertError(await ctx.patch(setUrl(global.id), t, { data: { type: 'policy-sets', relationships: { workspaces: workspaceRefs(w) } } }), 422, '/data/relationships/workspaces');
+    assertError(
+      await ctx.patch(setUrl(global.id), t, { data: { type: 'policy-sets', relationships: { workspaces: workspaceRefs(w) } } }),
+      422,
+      '/data/relationships/workspaces',
+    );
     assert.deepEqual(await attachedRows(global.id), []);
     // Detaching from a global set is allowed (it has nothing attached).
     assertStatus(await ctx.delete(relOf(global.id), t, workspaceRefs(w)), 204);
@@ -211,7 +258,9 @@ suite('policy set workspaces', (ctx) => {
     const set = (await ctx.post(setsOf(org.name), t, policySetBody(unique('s'), {}, { workspaces: workspaceRefs(w) }))).body.data;
     assertError(await ctx.patch(setUrl(set.id), t, { data: { type: 'policy-sets', attributes: { global: true } } }), 422, '/data/attributes/global');
     assert.equal((await show(org, set.id)).attributes.global, false);
-    const turned = await ctx.patch(setUrl(set.id), t, { data: { type: 'policy-sets', attributes: { global: true }, relationships: { workspaces: { data: [] } } } });
+    const turned = await ctx.patch(setUrl(set.id), t, {
+      data: { type: 'policy-sets', attributes: { global: true }, relationships: { workspaces: { data: [] } } },
+    });
     assertStatus(turned, 200);
     assert.equal(turned.body.data.attributes.global, true);
     assert.equal(turned.body.data.attributes['workspace-count'], 0);
@@ -238,7 +287,10 @@ suite('policy set workspaces', (ctx) => {
 
     // The schema enforces it too: no attachment to a workspace that does not exist.
     await assert.rejects(
-      ctx.database.db.insertInto('policy_set_workspaces').values({ policy_set_id: other.id, workspace_id: 'ws-doesnotexist0000', created_at: '2026-01-01T00:00:00.000Z' }).execute(),
+      ctx.database.db
+        .insertInto('policy_set_workspaces')
+        .values({ policy_set_id: other.id, workspace_id: 'ws-doesnotexist0000', created_at: '2026-01-01T00:00:00.000Z' })
+        .execute(),
     );
   });
 
@@ -248,9 +300,11 @@ suite('policy set workspaces', (ctx) => {
     const reader = await ctx.member(org, { 'read-workspaces': true });
     const manager = await ctx.member(org, { 'manage-policies': true });
     const outsider = await ctx.user();
-    const orgToken = (await ctx.post(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token, {
-      data: { type: 'authentication-token' },
-    })).body.data.attributes.token as string;
+    const orgToken = (
+      await ctx.post(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token, {
+        data: { type: 'authentication-token' },
+      })
+    ).body.data.attributes.token as string;
     const w = await newWorkspace(ctx, org);
     const set = (await ctx.post(setsOf(org.name), org.owner.token, policySetBody(unique('sec'), {}, { workspaces: workspaceRefs(w) }))).body.data;
     const rel = relOf(set.id);

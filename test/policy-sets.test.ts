@@ -105,10 +105,10 @@ suite('policy sets', (ctx) => {
       policySetBody(unique('p'), {}, { projects: projectRefs(org.defaultProjectId, 'prj-doesnotexist0000', elsewhere.defaultProjectId) }),
     );
     assertError(res, 422);
-    assert.deepEqual(res.body.errors.map((e: any) => e.source.pointer), [
-      '/data/relationships/projects/data/1/id',
-      '/data/relationships/projects/data/2/id',
-    ]);
+    assert.deepEqual(
+      res.body.errors.map((e: any) => e.source.pointer),
+      ['/data/relationships/projects/data/1/id', '/data/relationships/projects/data/2/id'],
+    );
     assertError(
       await ctx.post(setsOf(org.name), org.owner.token, policySetBody(unique('g'), { global: true }, { projects: projectRefs(org.defaultProjectId) })),
       422,
@@ -136,17 +136,26 @@ suite('policy sets', (ctx) => {
     assert.match(page.body.links.next, /page%5Bnumber%5D=2/);
 
     const searched = await ctx.get(`${setsOf(org.name)}?search[name]=${prefix.toLowerCase()}`, org.owner.token);
-    assert.deepEqual(searched.body.data.map((s: any) => s.attributes.name), [`${prefix}-alpha`, `${prefix}-beta`]);
+    assert.deepEqual(
+      searched.body.data.map((s: any) => s.attributes.name),
+      [`${prefix}-alpha`, `${prefix}-beta`],
+    );
     // Sorted by name, case-insensitively.
     const all = await ctx.get(setsOf(org.name), org.owner.token);
     const names = all.body.data.map((s: any) => s.attributes.name as string);
-    assert.deepEqual(names, [...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1)));
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1)),
+    );
 
     const opa = await ctx.get(`${setsOf(org.name)}?filter%5Bkind%5D=opa`, org.owner.token);
     assert.equal(opa.body.data.length, 2);
     assert.ok(opa.body.data.every((s: any) => s.attributes.kind === 'opa'));
     const both = await ctx.get(`${setsOf(org.name)}?filter[kind]=opa&search[name]=${prefix}`, org.owner.token);
-    assert.deepEqual(both.body.data.map((s: any) => s.attributes.name), [`${prefix}-beta`]);
+    assert.deepEqual(
+      both.body.data.map((s: any) => s.attributes.name),
+      [`${prefix}-beta`],
+    );
 
     assertError(await ctx.get(`${setsOf(org.name)}?filter[kind]=rego`, org.owner.token), 400);
     assertError(await ctx.get(`${setsOf(org.name)}?page[number]=zero`, org.owner.token), 400);
@@ -194,10 +203,7 @@ suite('policy sets', (ctx) => {
     assert.equal(taken.detail, 'Name has already been taken');
     assertError(await ctx.patch(url, org.owner.token, { data: { type: 'policy-sets', attributes: { name: 'no spaces' } } }), 422, '/data/attributes/name');
     assertError(await ctx.patch(url, org.owner.token, { data: { attributes: {} } }), 422, '/data/type');
-    assertError(
-      await ctx.request('PATCH', url, { token: org.owner.token, body: { data: { type: 'policy-sets' } }, contentType: 'application/json' }),
-      415,
-    );
+    assertError(await ctx.request('PATCH', url, { token: org.owner.token, body: { data: { type: 'policy-sets' } }, contentType: 'application/json' }), 415);
     assertError(await ctx.patch('/api/v2/policy-sets/polset-0000000000000000', org.owner.token, { data: { type: 'policy-sets' } }), 404);
     // Detaching every project then going global is allowed.
     assertStatus(
@@ -224,7 +230,10 @@ suite('policy sets', (ctx) => {
 
     const bad = await ctx.post(rel, org.owner.token, projectRefs(project, elsewhere.defaultProjectId, 'prj-nope'));
     assertError(bad, 422);
-    assert.deepEqual(bad.body.errors.map((e: any) => e.source.pointer), ['/data/1/id', '/data/2/id']);
+    assert.deepEqual(
+      bad.body.errors.map((e: any) => e.source.pointer),
+      ['/data/1/id', '/data/2/id'],
+    );
     assertError(await ctx.delete(rel, org.owner.token, projectRefs('prj-nope')), 422, '/data/0/id');
     assertError(await ctx.post(rel, org.owner.token, { data: [] }), 422, '/data');
     assertError(await ctx.post(rel, org.owner.token, { data: [{ id: project, type: 'workspaces' }] }), 422, '/data/0/type');
@@ -263,9 +272,11 @@ suite('policy sets', (ctx) => {
     const reader = await ctx.member(org, { 'manage-projects': true });
     const manager = await ctx.member(org, { 'manage-policies': true });
     const outsider = await ctx.user();
-    const orgToken = (await ctx.post(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token, {
-      data: { type: 'authentication-token' },
-    })).body.data.attributes.token as string;
+    const orgToken = (
+      await ctx.post(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token, {
+        data: { type: 'authentication-token' },
+      })
+    ).body.data.attributes.token as string;
     const set = await createPolicySet(ctx, org);
     const url = `/api/v2/policy-sets/${set.id}`;
     const rel = `${url}/relationships/projects`;
@@ -288,7 +299,15 @@ suite('policy sets', (ctx) => {
     assertError(await ctx.post(rel, outsider.token, projectRefs(org.defaultProjectId)), 404);
     assertError(await ctx.delete(url, outsider.token), 404);
     // No token: 401 everywhere.
-    for (const [method, path] of [['GET', setsOf(org.name)], ['POST', setsOf(org.name)], ['GET', url], ['PATCH', url], ['DELETE', url], ['POST', rel], ['DELETE', rel]]) {
+    for (const [method, path] of [
+      ['GET', setsOf(org.name)],
+      ['POST', setsOf(org.name)],
+      ['GET', url],
+      ['PATCH', url],
+      ['DELETE', url],
+      ['POST', rel],
+      ['DELETE', rel],
+    ]) {
       assertError(await ctx.request(method!, path!, { token: null, body: patch }), 401);
     }
     // Managers and the organization token may write.
@@ -301,9 +320,11 @@ suite('policy sets', (ctx) => {
     assertStatus(await ctx.delete(url, manager.token), 204);
     // Another organization's token sees nothing here.
     const foreign = await ctx.organization();
-    const foreignToken = (await ctx.post(`/api/v2/organizations/${foreign.name}/authentication-token`, foreign.owner.token, {
-      data: { type: 'authentication-token' },
-    })).body.data.attributes.token as string;
+    const foreignToken = (
+      await ctx.post(`/api/v2/organizations/${foreign.name}/authentication-token`, foreign.owner.token, {
+        data: { type: 'authentication-token' },
+      })
+    ).body.data.attributes.token as string;
     assertError(await ctx.get(setsOf(org.name), foreignToken), 404);
   });
 });

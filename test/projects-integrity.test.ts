@@ -27,11 +27,7 @@ suite('projects integrity', (ctx) => {
     const keep = await ctx.organization();
     const keepWs = await createWorkspace(ctx, keep, (await createProject(ctx, keep)).id);
     const projects = [await createProject(ctx, org), await createProject(ctx, org)];
-    const workspaces = [
-      await createWorkspace(ctx, org, projects[0]!.id),
-      await createWorkspace(ctx, org, projects[1]!.id),
-      await createWorkspace(ctx, org),
-    ];
+    const workspaces = [await createWorkspace(ctx, org, projects[0]!.id), await createWorkspace(ctx, org, projects[1]!.id), await createWorkspace(ctx, org)];
     const member = await ctx.member(org);
     const g = await grant(ctx, org, member.teamId, projects[0]!.id, 'admin');
     assertStatus(await ctx.delete(`/api/v2/organizations/${org.name}`, org.owner.token), 204);
@@ -39,7 +35,13 @@ suite('projects integrity', (ctx) => {
     const left = async (table: 'projects' | 'workspaces' | 'team_projects', ids: string[]) =>
       (await db.selectFrom(table).select('id').where('id', 'in', ids).execute()).length;
     assert.equal(await left('projects', [...projects.map((p) => p.id), org.defaultProjectId]), 0);
-    assert.equal(await left('workspaces', workspaces.map((w) => w.id)), 0);
+    assert.equal(
+      await left(
+        'workspaces',
+        workspaces.map((w) => w.id),
+      ),
+      0,
+    );
     assert.equal(await left('team_projects', [g.id]), 0);
     // Another organization's rows are untouched.
     assertStatus(await ctx.get(`/api/v2/workspaces/${keepWs.id}`, keep.owner.token), 200);

@@ -28,7 +28,15 @@ suite('projects list', (ctx) => {
   });
 
   it('refuses any other sort, include or permission-filter value with 400', async () => {
-    for (const query of ['?sort=created-at', '?sort=NAME', '?sort=', '?include=workspaces', '?filter[permissions][update]=maybe', '?page[number]=0', '?page[size]=x']) {
+    for (const query of [
+      '?sort=created-at',
+      '?sort=NAME',
+      '?sort=',
+      '?include=workspaces',
+      '?filter[permissions][update]=maybe',
+      '?page[number]=0',
+      '?page[size]=x',
+    ]) {
       const e = assertError(await list(query), 400);
       assert.ok(e.detail, query);
     }
@@ -61,7 +69,10 @@ suite('projects list', (ctx) => {
     assert.equal((await get('')).meta.pagination['total-count'], 3);
     assertStatus(await ctx.delete(`/api/v2/organizations/${org.name}`, org.owner.token), 204);
     const left = await ctx.database.db.selectFrom('organization_project_counts').selectAll().execute();
-    assert.ok(left.every((r) => Number(r.projects) >= 1), 'no counter of a deleted organization, none at zero or below');
+    assert.ok(
+      left.every((r) => Number(r.projects) >= 1),
+      'no counter of a deleted organization, none at zero or below',
+    );
   });
 
   it('searches names case-insensitively with q, treating % and _ literally', async () => {

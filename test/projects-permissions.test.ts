@@ -95,7 +95,7 @@ suite('project permissions', (ctx) => {
     assertStatus(await ctx.delete(`/api/v2/projects/${p.id}`, manager.token), 204);
   });
 
-  it('takes the highest grant across the caller\'s teams and organization flags', async () => {
+  it("takes the highest grant across the caller's teams and organization flags", async () => {
     const org = await ctx.organization();
     const p = await createProject(ctx, org);
     const member = await ctx.member(org);
@@ -125,7 +125,7 @@ suite('project permissions', (ctx) => {
     assert.ok(Object.values(await perms()).every(Boolean));
   });
 
-  it('agrees between list filters (SQL) and each project\'s permissions (JavaScript) for every kind of caller', async () => {
+  it("agrees between list filters (SQL) and each project's permissions (JavaScript) for every kind of caller", async () => {
     const org = await ctx.organization();
     const levels: Array<[string, Record<string, unknown>]> = [
       ['read', {}],
@@ -148,11 +148,14 @@ suite('project permissions', (ctx) => {
     }
     const callers = [granted, withFlags, readAll, await ctx.member(org), org.owner];
     for (const caller of callers) {
-      const get = async (query: string) =>
-        (await ctx.get(`/api/v2/organizations/${org.name}/projects?page[size]=100${query}`, caller.token)).body;
+      const get = async (query: string) => (await ctx.get(`/api/v2/organizations/${org.name}/projects?page[size]=100${query}`, caller.token)).body;
       const visible = await get('');
       const ids = (body: any) => body.data.map((p: any) => p.id).sort();
-      const where = (flag: string) => visible.data.filter((p: any) => p.attributes.permissions[flag]).map((p: any) => p.id).sort();
+      const where = (flag: string) =>
+        visible.data
+          .filter((p: any) => p.attributes.permissions[flag])
+          .map((p: any) => p.id)
+          .sort();
       assert.ok(visible.data.every((p: any) => p.attributes.permissions['can-read']));
       const update = await get('&filter[permissions][update]=true');
       assert.deepEqual(ids(update), where('can-update'));

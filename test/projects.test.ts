@@ -31,7 +31,10 @@ suite('projects', (ctx) => {
     assert.equal(p.attributes['workspace-count'], 0);
     assert.equal(p.attributes['team-count'], 0);
     assert.deepEqual(Object.keys(p.attributes.permissions).sort(), PERMISSION_KEYS);
-    assert.ok(Object.values(p.attributes.permissions).every((v) => v === true), 'the owner may do everything');
+    assert.ok(
+      Object.values(p.attributes.permissions).every((v) => v === true),
+      'the owner may do everything',
+    );
     assert.deepEqual(p.relationships.organization, {
       data: { id: org.name, type: 'organizations' },
       links: { related: `/api/v2/organizations/${org.name}` },
@@ -121,7 +124,11 @@ suite('projects', (ctx) => {
     const org = await ctx.organization();
     const url = `/api/v2/organizations/${org.name}/projects`;
     assertStatus(await ctx.post(url, org.owner.token, projectBody({ name: projectName(), description: 'd'.repeat(256) })), 201);
-    let e = assertError(await ctx.post(url, org.owner.token, projectBody({ name: projectName(), description: 'd'.repeat(257) })), 422, '/data/attributes/description');
+    let e = assertError(
+      await ctx.post(url, org.owner.token, projectBody({ name: projectName(), description: 'd'.repeat(257) })),
+      422,
+      '/data/attributes/description',
+    );
     assert.match(e.detail!, /too long \(maximum is 256 characters\)/);
 
     for (const good of ['1d', '14d', '36h', '9999h', '0001d']) {
@@ -138,7 +145,11 @@ suite('projects', (ctx) => {
       assert.equal(e.detail, DURATION_DETAIL, JSON.stringify(bad));
     }
     const p = await createProject(ctx, org);
-    assertError(await ctx.patch(`/api/v2/projects/${p.id}`, org.owner.token, projectBody({ 'auto-destroy-activity-duration': '0h' })), 422, '/data/attributes/auto-destroy-activity-duration');
+    assertError(
+      await ctx.patch(`/api/v2/projects/${p.id}`, org.owner.token, projectBody({ 'auto-destroy-activity-duration': '0h' })),
+      422,
+      '/data/attributes/auto-destroy-activity-duration',
+    );
   });
 
   it('answers bad bodies with one 422 per problem and writes nothing', async () => {
@@ -241,9 +252,16 @@ suite('projects', (ctx) => {
     const team1 = await ctx.member(org);
     const team2 = await ctx.member(org);
     for (const teamId of [team1.teamId, team2.teamId]) {
-      assertStatus(await ctx.post('/api/v2/team-projects', org.owner.token, {
-        data: { type: 'team-projects', attributes: { access: 'read' }, relationships: { project: { data: { type: 'projects', id: a.id } }, team: { data: { type: 'teams', id: teamId } } } },
-      }), 201);
+      assertStatus(
+        await ctx.post('/api/v2/team-projects', org.owner.token, {
+          data: {
+            type: 'team-projects',
+            attributes: { access: 'read' },
+            relationships: { project: { data: { type: 'projects', id: a.id } }, team: { data: { type: 'teams', id: teamId } } },
+          },
+        }),
+        201,
+      );
     }
     const list = await ctx.get(`/api/v2/organizations/${org.name}/projects`, org.owner.token);
     const byId = new Map(list.body.data.map((p: any) => [p.id, p.attributes]));

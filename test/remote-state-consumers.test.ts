@@ -69,7 +69,10 @@ suite('remote state consumers', (ctx) => {
     // A reader lists the consumers it may see, and changes none.
     const seen = await ctx.get(path(w.id), reader.token);
     assertStatus(seen, 200);
-    assert.deepEqual(seen.body.data.map((x: any) => x.id), [sameProject.id]);
+    assert.deepEqual(
+      seen.body.data.map((x: any) => x.id),
+      [sameProject.id],
+    );
     assertError(await ctx.post(path(w.id), reader.token, refs(sameProject.id)), 403);
     assertError(await ctx.delete(path(w.id), reader.token, refs(sameProject.id)), 403);
 
@@ -77,7 +80,10 @@ suite('remote state consumers', (ctx) => {
     const admin = await memberWithAccess(ctx, org, [[p.id, 'admin']]);
     assertError(await ctx.patch(path(w.id), admin.token, refs(elsewhere.id)), 422, '/data/0/id');
     assertStatus(await ctx.patch(path(w.id), admin.token, refs(sameProject.id)), 204);
-    assert.deepEqual((await ctx.get(path(w.id), t)).body.data.map((x: any) => x.id), [sameProject.id]);
+    assert.deepEqual(
+      (await ctx.get(path(w.id), t)).body.data.map((x: any) => x.id),
+      [sameProject.id],
+    );
 
     const member = await ctx.member(org);
     assertError(await ctx.get(path(w.id), member.token), 404);

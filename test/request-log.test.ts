@@ -23,14 +23,24 @@ describe('redactUrl', () => {
     const credential = `1767225600000.${'s'.repeat(43)}`;
     assert.equal(redactUrl(`/_archivist/v1/object/cv-0123456789abcdef.${credential}`), '/_archivist/v1/object/[REDACTED]');
     assert.equal(redactUrl(`/_archivist/v1/object/cv-0123456789abcdef.${credential}?x=1`), '/_archivist/v1/object/[REDACTED]?x=1');
-    assert.equal(redactUrl(`/api/v2/state-versions/sv-1/upload/state?credential=${credential}`), '/api/v2/state-versions/sv-1/upload/state?credential=[REDACTED]');
-    assert.equal(redactUrl(`/api/v2/state-versions/sv-1/upload/state?a=1&%63redential=${credential}`), '/api/v2/state-versions/sv-1/upload/state?a=1&%63redential=[REDACTED]');
+    assert.equal(
+      redactUrl(`/api/v2/state-versions/sv-1/upload/state?credential=${credential}`),
+      '/api/v2/state-versions/sv-1/upload/state?credential=[REDACTED]',
+    );
+    assert.equal(
+      redactUrl(`/api/v2/state-versions/sv-1/upload/state?a=1&%63redential=${credential}`),
+      '/api/v2/state-versions/sv-1/upload/state?a=1&%63redential=[REDACTED]',
+    );
   });
 });
 
 /** The parsed log lines written since `from`. */
 function lines(ctx: TestContext, from = 0): Array<Record<string, unknown>> {
-  return ctx.logs.slice(from).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return ctx.logs
+    .slice(from)
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 function completed(ctx: TestContext, from: number, route: string) {
@@ -55,9 +65,11 @@ suite('request log', (ctx) => {
     assert.equal(lines(ctx, from).filter((l) => l.msg === 'incoming request').length, 0, 'one line per request, not two');
   });
 
-  it('names the organization on every request, also once the caller\'s rights there are known from an earlier one', async () => {
+  it("names the organization on every request, also once the caller's rights there are known from an earlier one", async () => {
     const org = await ctx.organization();
-    const project = await ctx.post(`/api/v2/organizations/${org.name}/projects`, org.owner.token, { data: { type: 'projects', attributes: { name: unique('p') } } });
+    const project = await ctx.post(`/api/v2/organizations/${org.name}/projects`, org.owner.token, {
+      data: { type: 'projects', attributes: { name: unique('p') } },
+    });
     for (let i = 0; i < 3; i++) {
       const from = ctx.logs.length;
       assertStatus(await ctx.get(`/api/v2/projects/${project.body.data.id}`, org.owner.token), 200);

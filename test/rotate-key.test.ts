@@ -77,7 +77,6 @@ suite('rotate-key', (ctx) => {
       return /parameter var-/.test(e.message);
     });
   });
-
 });
 
 // A database of its own: the suite above leaves values sealed with keys nobody holds any more.

@@ -37,7 +37,15 @@ describe('configuration archives', () => {
   it('unpacks an ordinary archive', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hangar-archive-'));
     try {
-      await unpackArchive(archive(entry('main.tf', '0', 'resource "terraform_data" "a" {}\n'), entry('modules/', '5'), entry('modules/x.tf', '0', '# x\n'), entry('link.tf', '2', '', 'main.tf')), dir);
+      await unpackArchive(
+        archive(
+          entry('main.tf', '0', 'resource "terraform_data" "a" {}\n'),
+          entry('modules/', '5'),
+          entry('modules/x.tf', '0', '# x\n'),
+          entry('link.tf', '2', '', 'main.tf'),
+        ),
+        dir,
+      );
       assert.match(readFileSync(path.join(dir, 'main.tf'), 'utf8'), /terraform_data/);
       assert.equal(readFileSync(path.join(dir, 'modules/x.tf'), 'utf8'), '# x\n');
     } finally {
@@ -83,7 +91,10 @@ describe('redaction', () => {
       configuration: { root_module: { variables: { pw: { sensitive: true } } } },
       variables: { pw: { value: 'p4ss' }, name: { value: 'n' } },
       resource_changes: [{ change: { actions: ['create'], before: null, after: { a: 'p4ss', b: 'ok' }, after_sensitive: { a: true } } }],
-      planned_values: { root_module: { resources: [{ values: { a: 'p4ss' }, sensitive_values: { a: true } }] }, outputs: { o: { sensitive: true, value: 'p4ss' } } },
+      planned_values: {
+        root_module: { resources: [{ values: { a: 'p4ss' }, sensitive_values: { a: true } }] },
+        outputs: { o: { sensitive: true, value: 'p4ss' } },
+      },
     };
     const out = redactPlanJson(JSON.stringify(plan), []);
     assert.doesNotMatch(out, /p4ss/);

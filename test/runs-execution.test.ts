@@ -53,7 +53,9 @@ output "echo" {
 `;
 
 async function uploadConfiguration(ctx: TestContext, token: string, workspaceId: string, files: Record<string, string>, speculative = false): Promise<string> {
-  const cv = await ctx.post(`/api/v2/workspaces/${workspaceId}/configuration-versions`, token, { data: { type: 'configuration-versions', attributes: { speculative } } });
+  const cv = await ctx.post(`/api/v2/workspaces/${workspaceId}/configuration-versions`, token, {
+    data: { type: 'configuration-versions', attributes: { speculative } },
+  });
   assertStatus(cv, 201);
   const res = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: archiveOf(files) });
   assert.equal(res.statusCode, 200);
@@ -97,7 +99,14 @@ suite('runs execution', (ctx) => {
     runner = startRunner({
       services: ctx.services,
       database: ctx.database,
-      config: { runnerConcurrency: 2, runTimeoutMs: 120_000, runMaxLogBytes: 1024 * 1024, terraformBinary: 'terraform', terraformPluginCacheDir: null, terraformCliConfigFile: null },
+      config: {
+        runnerConcurrency: 2,
+        runTimeoutMs: 120_000,
+        runMaxLogBytes: 1024 * 1024,
+        terraformBinary: 'terraform',
+        terraformPluginCacheDir: null,
+        terraformCliConfigFile: null,
+      },
       variables: { forRun: async () => variables },
       path: process.env.PATH,
       pollMs: 500,
@@ -111,117 +120,134 @@ suite('runs execution', (ctx) => {
     return { org, ws, cv, token: org.owner.token };
   }
 
-  it('plans and auto-applies: counts, a signed log with STX/ETX, the JSON plan, the new state; no secret anywhere', { skip: !hasTerraform && 'no terraform' }, async () => {
-    const { org, ws, token } = await setup();
-    const created = await ctx.post('/api/v2/runs', token, runBody(ws.id, { 'auto-apply': true, message: 'first' }));
-    assertStatus(created, 201);
-    const done = await waitFor(ctx, token, created.body.data.id, ['applied', 'errored']);
-    assert.equal(done.data.attributes.status, 'applied', JSON.stringify(done));
-    assert.equal(done.data.attributes['has-changes'], true);
-    for (const key of ['plan-queued-at', 'planning-at', 'planned-at', 'confirmed-at', 'apply-queued-at', 'applying-at', 'applied-at']) {
-      assert.match(done.data.attributes['status-timestamps'][key], /Z$/, key);
-    }
-    const [plan, apply] = done.included;
-    assert.equal(plan.type, 'plans');
-    assert.equal(plan.attributes.status, 'finished');
-    assert.equal(plan.attributes['resource-additions'], 2);
-    assert.equal(apply.attributes.status, 'finished');
-    assert.equal(apply.attributes['resource-additions'], 2);
-    assertStatus(await ctx.get(`/api/v2/plans/${plan.id}`, token), 200);
-    assertStatus(await ctx.get(`/api/v2/applies/${apply.id}`, token), 200);
+  it(
+    'plans and auto-applies: counts, a signed log with STX/ETX, the JSON plan, the new state; no secret anywhere',
+    { skip: !hasTerraform && 'no terraform' },
+    async () => {
+      const { org, ws, token } = await setup();
+      const created = await ctx.post('/api/v2/runs', token, runBody(ws.id, { 'auto-apply': true, message: 'first' }));
+      assertStatus(created, 201);
+      const done = await waitFor(ctx, token, created.body.data.id, ['applied', 'errored']);
+      assert.equal(done.data.attributes.status, 'applied', JSON.stringify(done));
+      assert.equal(done.data.attributes['has-changes'], true);
+      for (const key of ['plan-queued-at', 'planning-at', 'planned-at', 'confirmed-at', 'apply-queued-at', 'applying-at', 'applied-at']) {
+        assert.match(done.data.attributes['status-timestamps'][key], /Z$/, key);
+      }
+      const [plan, apply] = done.included;
+      assert.equal(plan.type, 'plans');
+      assert.equal(plan.attributes.status, 'finished');
+      assert.equal(plan.attributes['resource-additions'], 2);
+      assert.equal(apply.attributes.status, 'finished');
+      assert.equal(apply.attributes['resource-additions'], 2);
+      assertStatus(await ctx.get(`/api/v2/plans/${plan.id}`, token), 200);
+      assertStatus(await ctx.get(`/api/v2/applies/${apply.id}`, token), 200);
 
-    const planLog = await readLog(ctx, plan.attributes['log-read-url']);
-    assert.equal(planLog[0], 0x02);
-    assert.equal(planLog[planLog.length - 1], 0x03);
-    const planText = planLog.toString('utf8');
-    assert.match(planText, /Plan: 2 to add, 0 to change, 0 to destroy/);
-    assert.doesNotMatch(planText, new RegExp(SECRET));
-    const applyText = (await readLog(ctx, apply.attributes['log-read-url'])).toString('utf8');
-    assert.match(applyText, /Apply complete! Resources: 2 added/);
-    assert.doesNotMatch(applyText, new RegExp(SECRET));
-    // offset/limit read the framed log piece by piece, as go-tfe does.
-    const url = new URL(plan.attributes['log-read-url']).pathname;
-    let pieced = Buffer.alloc(0);
-    for (let offset = 0; offset < planLog.length; offset += 7) {
-      const res = await ctx.app.inject({ method: 'GET', url: `${url}?offset=${offset}&limit=7` });
-      pieced = Buffer.concat([pieced, res.rawPayload]);
-    }
-    assert.deepEqual(pieced, planLog);
-    // The URL is the credential: anything else is 404.
-    assert.equal((await ctx.app.inject({ method: 'GET', url: url.replace(/\.(\d+)\./, '.1.') })).statusCode, 404);
-    assert.equal((await ctx.app.inject({ method: 'GET', url: url.replace(plan.id, apply.id) })).statusCode, 404);
-    assert.equal((await ctx.app.inject({ method: 'GET', url: `${url}?offset=-1` })).statusCode, 400);
+      const planLog = await readLog(ctx, plan.attributes['log-read-url']);
+      assert.equal(planLog[0], 0x02);
+      assert.equal(planLog[planLog.length - 1], 0x03);
+      const planText = planLog.toString('utf8');
+      assert.match(planText, /Plan: 2 to add, 0 to change, 0 to destroy/);
+      assert.doesNotMatch(planText, new RegExp(SECRET));
+      const applyText = (await readLog(ctx, apply.attributes['log-read-url'])).toString('utf8');
+      assert.match(applyText, /Apply complete! Resources: 2 added/);
+      assert.doesNotMatch(applyText, new RegExp(SECRET));
+      // offset/limit read the framed log piece by piece, as go-tfe does.
+      const url = new URL(plan.attributes['log-read-url']).pathname;
+      let pieced = Buffer.alloc(0);
+      for (let offset = 0; offset < planLog.length; offset += 7) {
+        const res = await ctx.app.inject({ method: 'GET', url: `${url}?offset=${offset}&limit=7` });
+        pieced = Buffer.concat([pieced, res.rawPayload]);
+      }
+      assert.deepEqual(pieced, planLog);
+      // The URL is the credential: anything else is 404.
+      assert.equal((await ctx.app.inject({ method: 'GET', url: url.replace(/\.(\d+)\./, '.1.') })).statusCode, 404);
+      assert.equal((await ctx.app.inject({ method: 'GET', url: url.replace(plan.id, apply.id) })).statusCode, 404);
+      assert.equal((await ctx.app.inject({ method: 'GET', url: `${url}?offset=-1` })).statusCode, 400);
 
-    const json = await ctx.get(`/api/v2/plans/${plan.id}/json-output`, token);
-    assertStatus(json, 200);
-    assert.equal(typeof json.body.format_version, 'string');
-    assert.doesNotMatch(json.raw, new RegExp(SECRET));
-    assert.equal(json.body.variables.secret_token.value, '(sensitive value)');
-    assert.equal(json.body.variables.greeting.value, 'hello from a variable');
+      const json = await ctx.get(`/api/v2/plans/${plan.id}/json-output`, token);
+      assertStatus(json, 200);
+      assert.equal(typeof json.body.format_version, 'string');
+      assert.doesNotMatch(json.raw, new RegExp(SECRET));
+      assert.equal(json.body.variables.secret_token.value, '(sensitive value)');
+      assert.equal(json.body.variables.greeting.value, 'hello from a variable');
 
-    // The apply wrote the state, sealed as any other, and the run let go of the workspace.
-    const current = await ctx.get(`/api/v2/workspaces/${ws.id}/current-state-version`, token);
-    assertStatus(current, 200);
-    assert.equal(current.body.data.attributes.resources.length, 2);
-    const workspace = await ctx.get(`/api/v2/workspaces/${ws.id}`, token);
-    assert.equal(workspace.body.data.attributes.locked, false);
-    assert.equal(workspace.body.data.relationships['current-run'].data.id, created.body.data.id);
+      // The apply wrote the state, sealed as any other, and the run let go of the workspace.
+      const current = await ctx.get(`/api/v2/workspaces/${ws.id}/current-state-version`, token);
+      assertStatus(current, 200);
+      assert.equal(current.body.data.attributes.resources.length, 2);
+      const workspace = await ctx.get(`/api/v2/workspaces/${ws.id}`, token);
+      assert.equal(workspace.body.data.attributes.locked, false);
+      assert.equal(workspace.body.data.relationships['current-run'].data.id, created.body.data.id);
 
-    const events = await ctx.get(`/api/v2/runs/${created.body.data.id}/run-events`, token);
-    assert.deepEqual(
-      events.body.data.map((e: any) => e.attributes.action),
-      ['queued', 'plan_queued', 'planning', 'planned', 'confirmed', 'apply_queued', 'applying', 'applied'],
-    );
-    assert.doesNotMatch(ctx.logs, new RegExp(SECRET));
-    const orgRuns = await ctx.get(`/api/v2/organizations/${org.name}/runs`, token);
-    assert.equal(orgRuns.body.data.length, 1);
-  });
+      const events = await ctx.get(`/api/v2/runs/${created.body.data.id}/run-events`, token);
+      assert.deepEqual(
+        events.body.data.map((e: any) => e.attributes.action),
+        ['queued', 'plan_queued', 'planning', 'planned', 'confirmed', 'apply_queued', 'applying', 'applied'],
+      );
+      assert.doesNotMatch(ctx.logs, new RegExp(SECRET));
+      const orgRuns = await ctx.get(`/api/v2/organizations/${org.name}/runs`, token);
+      assert.equal(orgRuns.body.data.length, 1);
+    },
+  );
 
-  it('waits for confirmation; apply applies that plan; discard ends a planned run; a second run with no changes finishes at plan', { skip: !hasTerraform && 'no terraform' }, async () => {
-    const { ws, token } = await setup();
-    const first = await ctx.post('/api/v2/runs', token, runBody(ws.id));
-    const planned = await waitFor(ctx, token, first.body.data.id, ['planned', 'errored']);
-    assert.equal(planned.data.attributes.status, 'planned');
-    assert.deepEqual(planned.data.attributes.actions, { 'is-cancelable': false, 'is-confirmable': true, 'is-discardable': true, 'is-force-cancelable': false });
-    // A second run queues behind the planned one.
-    const second = await ctx.post('/api/v2/runs', token, runBody(ws.id, { 'is-destroy': true }));
-    assert.equal(second.body.data.attributes.status, 'pending');
-    assertStatus(await ctx.post(`/api/v2/runs/${first.body.data.id}/actions/apply`, token, { comment: 'go' }), 202);
-    const applied = await waitFor(ctx, token, first.body.data.id, ['applied', 'errored']);
-    assert.equal(applied.data.attributes.status, 'applied');
-    assert.equal(applied.data.relationships['confirmed-by'].data.id, (await ctx.get('/api/v2/account/details', token)).body.data.id);
-    // The destroy run started once the first ended; discard it.
-    const destroyPlanned = await waitFor(ctx, token, second.body.data.id, ['planned', 'errored']);
-    assert.equal(destroyPlanned.included[0].attributes['resource-destructions'], 2);
-    assertStatus(await ctx.post(`/api/v2/runs/${second.body.data.id}/actions/discard`, token, {}), 202);
-    assert.equal((await ctx.get(`/api/v2/runs/${second.body.data.id}`, token)).body.data.attributes.status, 'discarded');
-    assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, token)).body.data.attributes.locked, false);
-    // Nothing changed since: the next run ends at its plan.
-    const third = await ctx.post('/api/v2/runs', token, runBody(ws.id));
-    const noChanges = await waitFor(ctx, token, third.body.data.id, ['planned_and_finished', 'errored']);
-    assert.equal(noChanges.data.attributes.status, 'planned_and_finished');
-    assert.equal(noChanges.data.attributes['has-changes'], false);
-  });
+  it(
+    'waits for confirmation; apply applies that plan; discard ends a planned run; a second run with no changes finishes at plan',
+    { skip: !hasTerraform && 'no terraform' },
+    async () => {
+      const { ws, token } = await setup();
+      const first = await ctx.post('/api/v2/runs', token, runBody(ws.id));
+      const planned = await waitFor(ctx, token, first.body.data.id, ['planned', 'errored']);
+      assert.equal(planned.data.attributes.status, 'planned');
+      assert.deepEqual(planned.data.attributes.actions, {
+        'is-cancelable': false,
+        'is-confirmable': true,
+        'is-discardable': true,
+        'is-force-cancelable': false,
+      });
+      // A second run queues behind the planned one.
+      const second = await ctx.post('/api/v2/runs', token, runBody(ws.id, { 'is-destroy': true }));
+      assert.equal(second.body.data.attributes.status, 'pending');
+      assertStatus(await ctx.post(`/api/v2/runs/${first.body.data.id}/actions/apply`, token, { comment: 'go' }), 202);
+      const applied = await waitFor(ctx, token, first.body.data.id, ['applied', 'errored']);
+      assert.equal(applied.data.attributes.status, 'applied');
+      assert.equal(applied.data.relationships['confirmed-by'].data.id, (await ctx.get('/api/v2/account/details', token)).body.data.id);
+      // The destroy run started once the first ended; discard it.
+      const destroyPlanned = await waitFor(ctx, token, second.body.data.id, ['planned', 'errored']);
+      assert.equal(destroyPlanned.included[0].attributes['resource-destructions'], 2);
+      assertStatus(await ctx.post(`/api/v2/runs/${second.body.data.id}/actions/discard`, token, {}), 202);
+      assert.equal((await ctx.get(`/api/v2/runs/${second.body.data.id}`, token)).body.data.attributes.status, 'discarded');
+      assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, token)).body.data.attributes.locked, false);
+      // Nothing changed since: the next run ends at its plan.
+      const third = await ctx.post('/api/v2/runs', token, runBody(ws.id));
+      const noChanges = await waitFor(ctx, token, third.body.data.id, ['planned_and_finished', 'errored']);
+      assert.equal(noChanges.data.attributes.status, 'planned_and_finished');
+      assert.equal(noChanges.data.attributes['has-changes'], false);
+    },
+  );
 
-  it('speculative plans neither lock nor queue; run variables (HCL) win over the workspace’s; target addresses narrow the plan', { skip: !hasTerraform && 'no terraform' }, async () => {
-    const { org, ws, token } = await setup();
-    assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/lock`, token, {}), 200);
-    const specCv = await uploadConfiguration(ctx, token, ws.id, { 'main.tf': CONFIG }, true);
-    const body = runBody(ws.id, { variables: [{ key: 'greeting', value: '"from the run"' }], 'target-addrs': ['terraform_data.a'] });
-    (body.data.relationships as any)['configuration-version'] = { data: { type: 'configuration-versions', id: specCv } };
-    const spec = await ctx.post('/api/v2/runs', token, body);
-    assertStatus(spec, 201);
-    assert.equal(spec.body.data.attributes['plan-only'], true);
-    const done = await waitFor(ctx, token, spec.body.data.id, ['planned_and_finished', 'errored']);
-    assert.equal(done.data.attributes.status, 'planned_and_finished');
-    assert.equal(done.included[0].attributes['resource-additions'], 1);
-    const json = await ctx.get(`/api/v2/plans/${done.included[0].id}/json-output`, token);
-    assert.equal(json.body.variables.greeting.value, 'from the run');
-    // The user's lock was never the run's.
-    const workspace = await ctx.get(`/api/v2/workspaces/${ws.id}`, token);
-    assert.deepEqual(workspace.body.data.relationships['locked-by'].data.type, 'users');
-    void org;
-  });
+  it(
+    'speculative plans neither lock nor queue; run variables (HCL) win over the workspace’s; target addresses narrow the plan',
+    { skip: !hasTerraform && 'no terraform' },
+    async () => {
+      const { org, ws, token } = await setup();
+      assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/lock`, token, {}), 200);
+      const specCv = await uploadConfiguration(ctx, token, ws.id, { 'main.tf': CONFIG }, true);
+      const body = runBody(ws.id, { variables: [{ key: 'greeting', value: '"from the run"' }], 'target-addrs': ['terraform_data.a'] });
+      (body.data.relationships as any)['configuration-version'] = { data: { type: 'configuration-versions', id: specCv } };
+      const spec = await ctx.post('/api/v2/runs', token, body);
+      assertStatus(spec, 201);
+      assert.equal(spec.body.data.attributes['plan-only'], true);
+      const done = await waitFor(ctx, token, spec.body.data.id, ['planned_and_finished', 'errored']);
+      assert.equal(done.data.attributes.status, 'planned_and_finished');
+      assert.equal(done.included[0].attributes['resource-additions'], 1);
+      const json = await ctx.get(`/api/v2/plans/${done.included[0].id}/json-output`, token);
+      assert.equal(json.body.variables.greeting.value, 'from the run');
+      // The user's lock was never the run's.
+      const workspace = await ctx.get(`/api/v2/workspaces/${ws.id}`, token);
+      assert.deepEqual(workspace.body.data.relationships['locked-by'].data.type, 'users');
+      void org;
+    },
+  );
 
   it('a configuration terraform refuses errors the run, releases its lock and starts the next', { skip: !hasTerraform && 'no terraform' }, async () => {
     const { ws, token } = await setup({ 'main.tf': 'resource "terraform_data" "a" {\n  input = \n}\n' });

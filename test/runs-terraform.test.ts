@@ -78,7 +78,12 @@ for (const dialect of dialects()) {
     before(async () => {
       certs = makeCertificates();
       ca = readFileSync(certs.caFile);
-      const started = await start({ HANGAR_TLS_CERT_FILE: certs.certFile, HANGAR_TLS_KEY_FILE: certs.keyFile, HANGAR_LOG_LEVEL: 'warn', HANGAR_RUNNER_CONCURRENCY: '1' });
+      const started = await start({
+        HANGAR_TLS_CERT_FILE: certs.certFile,
+        HANGAR_TLS_KEY_FILE: certs.keyFile,
+        HANGAR_LOG_LEVEL: 'warn',
+        HANGAR_RUNNER_CONCURRENCY: '1',
+      });
       server = started.server;
       host = `localhost:${new URL(server.url).port}`;
       base = `https://${host}/api/v2`;
@@ -86,7 +91,9 @@ for (const dialect of dialects()) {
       assert.equal(boot.status, 0, boot.stderr);
       token = boot.stdout.trim().split('\n').pop()!;
       writeFileSync(path.join(home, 'terraform.rc'), `credentials "${host}" {\n  token = "${token}"\n}\n`);
-      const created = await api(`${base}/organizations`, 'POST', token, ca, { data: { type: 'organizations', attributes: { name: org, email: 'ops@example.test' } } });
+      const created = await api(`${base}/organizations`, 'POST', token, ca, {
+        data: { type: 'organizations', attributes: { name: org, email: 'ops@example.test' } },
+      });
       assert.equal(created.status, 201);
     });
     after(() => {

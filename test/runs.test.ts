@@ -84,7 +84,13 @@ suite('runs', (ctx) => {
     assert.equal(after.body.data.attributes.status, 'canceled');
     assert.match(after.body.data.attributes['status-timestamps']['canceled-at'], /Z$/);
     assert.equal(after.body.data.attributes.actions['is-cancelable'], false);
-    assert.deepEqual(after.body.included.map((i: any) => [i.type, i.attributes.status]), [['plans', 'canceled'], ['applies', 'unreachable']]);
+    assert.deepEqual(
+      after.body.included.map((i: any) => [i.type, i.attributes.status]),
+      [
+        ['plans', 'canceled'],
+        ['applies', 'unreachable'],
+      ],
+    );
     // The queue moved on: the second run holds the workspace now.
     const next = await ctx.get(`/api/v2/runs/${second.body.data.id}`, org.owner.token);
     assert.equal(next.body.data.attributes.status, 'plan_queued');
@@ -95,12 +101,18 @@ suite('runs', (ctx) => {
     assertError(await ctx.post(`/api/v2/runs/${run.id}/actions/apply`, org.owner.token, {}), 409);
     const events = await ctx.get(`/api/v2/runs/${run.id}/run-events`, org.owner.token);
     assertStatus(events, 200);
-    assert.deepEqual(events.body.data.map((e: any) => e.attributes.action), ['queued', 'plan_queued', 'canceled', 'commented']);
+    assert.deepEqual(
+      events.body.data.map((e: any) => e.attributes.action),
+      ['queued', 'plan_queued', 'canceled', 'commented'],
+    );
     assertStatus(await ctx.get(`/api/v2/run-events/${events.body.data[0].id}`, org.owner.token), 200);
     // The action's comment is the run's; comments are read with the run, events include them.
     const comments = await ctx.get(`/api/v2/runs/${run.id}/comments`, org.owner.token);
     assertStatus(comments, 200);
-    assert.deepEqual(comments.body.data.map((c: any) => c.attributes.body), ['no']);
+    assert.deepEqual(
+      comments.body.data.map((c: any) => c.attributes.body),
+      ['no'],
+    );
     const withComment = await ctx.get(`/api/v2/runs/${run.id}/run-events?include=actor,comment`, org.owner.token);
     const commented = withComment.body.data.find((e: any) => e.attributes.action === 'commented');
     assert.equal(commented.relationships.comment.data.id, comments.body.data[0].id);
@@ -108,7 +120,11 @@ suite('runs', (ctx) => {
     const posted = await ctx.post(`/api/v2/runs/${run.id}/comments`, org.owner.token, { data: { type: 'comments', attributes: { body: 'later' } } });
     assertStatus(posted, 201);
     assertStatus(await ctx.get(`/api/v2/comments/${posted.body.data.id}`, org.owner.token), 200);
-    assertError(await ctx.post(`/api/v2/runs/${run.id}/comments`, org.owner.token, { data: { type: 'comments', attributes: { body: '' } } }), 422, '/data/attributes/body');
+    assertError(
+      await ctx.post(`/api/v2/runs/${run.id}/comments`, org.owner.token, { data: { type: 'comments', attributes: { body: '' } } }),
+      422,
+      '/data/attributes/body',
+    );
     assertError(await ctx.post(`/api/v2/runs/${run.id}/actions/cancel`, org.owner.token, { comment: 5 }), 422, '/comment');
     assert.deepEqual((await ctx.get(`/api/v2/runs/${run.id}`, org.owner.token)).body.data.relationships.comments.data.length, 2);
     const other = await ctx.organization();
@@ -171,14 +187,17 @@ suite('runs', (ctx) => {
     assertError(await ctx.post('/api/v2/runs/run-doesnotexist0000/actions/force-cancel', org.owner.token, {}), 404);
   });
 
-  it("site admins list every run and force-cancel any unfinished one; the admin API does not exist for others", async () => {
+  it('site admins list every run and force-cancel any unfinished one; the admin API does not exist for others', async () => {
     const { org, ws, cv } = await setup();
     const first = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
     const second = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
     const admin = await ctx.user({ siteAdmin: true });
     const all = await ctx.get(`/api/v2/admin/runs?include=workspace,workspace.organization&q=${first.body.data.id}`, admin.token);
     assertStatus(all, 200);
-    assert.deepEqual(all.body.data.map((r: any) => r.id), [first.body.data.id]);
+    assert.deepEqual(
+      all.body.data.map((r: any) => r.id),
+      [first.body.data.id],
+    );
     assert.deepEqual(all.body.included.map((i: any) => i.type).sort(), ['organizations', 'workspaces']);
     const pending = await ctx.get(`/api/v2/admin/runs?filter[status]=pending&q=${ws.attributes?.name ?? ''}`, admin.token);
     assert.ok(pending.body.data.some((r: any) => r.id === second.body.data.id));
@@ -248,7 +267,9 @@ suite('runs', (ctx) => {
   it('a team token locks as its team: another caller is told "locked by Team"', async () => {
     const org: Org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);
-    const team = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, { data: { type: 'teams', attributes: { name: `t-${Date.now()}` } } });
+    const team = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, {
+      data: { type: 'teams', attributes: { name: `t-${Date.now()}` } },
+    });
     const teamId = team.body.data.id;
     const access = await ctx.post('/api/v2/team-workspaces', org.owner.token, {
       data: {

@@ -19,7 +19,7 @@ for (const dialect of dialects()) {
     });
     after(() => ctx.stop());
 
-    it('migrating refuses, naming the unknown migration and this build\'s latest', async () => {
+    it("migrating refuses, naming the unknown migration and this build's latest", async () => {
       await assert.rejects(migrateToLatest(ctx.database), (e: unknown) => {
         assert.ok(e instanceof SchemaTooNewError);
         assert.deepEqual(e.unknown, [FUTURE]);
@@ -35,7 +35,12 @@ for (const dialect of dialects()) {
     });
 
     it('`hangar serve` and `hangar bootstrap` exit 1 with one line naming both versions', async () => {
-      const env = { HANGAR_DATA_DIR: ctx.dataDir, HANGAR_DATABASE_URL: ctx.config.databaseUrl, HANGAR_PORT: '0', ...(ctx.config.encryptionKeys ? { HANGAR_ENCRYPTION_KEY: ctx.config.encryptionKeys } : {}) };
+      const env = {
+        HANGAR_DATA_DIR: ctx.dataDir,
+        HANGAR_DATABASE_URL: ctx.config.databaseUrl,
+        HANGAR_PORT: '0',
+        ...(ctx.config.encryptionKeys ? { HANGAR_ENCRYPTION_KEY: ctx.config.encryptionKeys } : {}),
+      };
       const expected = `error: database schema ${FUTURE} is newer than this Hangar ${VERSION} knows (latest ${LATEST_MIGRATION}); upgrade Hangar`;
       for (const args of [['serve'], ['bootstrap']]) {
         const r = await hangarAsync(args, env);

@@ -69,7 +69,12 @@ describe('hangar command and server process', () => {
   });
 
   it('refuses to start on invalid configuration, naming the variable', () => {
-    for (const [name, value] of [['HANGAR_PORT', 'eighty'], ['HANGAR_DATABASE_URL', 'mysql://x'], ['HANGAR_LOG_LEVEL', 'loud'], ['HANGAR_BASE_URL', 'not a url']]) {
+    for (const [name, value] of [
+      ['HANGAR_PORT', 'eighty'],
+      ['HANGAR_DATABASE_URL', 'mysql://x'],
+      ['HANGAR_LOG_LEVEL', 'loud'],
+      ['HANGAR_BASE_URL', 'not a url'],
+    ]) {
       const r = hangar(['migrate'], { ...env, [name!]: value! });
       assert.equal(r.status, 1);
       assert.match(r.stderr, new RegExp(`configuration error: ${name}`));

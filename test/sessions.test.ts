@@ -107,7 +107,11 @@ suite('sessions', (ctx) => {
     await db.updateTable('sessions').set({ last_seen_at: long }).where('digest', '=', digest(idle)).execute();
     assertError(await whoami(idle), 401);
     const old = cookieOf(await signIn(user.username, PASSWORD));
-    await db.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('digest', '=', digest(old)).execute();
+    await db
+      .updateTable('sessions')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('digest', '=', digest(old))
+      .execute();
     assertError(await whoami(old), 401);
     const a = cookieOf(await signIn(user.username, PASSWORD));
     const b = cookieOf(await signIn(user.username, PASSWORD));

@@ -63,7 +63,7 @@ describe('SQLite rows', () => {
   });
 
   it('leave statements that return nothing as writers', () => {
-    const insert = db.prepare("insert into t (id, n, flag) values (?, ?, ?)");
+    const insert = db.prepare('insert into t (id, n, flag) values (?, ?, ?)');
     assert.equal(insert.reader, false);
     assert.equal(insert.run(['c', 3, false]).changes, 1);
     const returning = db.prepare('delete from t where id = ? returning id, n');

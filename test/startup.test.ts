@@ -43,7 +43,10 @@ describe('start-up failures', () => {
   });
 
   it('port in use: names HANGAR_PORT', () => {
-    assertOneLine(serve({ HANGAR_PORT: String(busyPort) }), new RegExp(`^error: 127\\.0\\.0\\.1:${busyPort} is already in use; .*set HANGAR_PORT to a free port`));
+    assertOneLine(
+      serve({ HANGAR_PORT: String(busyPort) }),
+      new RegExp(`^error: 127\\.0\\.0\\.1:${busyPort} is already in use; .*set HANGAR_PORT to a free port`),
+    );
   });
 
   it('metrics port in use: names HANGAR_METRICS_PORT', () => {
@@ -78,7 +81,10 @@ describe('start-up failures', () => {
     const file = path.join(scratch, 'a-file');
     writeFileSync(file, '');
     const r = serve({ HANGAR_DATA_DIR: path.join(file, 'data') });
-    assertOneLine(r, new RegExp(`^error: cannot create the data directory ${file}/data \\(part of the path is a file\\); set HANGAR_DATA_DIR to a writable directory$`));
+    assertOneLine(
+      r,
+      new RegExp(`^error: cannot create the data directory ${file}/data \\(part of the path is a file\\); set HANGAR_DATA_DIR to a writable directory$`),
+    );
   });
 
   it('read-only data directory: names its path and HANGAR_DATA_DIR', () => {
@@ -97,7 +103,10 @@ describe('start-up failures', () => {
         cwd: tmpdir(),
         ...asNobody,
       });
-      assertOneLine(r, new RegExp(`^error: the data directory ${readOnly} is not writable \\(permission denied\\); set HANGAR_DATA_DIR to a writable directory$`));
+      assertOneLine(
+        r,
+        new RegExp(`^error: the data directory ${readOnly} is not writable \\(permission denied\\); set HANGAR_DATA_DIR to a writable directory$`),
+      );
     } finally {
       rmSync(parent, { recursive: true, force: true });
     }
@@ -119,7 +128,10 @@ describe('start-up failures', () => {
     const url = new URL(POSTGRES_URL!);
     url.pathname = '/hangar_no_such_database';
     const r = serve({ HANGAR_DATABASE_URL: url.toString(), HANGAR_ENCRYPTION_KEY: KEY });
-    assertOneLine(r, /^error: the PostgreSQL database "hangar_no_such_database" does not exist on .*; create it \(createdb hangar_no_such_database\) or correct HANGAR_DATABASE_URL$/);
+    assertOneLine(
+      r,
+      /^error: the PostgreSQL database "hangar_no_such_database" does not exist on .*; create it \(createdb hangar_no_such_database\) or correct HANGAR_DATABASE_URL$/,
+    );
   });
 });
 
@@ -128,20 +140,32 @@ describe('start-up failures the process tests cannot provoke cheaply', () => {
   const explain = (error: unknown) => explainStartupError(error, config);
   const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
-  it('tells a database that does not answer in time (the driver\'s connect timeout)', () => {
+  it("tells a database that does not answer in time (the driver's connect timeout)", () => {
     for (const message of ['Connection terminated due to connection timeout', 'timeout exceeded when trying to connect']) {
-      assert.equal(explain(new Error(message)), 'PostgreSQL at db.internal:6432 did not answer in time; check that it is running and reachable, or correct HANGAR_DATABASE_URL');
+      assert.equal(
+        explain(new Error(message)),
+        'PostgreSQL at db.internal:6432 did not answer in time; check that it is running and reachable, or correct HANGAR_DATABASE_URL',
+      );
     }
   });
 
   it('tells refusals reported for every address of a host at once', () => {
-    const error = Object.assign(new AggregateError([pgError('ECONNREFUSED', 'connect ECONNREFUSED ::1:6432'), pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:6432')]), { code: 'ECONNREFUSED' });
+    const error = Object.assign(
+      new AggregateError([pgError('ECONNREFUSED', 'connect ECONNREFUSED ::1:6432'), pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:6432')]),
+      { code: 'ECONNREFUSED' },
+    );
     assert.match(explain(error)!, /^cannot connect to PostgreSQL at db\.internal:6432 \(connection refused\)/);
   });
 
   it('tells a wrong or missing password without printing it', () => {
-    assert.equal(explain(pgError('28P01', 'password authentication failed for user "hangar"')), 'PostgreSQL at db.internal:6432 refused the password of user "hangar"; correct the password in HANGAR_DATABASE_URL');
-    assert.match(explain(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string'))!, /asks user "hangar" for a password; add it to HANGAR_DATABASE_URL$/);
+    assert.equal(
+      explain(pgError('28P01', 'password authentication failed for user "hangar"')),
+      'PostgreSQL at db.internal:6432 refused the password of user "hangar"; correct the password in HANGAR_DATABASE_URL',
+    );
+    assert.match(
+      explain(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string'))!,
+      /asks user "hangar" for a password; add it to HANGAR_DATABASE_URL$/,
+    );
     assert.ok(!JSON.stringify([explain(pgError('28P01', 'x')), explain(pgError('3D000', 'x'))]).includes('s3cret'));
   });
 

@@ -33,30 +33,40 @@ for (const dialect of dialects()) {
         `Content-Length: ${20 * MiB}`,
         ...(token ? [`Authorization: Bearer ${token}`] : []),
       ].join('\r\n');
-      const answered = exchange(port, `${head}\r\n\r\n{"data":{"type":"state-versions","attributes":{"serial":1,"md5":"${'0'.repeat(32)}","state":"${'A'.repeat(1024)}`);
+      const answered = exchange(
+        port,
+        `${head}\r\n\r\n{"data":{"type":"state-versions","attributes":{"serial":1,"md5":"${'0'.repeat(32)}","state":"${'A'.repeat(1024)}`,
+      );
       // A server that waits for the body never answers: 5 seconds is plenty on a loaded machine.
-      const res = await Promise.race([answered, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer before the body')), 5_000).unref())]);
+      const res = await Promise.race([
+        answered,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer before the body')), 5_000).unref()),
+      ]);
       res.socket.destroy();
       return res;
     }
 
-    it('answers a read-only member 403, a member who cannot see the workspace and an unknown workspace 404, and no token 401, without the body', { timeout: 30_000 }, async () => {
-      const org = await ctx.organization();
-      const project = await createProject(ctx, org);
-      const w = await createWorkspace(ctx, org, project.id);
-      const reader = await memberWithAccess(ctx, org, [[project.id, 'read']]);
-      const stranger = await ctx.member(org);
+    it(
+      'answers a read-only member 403, a member who cannot see the workspace and an unknown workspace 404, and no token 401, without the body',
+      { timeout: 30_000 },
+      async () => {
+        const org = await ctx.organization();
+        const project = await createProject(ctx, org);
+        const w = await createWorkspace(ctx, org, project.id);
+        const reader = await memberWithAccess(ctx, org, [[project.id, 'read']]);
+        const stranger = await ctx.member(org);
 
-      const forbidden = await partial(w.id, reader.token);
-      assert.equal(forbidden.status, 403, forbidden.body);
-      assert.equal(JSON.parse(forbidden.body).errors[0].status, '403');
-      assert.equal((await partial(w.id, stranger.token)).status, 404);
-      assert.equal((await partial('ws-AAAAAAAAAAAAAAAA', org.owner.token)).status, 404);
-      assert.equal((await partial('not-an-id', org.owner.token)).status, 404);
-      assert.equal((await partial(w.id, null)).status, 401);
-      // Nothing was written.
-      const versions = await ctx.database.db.selectFrom('state_versions').select('id').where('workspace_id', '=', w.id).execute();
-      assert.deepEqual(versions, []);
-    });
+        const forbidden = await partial(w.id, reader.token);
+        assert.equal(forbidden.status, 403, forbidden.body);
+        assert.equal(JSON.parse(forbidden.body).errors[0].status, '403');
+        assert.equal((await partial(w.id, stranger.token)).status, 404);
+        assert.equal((await partial('ws-AAAAAAAAAAAAAAAA', org.owner.token)).status, 404);
+        assert.equal((await partial('not-an-id', org.owner.token)).status, 404);
+        assert.equal((await partial(w.id, null)).status, 401);
+        // Nothing was written.
+        const versions = await ctx.database.db.selectFrom('state_versions').select('id').where('workspace_id', '=', w.id).execute();
+        assert.deepEqual(versions, []);
+      },
+    );
   });
 }

@@ -34,7 +34,13 @@ suite('state versions', (ctx) => {
     assert.equal(sv.attributes['terraform-version'], '1.11.4');
     assert.equal(sv.attributes['resources-processed'], true);
     assert.equal(sv.attributes['billable-rum-count'], 2);
-    assert.deepEqual(sv.attributes.resources[0], { name: 'b0', type: 'aws_s3_bucket', count: 1, module: 'root', provider: 'provider["registry.terraform.io/hashicorp/aws"]' });
+    assert.deepEqual(sv.attributes.resources[0], {
+      name: 'b0',
+      type: 'aws_s3_bucket',
+      count: 1,
+      module: 'root',
+      provider: 'provider["registry.terraform.io/hashicorp/aws"]',
+    });
     assert.deepEqual(sv.attributes.providers, { 'provider["registry.terraform.io/hashicorp/aws"]': { aws_s3_bucket: 2 } });
     assert.equal(sv.attributes['hosted-state-upload-url'], null);
     assert.match(sv.attributes['hosted-state-download-url'], new RegExp(`^http://[^/]+/api/v2/state-versions/${sv.id}/download$`));
@@ -47,7 +53,11 @@ suite('state versions', (ctx) => {
     assert.equal((await ctx.get(`/api/v2/workspaces/${w.id}/current-state-version`, t)).body.data.id, sv.id);
 
     // The bytes, exactly as sent.
-    const download = await ctx.app.inject({ method: 'GET', url: new URL(sv.attributes['hosted-state-download-url']).pathname, headers: { authorization: `Bearer ${t}` } });
+    const download = await ctx.app.inject({
+      method: 'GET',
+      url: new URL(sv.attributes['hosted-state-download-url']).pathname,
+      headers: { authorization: `Bearer ${t}` },
+    });
     assert.equal(download.statusCode, 200);
     assert.equal(md5(download.rawPayload), md5(state));
     assert.equal((await ctx.get(new URL(sv.attributes['hosted-state-download-url']).pathname, null)).status, 401);
@@ -73,13 +83,16 @@ suite('state versions', (ctx) => {
     assert.ok(!withOutputs.raw.includes('hunter2'));
     const ws = await ctx.get(`/api/v2/organizations/${org.name}/workspaces/${w.attributes.name}?include=outputs`, t);
     assert.equal(ws.body.data.relationships.outputs.data.length, 3);
-    assert.deepEqual(ws.body.included.map((o: any) => o.type), ['workspace-outputs', 'workspace-outputs', 'workspace-outputs']);
+    assert.deepEqual(
+      ws.body.included.map((o: any) => o.type),
+      ['workspace-outputs', 'workspace-outputs', 'workspace-outputs'],
+    );
     assert.ok(!ws.raw.includes('hunter2'));
     assertError(await ctx.get(`/api/v2/workspaces/${w.id}?include=bogus`, t), 400);
     assertError(await ctx.get(`/api/v2/state-versions/${sv.id}?include=bogus`, t), 400);
   });
 
-  it('lists a workspace\'s versions newest first, by organization and workspace name', async () => {
+  it("lists a workspace's versions newest first, by organization and workspace name", async () => {
     const org = await ctx.organization();
     const w = await createWorkspace(ctx, org);
     const t = org.owner.token;
@@ -88,7 +101,10 @@ suite('state versions', (ctx) => {
     const url = `/api/v2/state-versions?filter[workspace][name]=${w.attributes.name}&filter[organization][name]=${org.name}`;
     const list = await ctx.get(url, t);
     assertStatus(list, 200);
-    assert.deepEqual(list.body.data.map((v: any) => v.id), [b.id, a.id]);
+    assert.deepEqual(
+      list.body.data.map((v: any) => v.id),
+      [b.id, a.id],
+    );
     assert.equal(list.body.meta.pagination['total-count'], 2);
     const past = await ctx.get(`${url}&page[number]=999&page[size]=100`, t);
     assert.deepEqual(past.body.data, []);
@@ -107,7 +123,9 @@ suite('state versions', (ctx) => {
     const state = stateFile();
     const json = Buffer.from('{"format_version":"1.0"}');
     await lock(ctx, w.id, t);
-    const res = await create(w.id, t, { data: { type: 'state-versions', attributes: { serial: 1, md5: md5(state), lineage: 'l-1', 'json-state-outputs': 'e30=' } } });
+    const res = await create(w.id, t, {
+      data: { type: 'state-versions', attributes: { serial: 1, md5: md5(state), lineage: 'l-1', 'json-state-outputs': 'e30=' } },
+    });
     assertStatus(res, 201);
     const sv = res.body.data;
     assert.equal(sv.attributes.status, 'pending');
@@ -148,13 +166,25 @@ suite('state versions', (ctx) => {
     assert.equal((await put(ctx, stateUrl, state)).status, 409);
     assert.equal((await put(ctx, jsonUrl, json)).status, 409);
     // The request log shows where, never the credential.
-    const logged = ctx.logs.slice(from).split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
-    assert.deepEqual(logged.map((l) => l.url), [`/api/v2/state-versions/${sv.id}/upload/state?credential=[REDACTED]`, `/api/v2/state-versions/${sv.id}/upload/json-state?credential=[REDACTED]`]);
+    const logged = ctx.logs
+      .slice(from)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'request completed');
+    assert.deepEqual(
+      logged.map((l) => l.url),
+      [`/api/v2/state-versions/${sv.id}/upload/state?credential=[REDACTED]`, `/api/v2/state-versions/${sv.id}/upload/json-state?credential=[REDACTED]`],
+    );
     assert.ok(!ctx.logs.includes(signature));
     const done = await ctx.get(`/api/v2/state-versions/${sv.id}`, t);
     assert.equal(done.body.data.attributes.status, 'finalized');
     assert.equal((await ctx.get(`/api/v2/workspaces/${w.id}/current-state-version`, t)).body.data.id, sv.id);
-    const jsonDownload = await ctx.app.inject({ method: 'GET', url: new URL(done.body.data.attributes['hosted-json-state-download-url']).pathname, headers: { authorization: `Bearer ${t}` } });
+    const jsonDownload = await ctx.app.inject({
+      method: 'GET',
+      url: new URL(done.body.data.attributes['hosted-json-state-download-url']).pathname,
+      headers: { authorization: `Bearer ${t}` },
+    });
     assert.equal(jsonDownload.body, json.toString());
     await unlock(ctx, w.id, t);
   });
@@ -208,7 +238,10 @@ suite('state versions', (ctx) => {
     assertError(await create(w.id, t, versionBody(notState, 1)), 422, '/data/attributes/state');
     const huge = Buffer.alloc(10 * 1024 * 1024 + 1, 0x20);
     assertError(await create(w.id, t, versionBody(huge, 1)), 422, '/data/attributes/state');
-    assertError(await ctx.request('POST', `/api/v2/workspaces/${w.id}/state-versions`, { token: t, body: versionBody(state, 1), contentType: 'application/json' }), 415);
+    assertError(
+      await ctx.request('POST', `/api/v2/workspaces/${w.id}/state-versions`, { token: t, body: versionBody(state, 1), contentType: 'application/json' }),
+      415,
+    );
     assertError(await create('ws-AAAAAAAAAAAAAAAA', t, versionBody(state, 1)), 404);
     assertError(await create(w.id, null, versionBody(state, 1)), 401);
     // Nothing was stored.
@@ -224,7 +257,15 @@ suite('state versions', (ctx) => {
     const w = await createWorkspace(ctx, org);
     const t = org.owner.token;
     await lock(ctx, w.id, t);
-    const types = ['application/json', 'text/plain', 'application/vnd.api+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', null];
+    const types = [
+      'application/json',
+      'text/plain',
+      'application/vnd.api+json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/octet-stream',
+      null,
+    ];
     for (const [i, type] of types.entries()) {
       const state = stateFile({ serial: i + 1 });
       const json = Buffer.from(JSON.stringify({ format_version: '1.0', serial: i + 1 }));
@@ -279,7 +320,10 @@ suite('state versions', (ctx) => {
     await lock(ctx, w.id, creator.token);
     const c = await create(w.id, creator.token, versionBody(null, 2, { md5: md5(next) }));
     assertStatus(c, 201);
-    const removed = await ctx.request('DELETE', `/api/v2/teams/${creator.teamId}/relationships/users`, { token: org.owner.token, body: { data: [{ type: 'users', id: creator.username }] } });
+    const removed = await ctx.request('DELETE', `/api/v2/teams/${creator.teamId}/relationships/users`, {
+      token: org.owner.token,
+      body: { data: [{ type: 'users', id: creator.username }] },
+    });
     assertStatus(removed, 204);
     assertError(await put(ctx, c.body.data.attributes['hosted-state-upload-url'], next), 403);
     assert.equal(await statusOf(c.body.data.id), 'pending');

@@ -35,7 +35,12 @@ suite('tags', (ctx) => {
     assert.equal(w.relationships['effective-tag-bindings'].links.related, `/api/v2/workspaces/${w.id}/effective-tag-bindings`);
     const listed = await ctx.get(wsUrl(w.id, '/tag-bindings'), org.owner.token);
     assertStatus(listed, 200);
-    assert.deepEqual(pairsOf(listed), [['env', 'prod'], ['team', ''], ['legacy', ''], ['old', '']]);
+    assert.deepEqual(pairsOf(listed), [
+      ['env', 'prod'],
+      ['team', ''],
+      ['legacy', ''],
+      ['old', ''],
+    ]);
     assert.ok(listed.body.data.every((b: any) => b.type === 'tag-bindings' && b.id.startsWith('tb-')));
     const read = await ctx.get(`/api/v2/organizations/${org.name}/workspaces/${w.attributes.name}`, org.owner.token);
     assert.deepEqual(read.body.data.attributes['tag-names'], ['env', 'team', 'legacy', 'old']);
@@ -45,8 +50,18 @@ suite('tags', (ctx) => {
     const w = await createWs({}, { 'tag-bindings': { data: bindings(['a', '1'], ['b', '2']) } });
     const added = await ctx.patch(wsUrl(w.id, '/tag-bindings'), org.owner.token, body(['b', '3'], ['c']));
     assertStatus(added, 200);
-    assert.deepEqual(pairsOf(added), [['a', '1'], ['b', '3'], ['c', '']], 'existing keys keep their place, new ones follow');
-    const replaced = await ctx.patch(wsUrl(w.id), org.owner.token, { data: { type: 'workspaces', relationships: { 'tag-bindings': { data: bindings(['z', '9']) } } } });
+    assert.deepEqual(
+      pairsOf(added),
+      [
+        ['a', '1'],
+        ['b', '3'],
+        ['c', ''],
+      ],
+      'existing keys keep their place, new ones follow',
+    );
+    const replaced = await ctx.patch(wsUrl(w.id), org.owner.token, {
+      data: { type: 'workspaces', relationships: { 'tag-bindings': { data: bindings(['z', '9']) } } },
+    });
     assertStatus(replaced, 200);
     assert.deepEqual(replaced.body.data.attributes['tag-names'], ['z']);
     const cleared = await ctx.patch(wsUrl(w.id), org.owner.token, { data: { type: 'workspaces', relationships: { 'tag-bindings': { data: [] } } } });
@@ -59,7 +74,10 @@ suite('tags', (ctx) => {
     // tag-names on update keeps the keys named (with their values) and adds the others key-only.
     const renamed = await ctx.patch(wsUrl(w.id), org.owner.token, { data: { type: 'workspaces', attributes: { 'tag-names': ['keep', 'new'] } } });
     assert.deepEqual(renamed.body.data.attributes['tag-names'], ['keep', 'new']);
-    assert.deepEqual(pairsOf(await ctx.get(wsUrl(w.id, '/tag-bindings'), org.owner.token)), [['keep', 'me'], ['new', '']]);
+    assert.deepEqual(pairsOf(await ctx.get(wsUrl(w.id, '/tag-bindings'), org.owner.token)), [
+      ['keep', 'me'],
+      ['new', ''],
+    ]);
   });
 
   it("inherits its project's bindings, its own key winning, with links.inherited-from; include=effective_tag_bindings", async () => {
@@ -68,19 +86,35 @@ suite('tags', (ctx) => {
     const w = await createWs({}, { 'tag-bindings': { data: bindings(['env', 'dev'], ['own']) } }, p.id);
     const effective = await ctx.get(wsUrl(w.id, '/effective-tag-bindings'), org.owner.token);
     assertStatus(effective, 200);
-    assert.deepEqual(pairsOf(effective), [['env', 'dev'], ['own', ''], ['cost', 'c1']]);
-    assert.deepEqual(effective.body.data.map((b: any) => b.links?.['inherited-from'] ?? null), [null, null, { id: p.id, type: 'projects' }]);
+    assert.deepEqual(pairsOf(effective), [
+      ['env', 'dev'],
+      ['own', ''],
+      ['cost', 'c1'],
+    ]);
+    assert.deepEqual(
+      effective.body.data.map((b: any) => b.links?.['inherited-from'] ?? null),
+      [null, null, { id: p.id, type: 'projects' }],
+    );
     assert.ok(effective.body.data.every((b: any) => b.type === 'effective-tag-bindings'));
     // Its own bindings do not include the inherited one.
-    assert.deepEqual(pairsOf(await ctx.get(wsUrl(w.id, '/tag-bindings'), org.owner.token)), [['env', 'dev'], ['own', '']]);
+    assert.deepEqual(pairsOf(await ctx.get(wsUrl(w.id, '/tag-bindings'), org.owner.token)), [
+      ['env', 'dev'],
+      ['own', ''],
+    ]);
 
     const shown = await ctx.get(wsUrl(w.id, '?include=effective_tag_bindings'), org.owner.token);
     assertStatus(shown, 200);
     assert.equal(shown.body.data.relationships['effective-tag-bindings'].data.length, 3);
-    assert.deepEqual(shown.body.included.map((b: any) => b.attributes.key), ['env', 'own', 'cost']);
+    assert.deepEqual(
+      shown.body.included.map((b: any) => b.attributes.key),
+      ['env', 'own', 'cost'],
+    );
     const listed = await ctx.get(`/api/v2/organizations/${org.name}/workspaces?filter[project][id]=${p.id}&include=effective_tag_bindings`, org.owner.token);
     assert.equal(listed.body.data.length, 1);
-    assert.deepEqual(listed.body.included.map((b: any) => b.attributes.key), ['env', 'own', 'cost']);
+    assert.deepEqual(
+      listed.body.included.map((b: any) => b.attributes.key),
+      ['env', 'own', 'cost'],
+    );
     const plain = await ctx.get(wsUrl(w.id), org.owner.token);
     assert.equal(plain.body.included, undefined);
     assert.equal(plain.body.data.relationships['effective-tag-bindings'].data, undefined);
@@ -90,7 +124,11 @@ suite('tags', (ctx) => {
     const o = await ctx.organization();
     const post = (attributes: Record<string, unknown>, relationships: Record<string, unknown>, projectId?: string) =>
       ctx.post(`/api/v2/organizations/${o.name}/workspaces`, o.owner.token, {
-        data: { type: 'workspaces', attributes, relationships: { ...relationships, ...(projectId ? { project: { data: { type: 'projects', id: projectId } } } : {}) } },
+        data: {
+          type: 'workspaces',
+          attributes,
+          relationships: { ...relationships, ...(projectId ? { project: { data: { type: 'projects', id: projectId } } } : {}) },
+        },
       });
     const p = await createProject(ctx, o);
     await ctx.patch(prjUrl(p.id, '/tag-bindings'), o.owner.token, body(['region', 'eu']));
@@ -133,8 +171,17 @@ suite('tags', (ctx) => {
     assert.deepEqual(included.body.data[0].relationships['effective-tag-bindings'].data.length, 2);
     assert.deepEqual(included.body.included.map((b: any) => b.attributes.key).sort(), ['key1', 'key2', 'key2', 'key3']);
     const shown = await ctx.get(prjUrl(p1, '?include=effective_tag_bindings'), o.owner.token);
-    assert.deepEqual(shown.body.included.map((b: any) => [b.attributes.key, b.attributes.value]), [['key1', 'value1'], ['key2', 'value2a']]);
-    assert.deepEqual(pairsOf(await ctx.get(prjUrl(p1, '/effective-tag-bindings'), o.owner.token)), [['key1', 'value1'], ['key2', 'value2a']]);
+    assert.deepEqual(
+      shown.body.included.map((b: any) => [b.attributes.key, b.attributes.value]),
+      [
+        ['key1', 'value1'],
+        ['key2', 'value2a'],
+      ],
+    );
+    assert.deepEqual(pairsOf(await ctx.get(prjUrl(p1, '/effective-tag-bindings'), o.owner.token)), [
+      ['key1', 'value1'],
+      ['key2', 'value2a'],
+    ]);
     // go-tfe's DeleteAllTagBindings: a PATCH of the project with an empty relationship and nothing else.
     const cleared = await ctx.patch(prjUrl(p1), o.owner.token, { data: { type: 'projects', relationships: { 'tag-bindings': { data: [] } } } });
     assertStatus(cleared, 200);
@@ -152,14 +199,26 @@ suite('tags', (ctx) => {
     assert.match(tagId, /^tag-/);
     assertStatus(await ctx.post(wsUrl(w1.id, '/relationships/tags'), org.owner.token, { data: [{ type: 'tags', id: tagId }] }), 204);
     const listed = await ctx.get(wsUrl(w1.id, '/relationships/tags'), org.owner.token);
-    assert.deepEqual(listed.body.data.map((t: any) => t.attributes.name), ['tag1', 'tag2', 'byid']);
+    assert.deepEqual(
+      listed.body.data.map((t: any) => t.attributes.name),
+      ['tag1', 'tag2', 'byid'],
+    );
     assert.equal(listed.body.data[2].id, tagId, 'one id per name in the organization');
     assert.equal(listed.body.meta.pagination['total-count'], 3);
     // `name` searches the names, in any case.
     assert.equal((await ctx.get(wsUrl(w1.id, '/relationships/tags?name=TAG'), org.owner.token)).body.data.length, 2);
     assert.equal((await ctx.get(wsUrl(w1.id, '/relationships/tags?name=byi'), org.owner.token)).body.data.length, 1);
 
-    assertStatus(await ctx.delete(wsUrl(w1.id, '/relationships/tags'), org.owner.token, { data: [{ type: 'tags', attributes: { name: 'tag1' } }, { type: 'tags', id: tagId }, { type: 'tags', attributes: { name: 'absent' } }] }), 204);
+    assertStatus(
+      await ctx.delete(wsUrl(w1.id, '/relationships/tags'), org.owner.token, {
+        data: [
+          { type: 'tags', attributes: { name: 'tag1' } },
+          { type: 'tags', id: tagId },
+          { type: 'tags', attributes: { name: 'absent' } },
+        ],
+      }),
+      204,
+    );
     assert.deepEqual((await ctx.get(wsUrl(w1.id), org.owner.token)).body.data.attributes['tag-names'], ['tag2']);
 
     // Another organization's tag id is unknown here.
@@ -195,20 +254,43 @@ suite('tags', (ctx) => {
     // On create and update: the pointers of those bodies, and nothing created.
     const before = (await ctx.get(`/api/v2/organizations/${org.name}/workspaces?page[size]=100`, org.owner.token)).body.meta.pagination['total-count'];
     const bad = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, org.owner.token, {
-      data: { type: 'workspaces', attributes: { name: unique('ws'), 'tag-names': ['fine', 'not fine'] }, relationships: { 'tag-bindings': { data: bindings(['hcp:x']) } } },
+      data: {
+        type: 'workspaces',
+        attributes: { name: unique('ws'), 'tag-names': ['fine', 'not fine'] },
+        relationships: { 'tag-bindings': { data: bindings(['hcp:x']) } },
+      },
     });
     assertError(bad, 422, '/data/relationships/tag-bindings/data/0/attributes/key');
     assertError(bad, 422, '/data/attributes/tag-names/1');
     const badFlat = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, org.owner.token, {
-      data: { type: 'workspaces', attributes: { name: unique('ws') }, relationships: { tags: { data: [{ type: 'tags', attributes: { name: 'a b' } }, { type: 'tags', id: 'tag-unknown' }] } } },
+      data: {
+        type: 'workspaces',
+        attributes: { name: unique('ws') },
+        relationships: {
+          tags: {
+            data: [
+              { type: 'tags', attributes: { name: 'a b' } },
+              { type: 'tags', id: 'tag-unknown' },
+            ],
+          },
+        },
+      },
     });
     assertError(badFlat, 422, '/data/relationships/tags/data/0/attributes/name');
     assert.equal((await ctx.get(`/api/v2/organizations/${org.name}/workspaces?page[size]=100`, org.owner.token)).body.meta.pagination['total-count'], before);
     const tooMany = await ctx.post(`/api/v2/organizations/${org.name}/projects`, org.owner.token, {
-      data: { type: 'projects', attributes: { name: unique('p') }, relationships: { 'tag-bindings': { data: bindings(...Array.from({ length: 11 }, (_, i): Pair => [`k${i}`])) } } },
+      data: {
+        type: 'projects',
+        attributes: { name: unique('p') },
+        relationships: { 'tag-bindings': { data: bindings(...Array.from({ length: 11 }, (_, i): Pair => [`k${i}`])) } },
+      },
     });
     assertError(tooMany, 422, '/data/relationships/tag-bindings/data');
-    assertError(await ctx.patch(wsUrl(w2.id), org.owner.token, { data: { type: 'workspaces', relationships: { 'tag-bindings': { data: bindings(['a b']) } } } }), 422, '/data/relationships/tag-bindings/data/0/attributes/key');
+    assertError(
+      await ctx.patch(wsUrl(w2.id), org.owner.token, { data: { type: 'workspaces', relationships: { 'tag-bindings': { data: bindings(['a b']) } } } }),
+      422,
+      '/data/relationships/tag-bindings/data/0/attributes/key',
+    );
     // Wrong shapes are refused by the schema.
     assertError(await ctx.patch(wsUrl(w2.id, '/tag-bindings'), org.owner.token, { data: [{ type: 'tags', attributes: { key: 'x' } }] }), 422);
     assertError(await ctx.patch(wsUrl(w2.id, '/tag-bindings'), org.owner.token, { data: [{ type: 'tag-bindings', attributes: {} }] }), 422);
@@ -222,7 +304,13 @@ suite('tags', (ctx) => {
     const stranger = await ctx.member(org);
     const outsider = (await ctx.organization()).owner;
 
-    for (const url of [wsUrl(w.id, '/tag-bindings'), wsUrl(w.id, '/effective-tag-bindings'), wsUrl(w.id, '/relationships/tags'), prjUrl(p.id, '/tag-bindings'), prjUrl(p.id, '/effective-tag-bindings')]) {
+    for (const url of [
+      wsUrl(w.id, '/tag-bindings'),
+      wsUrl(w.id, '/effective-tag-bindings'),
+      wsUrl(w.id, '/relationships/tags'),
+      prjUrl(p.id, '/tag-bindings'),
+      prjUrl(p.id, '/effective-tag-bindings'),
+    ]) {
       assertStatus(await ctx.get(url, reader.token), 200);
       assertError(await ctx.get(url, stranger.token), 404);
       assertError(await ctx.get(url, outsider.token), 404);
@@ -240,7 +328,10 @@ suite('tags', (ctx) => {
     assertStatus(await ctx.patch(wsUrl(w.id, '/tag-bindings'), maintainer.token, body(['b'])), 200);
     assertError(await ctx.patch(prjUrl(p.id, '/tag-bindings'), maintainer.token, body(['b'])), 403);
     // Nothing was written by the refused callers.
-    assert.deepEqual(pairsOf(await ctx.get(wsUrl(w.id, '/tag-bindings'), org.owner.token)), [['a', '1'], ['b', '']]);
+    assert.deepEqual(pairsOf(await ctx.get(wsUrl(w.id, '/tag-bindings'), org.owner.token)), [
+      ['a', '1'],
+      ['b', ''],
+    ]);
     assert.deepEqual(pairsOf(await ctx.get(prjUrl(p.id, '/tag-bindings'), org.owner.token)), []);
   });
 
@@ -273,7 +364,10 @@ suite('tags', (ctx) => {
     }
     const count = async (size: number) => {
       const { result, queries } = await ctx.countQueries(() =>
-        ctx.get(`/api/v2/organizations/${o.name}/workspaces?page[size]=${size}&include=effective_tag_bindings&filter[tagged][0][key]=inherited&search[tags]=env`, o.owner.token),
+        ctx.get(
+          `/api/v2/organizations/${o.name}/workspaces?page[size]=${size}&include=effective_tag_bindings&filter[tagged][0][key]=inherited&search[tags]=env`,
+          o.owner.token,
+        ),
       );
       assert.equal(result.body.data.length, size);
       assert.ok(result.body.data.every((w: any) => w.attributes['tag-names'].length === 2));

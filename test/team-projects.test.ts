@@ -8,23 +8,73 @@ import { createProject, createWorkspace, grant, teamProjectBody, workspaceBody }
 const IMPLIED: Record<string, { project: Record<string, string>; workspace: Record<string, string | boolean> }> = {
   read: {
     project: { settings: 'read', teams: 'none', 'variable-sets': 'none' },
-    workspace: { runs: 'read', 'sentinel-mocks': 'none', 'state-versions': 'read', variables: 'read', create: false, locking: false, delete: false, move: false, 'run-tasks': false },
+    workspace: {
+      runs: 'read',
+      'sentinel-mocks': 'none',
+      'state-versions': 'read',
+      variables: 'read',
+      create: false,
+      locking: false,
+      delete: false,
+      move: false,
+      'run-tasks': false,
+    },
   },
   write: {
     project: { settings: 'read', teams: 'none', 'variable-sets': 'none' },
-    workspace: { runs: 'apply', 'sentinel-mocks': 'read', 'state-versions': 'write', variables: 'write', create: false, locking: true, delete: false, move: false, 'run-tasks': false },
+    workspace: {
+      runs: 'apply',
+      'sentinel-mocks': 'read',
+      'state-versions': 'write',
+      variables: 'write',
+      create: false,
+      locking: true,
+      delete: false,
+      move: false,
+      'run-tasks': false,
+    },
   },
   maintain: {
     project: { settings: 'read', teams: 'none', 'variable-sets': 'none' },
-    workspace: { runs: 'apply', 'sentinel-mocks': 'read', 'state-versions': 'write', variables: 'write', create: true, locking: true, delete: true, move: false, 'run-tasks': true },
+    workspace: {
+      runs: 'apply',
+      'sentinel-mocks': 'read',
+      'state-versions': 'write',
+      variables: 'write',
+      create: true,
+      locking: true,
+      delete: true,
+      move: false,
+      'run-tasks': true,
+    },
   },
   admin: {
     project: { settings: 'delete', teams: 'manage', 'variable-sets': 'write' },
-    workspace: { runs: 'apply', 'sentinel-mocks': 'read', 'state-versions': 'write', variables: 'write', create: true, locking: true, delete: true, move: true, 'run-tasks': true },
+    workspace: {
+      runs: 'apply',
+      'sentinel-mocks': 'read',
+      'state-versions': 'write',
+      variables: 'write',
+      create: true,
+      locking: true,
+      delete: true,
+      move: true,
+      'run-tasks': true,
+    },
   },
   custom: {
     project: { settings: 'read', teams: 'none', 'variable-sets': 'none' },
-    workspace: { runs: 'read', 'sentinel-mocks': 'none', 'state-versions': 'none', variables: 'none', create: false, locking: false, delete: false, move: false, 'run-tasks': false },
+    workspace: {
+      runs: 'read',
+      'sentinel-mocks': 'none',
+      'state-versions': 'none',
+      variables: 'none',
+      create: false,
+      locking: false,
+      delete: false,
+      move: false,
+      'run-tasks': false,
+    },
   },
 };
 
@@ -81,20 +131,56 @@ suite('team project access', (ctx) => {
     const p = await createProject(ctx, org);
     const team = await ctx.member(org);
     const post = (body: unknown) => ctx.post('/api/v2/team-projects', org.owner.token, body);
-    let e = assertError(await post(teamProjectBody(team.teamId, p.id, 'admin', { 'workspace-access': { move: false } })), 422, '/data/attributes/workspace-access');
+    let e = assertError(
+      await post(teamProjectBody(team.teamId, p.id, 'admin', { 'workspace-access': { move: false } })),
+      422,
+      '/data/attributes/workspace-access',
+    );
     assert.match(e.detail!, /custom/);
     assertError(await post(teamProjectBody(team.teamId, p.id, 'read', { 'project-access': { teams: 'manage' } })), 422, '/data/attributes/project-access');
     assertError(await post(teamProjectBody(team.teamId, p.id, 'owner')), 422, '/data/attributes/access');
-    assertError(await post(teamProjectBody(team.teamId, p.id, 'custom', { 'project-access': { settings: 'write' } })), 422, '/data/attributes/project-access/settings');
-    assertError(await post(teamProjectBody(team.teamId, p.id, 'custom', { 'workspace-access': { move: 'yes' } })), 422, '/data/attributes/workspace-access/move');
-    assertError(await post({ data: { type: 'team-project', attributes: { access: 'read' }, relationships: teamProjectBody(team.teamId, p.id, 'read').data.relationships } }), 422, '/data/type');
-    assertError(await post({ data: { type: 'team-projects', attributes: { access: 'read' }, relationships: { project: { data: { type: 'projects', id: p.id } } } } }), 422, '/data/relationships/team');
-    assertError(await post({ data: { type: 'team-projects', attributes: {}, relationships: teamProjectBody(team.teamId, p.id, 'read').data.relationships } }), 422, '/data/attributes/access');
+    assertError(
+      await post(teamProjectBody(team.teamId, p.id, 'custom', { 'project-access': { settings: 'write' } })),
+      422,
+      '/data/attributes/project-access/settings',
+    );
+    assertError(
+      await post(teamProjectBody(team.teamId, p.id, 'custom', { 'workspace-access': { move: 'yes' } })),
+      422,
+      '/data/attributes/workspace-access/move',
+    );
+    assertError(
+      await post({
+        data: { type: 'team-project', attributes: { access: 'read' }, relationships: teamProjectBody(team.teamId, p.id, 'read').data.relationships },
+      }),
+      422,
+      '/data/type',
+    );
+    assertError(
+      await post({ data: { type: 'team-projects', attributes: { access: 'read' }, relationships: { project: { data: { type: 'projects', id: p.id } } } } }),
+      422,
+      '/data/relationships/team',
+    );
+    assertError(
+      await post({ data: { type: 'team-projects', attributes: {}, relationships: teamProjectBody(team.teamId, p.id, 'read').data.relationships } }),
+      422,
+      '/data/attributes/access',
+    );
     const created = await grant(ctx, org, team.teamId, p.id, 'write');
     e = assertError(await post(teamProjectBody(team.teamId, p.id, 'admin')), 422, '/data/relationships/team/data/id');
     assert.match(e.detail!, /already has access/);
-    assertError(await ctx.patch(`/api/v2/team-projects/${created.id}`, org.owner.token, { data: { type: 'team-projects', attributes: { 'workspace-access': { create: true } } } }), 422, '/data/attributes/workspace-access');
-    assertError(await ctx.patch(`/api/v2/team-projects/${created.id}`, org.owner.token, { data: { type: 'team-projects', attributes: { access: 'none' } } }), 422, '/data/attributes/access');
+    assertError(
+      await ctx.patch(`/api/v2/team-projects/${created.id}`, org.owner.token, {
+        data: { type: 'team-projects', attributes: { 'workspace-access': { create: true } } },
+      }),
+      422,
+      '/data/attributes/workspace-access',
+    );
+    assertError(
+      await ctx.patch(`/api/v2/team-projects/${created.id}`, org.owner.token, { data: { type: 'team-projects', attributes: { access: 'none' } } }),
+      422,
+      '/data/attributes/access',
+    );
     assert.equal((await ctx.get(`/api/v2/projects/${p.id}`, org.owner.token)).body.data.attributes['team-count'], 1);
   });
 
@@ -116,7 +202,7 @@ suite('team project access', (ctx) => {
     }
   });
 
-  it('lists a project\'s grants (filter[project][id] required), paginated, optionally by team', async () => {
+  it("lists a project's grants (filter[project][id] required), paginated, optionally by team", async () => {
     const org = await ctx.organization();
     const p = await createProject(ctx, org);
     const teams = [];
@@ -131,11 +217,17 @@ suite('team project access', (ctx) => {
     assertError(await ctx.get('/api/v2/team-projects?filter[project][id]=prj-0000000000000000', org.owner.token), 404);
     const page1 = await ctx.get(`/api/v2/team-projects?filter[project][id]=${p.id}&page[size]=2`, org.owner.token);
     assertStatus(page1, 200);
-    assert.deepEqual(page1.body.data.map((d: any) => d.attributes.access), ['read', 'write']);
+    assert.deepEqual(
+      page1.body.data.map((d: any) => d.attributes.access),
+      ['read', 'write'],
+    );
     assert.equal(page1.body.meta.pagination['total-count'], 3);
     assert.match(page1.body.links.next, /filter%5Bproject%5D%5Bid%5D=prj-/);
     const byTeam = await ctx.get(`/api/v2/team-projects?filter[project][id]=${p.id}&filter[team][id]=${teams[2]!.teamId}`, org.owner.token);
-    assert.deepEqual(byTeam.body.data.map((d: any) => d.relationships.team.data.id), [teams[2]!.teamId]);
+    assert.deepEqual(
+      byTeam.body.data.map((d: any) => d.relationships.team.data.id),
+      [teams[2]!.teamId],
+    );
   });
 
   it('lets project admins and manage-projects teams manage access; others get 403, outsiders 404', async () => {
@@ -185,15 +277,14 @@ suite('team project access', (ctx) => {
     }
   });
 
-  it('shows members their own teams\' grants and those who may read teams all of them', async () => {
+  it("shows members their own teams' grants and those who may read teams all of them", async () => {
     const org = await ctx.organization();
     const p = await createProject(ctx, org);
     const reader = await ctx.member(org);
     const mine = await grant(ctx, org, reader.teamId, p.id, 'read');
     const other = await ctx.member(org);
     const theirs = await grant(ctx, org, other.teamId, p.id, 'write');
-    const ids = async (token: string) =>
-      (await ctx.get(`/api/v2/team-projects?filter[project][id]=${p.id}`, token)).body.data.map((d: any) => d.id).sort();
+    const ids = async (token: string) => (await ctx.get(`/api/v2/team-projects?filter[project][id]=${p.id}`, token)).body.data.map((d: any) => d.id).sort();
     assert.deepEqual(await ids(reader.token), [mine.id]);
     assertStatus(await ctx.get(`/api/v2/team-projects/${mine.id}`, reader.token), 200);
     assertError(await ctx.get(`/api/v2/team-projects/${theirs.id}`, reader.token), 404);
@@ -234,8 +325,22 @@ suite('team project access', (ctx) => {
     ]) {
       assertError(res, 401);
     }
-    assertError(await ctx.request('POST', '/api/v2/team-projects', { token: org.owner.token, body: teamProjectBody(team.teamId, p.id, 'admin'), contentType: 'text/plain' }), 415);
-    assertError(await ctx.request('PATCH', `/api/v2/team-projects/${g.id}`, { token: org.owner.token, body: { data: { type: 'team-projects', attributes: { access: 'admin' } } }, contentType: 'application/json' }), 415);
+    assertError(
+      await ctx.request('POST', '/api/v2/team-projects', {
+        token: org.owner.token,
+        body: teamProjectBody(team.teamId, p.id, 'admin'),
+        contentType: 'text/plain',
+      }),
+      415,
+    );
+    assertError(
+      await ctx.request('PATCH', `/api/v2/team-projects/${g.id}`, {
+        token: org.owner.token,
+        body: { data: { type: 'team-projects', attributes: { access: 'admin' } } },
+        contentType: 'application/json',
+      }),
+      415,
+    );
     assert.equal((await ctx.get(`/api/v2/team-projects/${g.id}`, org.owner.token)).body.data.attributes.access, 'read');
     assert.ok(!ctx.logs.includes(org.owner.token));
   });

@@ -36,7 +36,11 @@ suite('team tokens', (ctx) => {
     assertStatus(await ctx.post(`/api/v2/teams/${await team(org)}/authentication-tokens`, org.owner.token, body({ description: 'x' })), 201);
     // Created at once, no more than the cap get through.
     const crowded = await team(org);
-    const all = await Promise.all(Array.from({ length: MAX_TEAM_TOKENS + 5 }, (_, i) => ctx.post(`/api/v2/teams/${crowded}/authentication-tokens`, org.owner.token, body({ description: `c${i}` }))));
+    const all = await Promise.all(
+      Array.from({ length: MAX_TEAM_TOKENS + 5 }, (_, i) =>
+        ctx.post(`/api/v2/teams/${crowded}/authentication-tokens`, org.owner.token, body({ description: `c${i}` })),
+      ),
+    );
     assert.equal(all.filter((r) => r.status === 201).length, MAX_TEAM_TOKENS);
     assert.equal((await ctx.database.db.selectFrom('auth_tokens').select('id').where('team_id', '=', crowded).execute()).length, MAX_TEAM_TOKENS);
   });
@@ -200,7 +204,10 @@ suite('team tokens', (ctx) => {
       assertError(await described(teamId, org.owner.token, { description: null }), 422, '/data/attributes/description');
       assertError(await described(teamId, org.owner.token, { description: 'x'.repeat(256) }), 422, '/data/attributes/description');
       assertError(await described(teamId, org.owner.token, { description: 'd', 'expired-at': '2001-01-01T00:00:00Z' }), 422, '/data/attributes/expired-at');
-      assertError(await ctx.request('POST', `/api/v2/teams/${teamId}/authentication-tokens`, { token: org.owner.token, rawBody: '{}', contentType: 'application/json' }), 415);
+      assertError(
+        await ctx.request('POST', `/api/v2/teams/${teamId}/authentication-tokens`, { token: org.owner.token, rawBody: '{}', contentType: 'application/json' }),
+        415,
+      );
       assertError(await described(teamId, null as unknown as string, { description: 'd' }), 401);
       assertError(await described('team-doesnotexist00000', org.owner.token, { description: 'd' }), 404);
       const plain = await ctx.member(org);
@@ -212,7 +219,7 @@ suite('team tokens', (ctx) => {
       assertStatus(await described(teamId, managers.token, { description: 'd' }), 201);
     });
 
-    it('lists the organization\'s team tokens: by expiry, by team name, sorted, paginated, never a secret', async () => {
+    it("lists the organization's team tokens: by expiry, by team name, sorted, paginated, never a secret", async () => {
       const org = await ctx.organization();
       const [alpha, beta] = [await team(org), await team(org)];
       const names = new Map<string, string>();
@@ -221,7 +228,8 @@ suite('team tokens', (ctx) => {
       const soon = await made(alpha, { description: 'soon', 'expired-at': '2090-01-01T00:00:00Z' });
       const later = await made(beta, { description: 'later', 'expired-at': '2095-01-01T00:00:00Z' });
       const never = await made(beta, { description: 'never' });
-      const legacy = (await ctx.post(`/api/v2/teams/${alpha}/authentication-token`, org.owner.token, body({ 'expired-at': '2092-01-01T00:00:00Z' }))).body.data.id;
+      const legacy = (await ctx.post(`/api/v2/teams/${alpha}/authentication-token`, org.owner.token, body({ 'expired-at': '2092-01-01T00:00:00Z' }))).body.data
+        .id;
       // Another organization's team token is not listed.
       const other = await ctx.organization();
       await ctx.post(`/api/v2/teams/${await team(other)}/authentication-token`, other.owner.token, body());
@@ -233,20 +241,29 @@ suite('team tokens', (ctx) => {
       };
       const ids = async (query = '') => (await list(query)).body.data.map((t: { id: string }) => t.id);
       const all = await list();
-      assert.deepEqual(all.body.data.map((t: { id: string }) => t.id), [soon, legacy, later, never]);
+      assert.deepEqual(
+        all.body.data.map((t: { id: string }) => t.id),
+        [soon, legacy, later, never],
+      );
       assert.ok(all.body.data.every((t: { attributes: { token: unknown } }) => t.attributes.token === null));
       assert.equal(all.body.meta.pagination['total-count'], 4);
       assert.deepEqual(await ids('?sort=-expired-at'), [never, later, legacy, soon]);
       assert.deepEqual(await ids(`?q=${encodeURIComponent(names.get(alpha)!.toUpperCase())}`), [soon, legacy]);
       const byName = [alpha, beta].sort((a, b) => names.get(a)!.toLowerCase().localeCompare(names.get(b)!.toLowerCase()));
-      assert.deepEqual((await list('?sort=team-name')).body.data.map((t: { relationships: { team: { data: { id: string } } } }) => t.relationships.team.data.id), [byName[0], byName[0], byName[1], byName[1]]);
+      assert.deepEqual(
+        (await list('?sort=team-name')).body.data.map((t: { relationships: { team: { data: { id: string } } } }) => t.relationships.team.data.id),
+        [byName[0], byName[0], byName[1], byName[1]],
+      );
       // Used tokens after the never-used ones, ascending.
       const secret = (await described(alpha, org.owner.token, { description: 'used' })).body.data;
       assertStatus(await ctx.get(`/api/v2/organizations/${org.name}`, secret.attributes.token), 200);
       assert.equal((await ids('?sort=last-used-at')).at(-1), secret.id);
       assert.equal((await ids('?sort=-last-used-at'))[0], secret.id);
       const page = await list('?page%5Bsize%5D=2&page%5Bnumber%5D=2');
-      assert.deepEqual(page.body.data.map((t: { id: string }) => t.id), [later, never]);
+      assert.deepEqual(
+        page.body.data.map((t: { id: string }) => t.id),
+        [later, never],
+      );
       assert.equal(page.body.meta.pagination['total-count'], 5);
       assertError(await ctx.get(`/api/v2/organizations/${org.name}/team-tokens?sort=description`, org.owner.token), 400);
 
@@ -294,7 +311,10 @@ suite('team tokens', (ctx) => {
       const managers = await ctx.member(org, { 'manage-teams': true });
       const seen = await ctx.get(url, managers.token);
       assertStatus(seen, 200);
-      assert.deepEqual(seen.body.data.map((t: { relationships: { team: { data: { id: string } } } }) => t.relationships.team.data.id), [visible]);
+      assert.deepEqual(
+        seen.body.data.map((t: { relationships: { team: { data: { id: string } } } }) => t.relationships.team.data.id),
+        [visible],
+      );
       assertError(await ctx.get(url, (await ctx.member(org)).token), 404);
       assertError(await ctx.get(url, (await ctx.organization()).owner.token), 404);
       assertError(await ctx.get(url, null), 401);

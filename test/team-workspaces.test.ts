@@ -38,7 +38,10 @@ suite('team workspace access', (ctx) => {
     assert.equal(shown.body.data.attributes.access, 'write');
     const list = await ctx.get(`/api/v2/team-workspaces?filter[workspace][id]=${ws.id}`, org.owner.token);
     assertStatus(list, 200);
-    assert.deepEqual(list.body.data.map((g: any) => g.id), [id]);
+    assert.deepEqual(
+      list.body.data.map((g: any) => g.id),
+      [id],
+    );
     assert.equal(list.body.meta.pagination['total-count'], 1);
 
     const plan = await ctx.patch(`/api/v2/team-workspaces/${id}`, org.owner.token, { data: { type: 'team-workspaces', attributes: { access: 'plan' } } });
@@ -70,7 +73,10 @@ suite('team workspace access', (ctx) => {
     assertError(await ctx.get(`/api/v2/workspaces/${otherWs.id}`, member.token), 404);
     // The list (the SQL half) agrees.
     const list = await ctx.get(`/api/v2/organizations/${org.name}/workspaces`, member.token);
-    assert.deepEqual(list.body.data.map((w: any) => w.id), [ws.id]);
+    assert.deepEqual(
+      list.body.data.map((w: any) => w.id),
+      [ws.id],
+    );
     // Read does not change settings; admin does.
     const rename = { data: { type: 'workspaces', attributes: { description: 'x' } } };
     assertError(await ctx.patch(`/api/v2/workspaces/${ws.id}`, member.token, rename), 403);
@@ -112,12 +118,24 @@ suite('team workspace access', (ctx) => {
     const ws = await createWorkspace(ctx, org);
     const member = await ctx.member(org);
     assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'owner' })), 422, '/data/attributes/access');
-    const readOnly = assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read', runs: 'apply' })), 422, '/data/attributes/runs');
+    const readOnly = assertError(
+      await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read', runs: 'apply' })),
+      422,
+      '/data/attributes/runs',
+    );
     // go-tfe compares TFE's wording.
     assert.equal(readOnly.detail, "Runs is read-only when access level is 'read'; use the 'custom' access level to set this attribute.");
-    assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body('team-nope', ws.id, { access: 'read' })), 422, '/data/relationships/team/data/id');
+    assertError(
+      await ctx.post('/api/v2/team-workspaces', org.owner.token, body('team-nope', ws.id, { access: 'read' })),
+      422,
+      '/data/relationships/team/data/id',
+    );
     assertStatus(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read' })), 200);
-    assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read' })), 422, '/data/relationships/team/data/id');
+    assertError(
+      await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read' })),
+      422,
+      '/data/relationships/team/data/id',
+    );
     assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, 'ws-doesnotexist00000', { access: 'read' })), 404);
     assertError(await ctx.get('/api/v2/team-workspaces/tws-doesnotexist0000', org.owner.token), 404);
     assertError(await ctx.get('/api/v2/team-workspaces', org.owner.token), 400);
@@ -128,7 +146,11 @@ suite('team workspace access', (ctx) => {
     assertError(await ctx.post('/api/v2/team-workspaces', other.owner.token, body(member.teamId, ws.id, { access: 'read' })), 404);
     // A team of another organization is not a team here.
     const theirs = await ctx.member(other);
-    assertError(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(theirs.teamId, ws.id, { access: 'read' })), 422, '/data/relationships/team/data/id');
+    assertError(
+      await ctx.post('/api/v2/team-workspaces', org.owner.token, body(theirs.teamId, ws.id, { access: 'read' })),
+      422,
+      '/data/relationships/team/data/id',
+    );
   });
 });
 
@@ -152,8 +174,17 @@ suite('team workspace access: the list (SQL) and each workspace (JavaScript) agr
     await grant(ctx, org, both.teamId, p1.id, 'write');
     await ctx.post('/api/v2/team-workspaces', org.owner.token, body(both.teamId, ws[3]!.id, { access: 'custom' }));
     const nothing = await ctx.member(org);
-    const teamToken = (await ctx.post(`/api/v2/teams/${onWorkspace.teamId}/authentication-token`, org.owner.token, { data: { type: '' } })).body.data.attributes.token;
-    const callers = [org.owner.token, onProject.token, onWorkspace.token, both.token, nothing.token, teamToken, (await ctx.member(org, { 'read-workspaces': true })).token];
+    const teamToken = (await ctx.post(`/api/v2/teams/${onWorkspace.teamId}/authentication-token`, org.owner.token, { data: { type: '' } })).body.data.attributes
+      .token;
+    const callers = [
+      org.owner.token,
+      onProject.token,
+      onWorkspace.token,
+      both.token,
+      nothing.token,
+      teamToken,
+      (await ctx.member(org, { 'read-workspaces': true })).token,
+    ];
     for (const token of callers) {
       const listed = (await ctx.get(`/api/v2/organizations/${org.name}/workspaces?page[size]=100`, token)).body.data.map((w: any) => w.id).sort();
       const readable = [];

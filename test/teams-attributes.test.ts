@@ -20,7 +20,11 @@ suite('team attributes', (ctx) => {
     assert.equal(plain.body.data.attributes['allow-member-token-management'], true);
 
     const sso = '7dddb675-73e0-4858-a8ad-0e597064301b';
-    const made = await ctx.post(teamsOf(org.name), org.owner.token, teamBody({ name: unique('sso'), 'sso-team-id': sso, 'allow-member-token-management': false }));
+    const made = await ctx.post(
+      teamsOf(org.name),
+      org.owner.token,
+      teamBody({ name: unique('sso'), 'sso-team-id': sso, 'allow-member-token-management': false }),
+    );
     assertStatus(made, 200);
     const team = made.body.data;
     assert.equal(team.attributes['sso-team-id'], sso);
@@ -66,7 +70,23 @@ suite('team attributes', (ctx) => {
     assertStatus(updated, 200);
     assert.deepEqual(updated.body.data.attributes['organization-access'], { ...before, ...change });
     assert.deepEqual((await ctx.get(url, org.owner.token)).body.data.attributes['organization-access'], { ...before, ...change });
-    for (const key of ['manage-policies', 'manage-policy-overrides', 'manage-workspaces', 'manage-vcs-settings', 'manage-providers', 'manage-modules', 'manage-run-tasks', 'manage-projects', 'read-workspaces', 'read-projects', 'manage-membership', 'manage-teams', 'manage-organization-access', 'access-secret-teams', 'manage-agent-pools']) {
+    for (const key of [
+      'manage-policies',
+      'manage-policy-overrides',
+      'manage-workspaces',
+      'manage-vcs-settings',
+      'manage-providers',
+      'manage-modules',
+      'manage-run-tasks',
+      'manage-projects',
+      'read-workspaces',
+      'read-projects',
+      'manage-membership',
+      'manage-teams',
+      'manage-organization-access',
+      'access-secret-teams',
+      'manage-agent-pools',
+    ]) {
       assert.equal(typeof before[key], 'boolean', `organization-access.${key}`);
     }
   });
@@ -98,13 +118,17 @@ suite('team attributes', (ctx) => {
     assert.equal((await ctx.get(teamsOf(org.name), org.owner.token)).body.included, undefined);
   });
 
-  it('refuses bad values with 422 at their pointer, unknown includes with 400, and hides other organizations\' teams', async () => {
+  it("refuses bad values with 422 at their pointer, unknown includes with 400, and hides other organizations' teams", async () => {
     const org = await ctx.organization();
     const made = (await ctx.post(teamsOf(org.name), org.owner.token, teamBody({ name: unique('t') }))).body.data;
     const url = `/api/v2/teams/${made.id}`;
     assertError(await ctx.patch(url, org.owner.token, teamBody({ 'sso-team-id': 42 })), 422, '/data/attributes/sso-team-id');
     assertError(await ctx.patch(url, org.owner.token, teamBody({ 'sso-team-id': 'x'.repeat(256) })), 422, '/data/attributes/sso-team-id');
-    assertError(await ctx.post(teamsOf(org.name), org.owner.token, teamBody({ name: unique('t'), 'allow-member-token-management': 'yes' })), 422, '/data/attributes/allow-member-token-management');
+    assertError(
+      await ctx.post(teamsOf(org.name), org.owner.token, teamBody({ name: unique('t'), 'allow-member-token-management': 'yes' })),
+      422,
+      '/data/attributes/allow-member-token-management',
+    );
     const badInclude = assertError(await ctx.get(`${url}?include=memberships`, org.owner.token), 400);
     assert.match(badInclude.detail!, /memberships/);
     assertError(await ctx.get(`${teamsOf(org.name)}?include=nope`, org.owner.token), 400);

@@ -10,10 +10,14 @@ suite('teams', (ctx) => {
   it('creates a team (200, as TFE) with organization access, and membership grants it', async () => {
     const org = await ctx.organization();
     const name = unique('devs');
-    const res = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, teamBody(name, {
-      visibility: 'organization',
-      'organization-access': { 'manage-projects': true, 'not-a-real-flag': true },
-    }));
+    const res = await ctx.post(
+      `/api/v2/organizations/${org.name}/teams`,
+      org.owner.token,
+      teamBody(name, {
+        visibility: 'organization',
+        'organization-access': { 'manage-projects': true, 'not-a-real-flag': true },
+      }),
+    );
     assertStatus(res, 200);
     const team = res.body.data;
     assert.match(team.id, /^team-[0-9A-Za-z]{16}$/);
@@ -55,7 +59,10 @@ suite('teams', (ctx) => {
     const byName = await ctx.get(`/api/v2/organizations/${org.name}/teams?filter[names]=OWNERS,${visible.body.data.attributes.name}`, org.owner.token);
     assert.equal(byName.body.data.length, 2);
     const bySearch = await ctx.get(`/api/v2/organizations/${org.name}/teams?q=hidd`, org.owner.token);
-    assert.deepEqual(bySearch.body.data.map((t: any) => t.id), [secret.body.data.id]);
+    assert.deepEqual(
+      bySearch.body.data.map((t: any) => t.id),
+      [secret.body.data.id],
+    );
     // LIKE wildcards in the search are literal characters.
     const wildcard = await ctx.get(`/api/v2/organizations/${org.name}/teams?q=%25`, org.owner.token);
     assert.equal(wildcard.body.data.length, 0);
@@ -68,7 +75,9 @@ suite('teams', (ctx) => {
     assertError(await ctx.delete(`/api/v2/teams/${owners.id}`, org.owner.token), 403);
     assertError(await ctx.patch(`/api/v2/teams/${owners.id}`, org.owner.token, teamBody('admins')), 422, '/data/attributes/name');
     assertError(
-      await ctx.patch(`/api/v2/teams/${owners.id}`, org.owner.token, { data: { type: 'teams', attributes: { 'organization-access': { 'manage-projects': false } } } }),
+      await ctx.patch(`/api/v2/teams/${owners.id}`, org.owner.token, {
+        data: { type: 'teams', attributes: { 'organization-access': { 'manage-projects': false } } },
+      }),
       422,
       '/data/attributes/organization-access',
     );
@@ -90,7 +99,10 @@ suite('teams', (ctx) => {
     // Nothing changed: the manager is still no owner, the owner still is.
     assertError(await ctx.delete(`/api/v2/organizations/${org.name}`, manager.token), 403);
     const after = (await ctx.get(`/api/v2/teams/${owners.id}`, org.owner.token)).body.data;
-    assert.deepEqual(after.relationships.users.data.map((u: { id: string }) => u.id), [org.owner.id]);
+    assert.deepEqual(
+      after.relationships.users.data.map((u: { id: string }) => u.id),
+      [org.owner.id],
+    );
     // Owners still manage it.
     assertStatus(await ctx.post(`/api/v2/teams/${owners.id}/relationships/users`, org.owner.token, members(manager.username)), 204);
     assertStatus(await ctx.delete(`/api/v2/teams/${owners.id}/relationships/users`, org.owner.token, members(manager.username)), 204);
@@ -135,7 +147,11 @@ suite('teams', (ctx) => {
     assertError(await ctx.post(url, org.owner.token, teamBody(' leading space')), 422, '/data/attributes/name');
     assertError(await ctx.post(url, org.owner.token, teamBody('dot.ted')), 422, '/data/attributes/name');
     assertError(await ctx.post(url, org.owner.token, teamBody('ok', { visibility: 'public' })), 422, '/data/attributes/visibility');
-    assertError(await ctx.post(url, org.owner.token, teamBody('ok', { 'organization-access': { 'manage-projects': 'yes' } })), 422, '/data/attributes/organization-access/manage-projects');
+    assertError(
+      await ctx.post(url, org.owner.token, teamBody('ok', { 'organization-access': { 'manage-projects': 'yes' } })),
+      422,
+      '/data/attributes/organization-access/manage-projects',
+    );
     assertError(await ctx.post(url, org.owner.token, { data: { type: 'users', attributes: { name: 'x' } } }), 422, '/data/type');
     const name = unique('dup');
     assertStatus(await ctx.post(url, org.owner.token, teamBody(name)), 200);

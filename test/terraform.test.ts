@@ -91,11 +91,15 @@ for (const dialect of dialects()) {
       assert.equal(boot.status, 0, boot.stderr);
       token = boot.stdout.trim().split('\n').pop()!;
       writeFileSync(path.join(home, 'terraform.rc'), `credentials "${host}" {\n  token = "${token}"\n}\n`);
-      const created = await api(`${base}/organizations`, 'POST', token, ca, { data: { type: 'organizations', attributes: { name: org, email: 'ops@example.test' } } });
+      const created = await api(`${base}/organizations`, 'POST', token, ca, {
+        data: { type: 'organizations', attributes: { name: org, email: 'ops@example.test' } },
+      });
       assert.equal(created.status, 201);
       // These tests are about state kept in Hangar, with Terraform executing on this machine:
       // the organization's workspaces run in `local` mode (runs-terraform.test.ts covers `remote`).
-      const local = await api(`${base}/organizations/${org}`, 'PATCH', token, ca, { data: { type: 'organizations', attributes: { 'default-execution-mode': 'local' } } });
+      const local = await api(`${base}/organizations/${org}`, 'PATCH', token, ca, {
+        data: { type: 'organizations', attributes: { 'default-execution-mode': 'local' } },
+      });
       assert.equal(local.status, 200);
     });
     after(() => {
@@ -120,7 +124,11 @@ output "secret" {
 `;
 
     it('init, apply, output, state list, a no-change plan and a second apply through the cloud block', async () => {
-      const dir = project('cloud', `  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "app"\n    }\n  }`, body);
+      const dir = project(
+        'cloud',
+        `  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "app"\n    }\n  }`,
+        body,
+      );
       ok(terraform(dir, ['init', '-input=false']));
       assert.match(ok(terraform(dir, ['apply', '-auto-approve', '-input=false'])), /Apply complete! Resources: 1 added/);
       assert.match(ok(terraform(dir, ['output', '-raw', 'greeting'])), /^hello-one$/);
@@ -146,12 +154,18 @@ output "secret" {
 
     it('`state push -force` replaces the state with another lineage, leaving no pending version and no lock', async () => {
       // Local execution: the CLI uses Hangar for the state only.
-      const made = await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, { data: { type: 'workspaces', attributes: { name: 'forced', 'execution-mode': 'local' } } });
+      const made = await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, {
+        data: { type: 'workspaces', attributes: { name: 'forced', 'execution-mode': 'local' } },
+      });
       assert.equal(made.status, 201, JSON.stringify(made.body));
       const id = made.body.data.id;
       // The remote backend: the cloud block's state manager drops `-force` before it reaches the
       // API (Terraform 1.11 sends `force: false`), which TFE would refuse as well.
-      const dir = project('forced', `  backend "remote" {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "forced"\n    }\n  }`, body);
+      const dir = project(
+        'forced',
+        `  backend "remote" {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "forced"\n    }\n  }`,
+        body,
+      );
       ok(terraform(dir, ['init', '-input=false']));
       ok(terraform(dir, ['apply', '-auto-approve', '-input=false']));
       const pulled = JSON.parse(ok(terraform(dir, ['state', 'pull'])));
@@ -163,7 +177,10 @@ output "secret" {
 
       assert.equal(JSON.parse(ok(terraform(dir, ['state', 'pull']))).lineage, replacement.lineage);
       const list = await api(`${base}/state-versions?filter[organization][name]=${org}&filter[workspace][name]=forced`, 'GET', token, ca);
-      assert.deepEqual(list.body.data.map((v: any) => v.attributes.status), ['finalized', 'finalized']);
+      assert.deepEqual(
+        list.body.data.map((v: any) => v.attributes.status),
+        ['finalized', 'finalized'],
+      );
       const ws = await api(`${base}/workspaces/${id}`, 'GET', token, ca);
       assert.equal(ws.body.data.attributes.locked, false);
     });
@@ -172,7 +189,10 @@ output "secret" {
       const dir = path.join(home, 'cloud');
       const ws = await api(`${base}/organizations/${org}/workspaces/app`, 'GET', token, ca);
       const id = ws.body.data.id;
-      assert.equal((await api(`${base}/workspaces/${id}/actions/lock`, 'POST', token, ca, { data: { type: '', attributes: { reason: 'held elsewhere' } } })).status, 200);
+      assert.equal(
+        (await api(`${base}/workspaces/${id}/actions/lock`, 'POST', token, ca, { data: { type: '', attributes: { reason: 'held elsewhere' } } })).status,
+        200,
+      );
       const refused = terraform(dir, ['plan', '-input=false', '-lock-timeout=0s']);
       assert.equal(refused.status, 1, refused.out);
       assert.match(refused.out, /Error acquiring the state lock/);
@@ -206,11 +226,20 @@ output "secret" {
 
     it('selects workspaces by tags: `workspace new` creates them tagged, and an untagged one stays out', async () => {
       // An untagged workspace that a tag filter must not adopt.
-      assert.equal((await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, { data: { type: 'workspaces', attributes: { name: 'stranger' } } })).status, 201);
-      const dir = project('tagged', `  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      tags = ["e2e"]\n    }\n  }`, body);
+      assert.equal(
+        (await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, { data: { type: 'workspaces', attributes: { name: 'stranger' } } })).status,
+        201,
+      );
+      const dir = project(
+        'tagged',
+        `  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      tags = ["e2e"]\n    }\n  }`,
+        body,
+      );
       // The first tagged workspace through the API (Terraform's non-interactive init needs one);
       // init selects it, never `stranger`; `workspace new` then makes another, tagged.
-      const first = await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, { data: { type: 'workspaces', attributes: { name: 'tagged-zero', 'tag-names': ['e2e'] } } });
+      const first = await api(`${base}/organizations/${org}/workspaces`, 'POST', token, ca, {
+        data: { type: 'workspaces', attributes: { name: 'tagged-zero', 'tag-names': ['e2e'] } },
+      });
       assert.equal(first.status, 201);
       ok(terraform(dir, ['init', '-input=false'], { TF_WORKSPACE: 'tagged-zero' }));
       ok(terraform(dir, ['workspace', 'new', 'tagged-one']));

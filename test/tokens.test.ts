@@ -127,7 +127,11 @@ suite('user API tokens', (ctx) => {
   it('refuses a token once its expiry passes, though nothing was written since it was last accepted', async () => {
     const user = await ctx.user();
     const expiresAt = Date.now() + 1_500;
-    const created = await ctx.post(`/api/v2/users/${user.id}/authentication-tokens`, user.token, tokenBody({ 'expired-at': new Date(expiresAt).toISOString() }));
+    const created = await ctx.post(
+      `/api/v2/users/${user.id}/authentication-tokens`,
+      user.token,
+      tokenBody({ 'expired-at': new Date(expiresAt).toISOString() }),
+    );
     assertStatus(created, 201);
     const secret = created.body.data.attributes.token;
     // Twice: the second is answered from the token cache, which the third must not trust blindly.
@@ -154,7 +158,10 @@ suite('organization token', (ctx) => {
     assert.deepEqual(account.body.data.relationships['authenticated-resource'].data, { id: org.name, type: 'organizations' });
     assertStatus(await ctx.get(`/api/v2/organizations/${org.name}`, secret), 200);
     const orgs = await ctx.get('/api/v2/organizations', secret);
-    assert.deepEqual(orgs.body.data.map((o: any) => o.id), [org.name]);
+    assert.deepEqual(
+      orgs.body.data.map((o: any) => o.id),
+      [org.name],
+    );
 
     const shown = await ctx.get(`/api/v2/organizations/${org.name}/authentication-token`, org.owner.token);
     assertStatus(shown, 200);
@@ -184,13 +191,16 @@ suite('organization token', (ctx) => {
     const theirs = await ctx.post(`/api/v2/organizations/${stranger.name}/authentication-token`, stranger.owner.token, orgTokenBody);
     assertError(await ctx.get(`/api/v2/organizations/${org.name}`, theirs.body.data.attributes.token), 404);
     assertError(await ctx.get(`/api/v2/authentication-tokens/${created.body.data.id}`, member.token), 404);
-    assertError(await ctx.post('/api/v2/organizations', theirs.body.data.attributes.token, {
-      data: { type: 'organizations', attributes: { name: 'from-org-token', email: 'x@example.test' } },
-    }), 403);
+    assertError(
+      await ctx.post('/api/v2/organizations', theirs.body.data.attributes.token, {
+        data: { type: 'organizations', attributes: { name: 'from-org-token', email: 'x@example.test' } },
+      }),
+      403,
+    );
   });
 });
 
-suite("token bodies as go-tfe sends them, and expiry", (ctx) => {
+suite('token bodies as go-tfe sends them, and expiry', (ctx) => {
   const userTokens = (id: string) => `/api/v2/users/${id}/authentication-tokens`;
   const orgToken = (name: string, query = '') => `/api/v2/organizations/${name}/authentication-token${query}`;
 
@@ -250,7 +260,10 @@ suite("token bodies as go-tfe sends them, and expiry", (ctx) => {
         assert.match(e.detail!, /^Expired at must be an RFC 3339 timestamp/, value);
       }
     }
-    const past = assertError(await ctx.post(userTokens(user.id), user.token, { data: { type: '', attributes: { 'expired-at': '2001-01-01T00:00:00Z' } } }), 422);
+    const past = assertError(
+      await ctx.post(userTokens(user.id), user.token, { data: { type: '', attributes: { 'expired-at': '2001-01-01T00:00:00Z' } } }),
+      422,
+    );
     assert.equal(past.detail, 'Expired at must be in the future');
   });
 });
@@ -301,7 +314,7 @@ suite('the audit-trail token', (ctx) => {
     assert.equal(agent.status, 401);
   });
 
-  it('is the owners\' business like the organization token, and the token parameter takes no other value', async () => {
+  it("is the owners' business like the organization token, and the token parameter takes no other value", async () => {
     const org = await ctx.organization();
     const member = await ctx.member(org, { 'manage-teams': true, 'manage-organization-access': true });
     const stranger = await ctx.organization();

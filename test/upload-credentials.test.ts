@@ -13,7 +13,10 @@ const AT = Date.UTC(2026, 0, 1);
 const TTL = 10 * 60_000;
 
 /** Whether the check lets the credential through; any refusal must be the plain 404. */
-function accepted(credential: string, options: { keyring?: Keyring; purpose?: 'state-upload' | 'configuration-upload'; subject?: string; at?: number } = {}): boolean {
+function accepted(
+  credential: string,
+  options: { keyring?: Keyring; purpose?: 'state-upload' | 'configuration-upload'; subject?: string; at?: number } = {},
+): boolean {
   try {
     checkUploadCredential(options.keyring ?? ring, options.purpose ?? 'configuration-upload', options.subject ?? 'cv-1', credential, options.at ?? AT + 1);
     return true;
@@ -61,7 +64,17 @@ describe('upload credentials', () => {
     const flipped = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
     assert.ok(!accepted(`${expires}.${flipped}`));
     assert.ok(!accepted(`${Number(expires) + 3_600_000}.${signature}`));
-    for (const malformed of ['', '.', expires, `${expires}.`, `.${signature}`, `${expires}.${signature}.x`, `${expires}.${signature.slice(1)}`, `-1.${signature}`, `${expires}.${signature} `]) {
+    for (const malformed of [
+      '',
+      '.',
+      expires,
+      `${expires}.`,
+      `.${signature}`,
+      `${expires}.${signature}.x`,
+      `${expires}.${signature.slice(1)}`,
+      `-1.${signature}`,
+      `${expires}.${signature} `,
+    ]) {
       assert.ok(!accepted(malformed), JSON.stringify(malformed));
     }
   });

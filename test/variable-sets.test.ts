@@ -26,7 +26,16 @@ suite('variable sets', (ctx) => {
       data: {
         id: s.id,
         type: 'varsets',
-        attributes: { name: 'aws creds', description: 'keys', global: false, priority: true, 'updated-at': s.attributes['updated-at'], 'var-count': 0, 'workspace-count': 0, 'project-count': 0 },
+        attributes: {
+          name: 'aws creds',
+          description: 'keys',
+          global: false,
+          priority: true,
+          'updated-at': s.attributes['updated-at'],
+          'var-count': 0,
+          'workspace-count': 0,
+          'project-count': 0,
+        },
         relationships: {
           organization: { data: { id: org.name, type: 'organizations' }, links: { related: `/api/v2/organizations/${org.name}` } },
           parent: { data: { id: org.name, type: 'organizations' }, links: { related: `/api/v2/organizations/${org.name}` } },
@@ -48,10 +57,19 @@ suite('variable sets', (ctx) => {
     const names = ['zz-prod', 'aa-staging', 'mm-prod-eu'];
     for (const name of names) await createSet(ctx, org, { name });
     const t = org.owner.token;
-    assert.deepEqual((await ctx.get(setsOf(org.name), t)).body.data.map((s: any) => s.attributes.name), names);
-    assert.deepEqual((await ctx.get(`${setsOf(org.name)}?q=PROD`, t)).body.data.map((s: any) => s.attributes.name), ['zz-prod', 'mm-prod-eu']);
+    assert.deepEqual(
+      (await ctx.get(setsOf(org.name), t)).body.data.map((s: any) => s.attributes.name),
+      names,
+    );
+    assert.deepEqual(
+      (await ctx.get(`${setsOf(org.name)}?q=PROD`, t)).body.data.map((s: any) => s.attributes.name),
+      ['zz-prod', 'mm-prod-eu'],
+    );
     const page = await ctx.get(`${setsOf(org.name)}?page[size]=2&page[number]=2`, t);
-    assert.deepEqual(page.body.data.map((s: any) => s.attributes.name), ['mm-prod-eu']);
+    assert.deepEqual(
+      page.body.data.map((s: any) => s.attributes.name),
+      ['mm-prod-eu'],
+    );
     assert.equal(page.body.meta.pagination['total-count'], 3);
     const far = await ctx.get(`${setsOf(org.name)}?page[number]=999&page[size]=100&include=`, t);
     assert.deepEqual(far.body.data, []);
@@ -96,15 +114,24 @@ suite('variable sets', (ctx) => {
     assert.equal(shown.attributes['workspace-count'], 2);
     // A workspace's list holds the sets applied to it, to its project, and the global ones.
     const forWs = await ctx.get(`/api/v2/workspaces/${ws1.id}/varsets`, t);
-    assert.deepEqual(forWs.body.data.map((x: any) => x.id), [s.id, global.id]);
-    assert.deepEqual((await ctx.get(`/api/v2/projects/${project.id}/varsets`, t)).body.data.map((x: any) => x.id), [s.id]);
+    assert.deepEqual(
+      forWs.body.data.map((x: any) => x.id),
+      [s.id, global.id],
+    );
+    assert.deepEqual(
+      (await ctx.get(`/api/v2/projects/${project.id}/varsets`, t)).body.data.map((x: any) => x.id),
+      [s.id],
+    );
 
     assertStatus(await ctx.delete(rel('workspaces'), t, workspaceRefs(ws1.id)), 204);
     assertStatus(await ctx.delete(rel('projects'), t, projectRefs(project.id)), 204);
     const after = (await ctx.get(`/api/v2/varsets/${s.id}`, t)).body.data;
     assert.deepEqual(after.relationships.workspaces.data, [{ id: ws2.id, type: 'workspaces' }]);
     assert.deepEqual(after.relationships.projects.data, []);
-    assert.deepEqual((await ctx.get(`/api/v2/workspaces/${ws1.id}/varsets`, t)).body.data.map((x: any) => x.id), [global.id]);
+    assert.deepEqual(
+      (await ctx.get(`/api/v2/workspaces/${ws1.id}/varsets`, t)).body.data.map((x: any) => x.id),
+      [global.id],
+    );
 
     // PATCH with relationships replaces the lists (go-tfe's UpdateWorkspaces).
     const replaced = await ctx.patch(`/api/v2/varsets/${s.id}?include=workspaces`, t, setBody({ global: false }, { workspaces: workspaceRefs(ws1.id) }));
@@ -127,7 +154,11 @@ suite('variable sets', (ctx) => {
     assertError(await ctx.post(rel('projects'), t, projectRefs(theirProject.id)), 422, '/data/0/id');
     assertError(await ctx.post(rel('workspaces'), t, { data: [] }), 422, '/data');
     assertError(await ctx.post(rel('workspaces'), t, { data: [{ type: 'projects', id: mine.id }] }), 422, '/data/0/type');
-    assertError(await ctx.post(setsOf(org.name), t, setBody({ name: unique('s') }, { workspaces: workspaceRefs(theirs.id) })), 422, '/data/relationships/workspaces/data/0/id');
+    assertError(
+      await ctx.post(setsOf(org.name), t, setBody({ name: unique('s') }, { workspaces: workspaceRefs(theirs.id) })),
+      422,
+      '/data/relationships/workspaces/data/0/id',
+    );
     assert.deepEqual((await ctx.get(`/api/v2/varsets/${s.id}`, t)).body.data.relationships.workspaces.data, []);
   });
 
@@ -141,7 +172,11 @@ suite('variable sets', (ctx) => {
     assertError(await ctx.post(setsOf(org.name), t, setBody({ global: true })), 422, '/data/attributes/name');
     assertError(await ctx.post(setsOf(org.name), t, setBody({ name: 'x', global: 'yes' })), 422, '/data/attributes/global');
     assertError(await ctx.post(setsOf(org.name), t, setBody({ name: 'x', description: 'd'.repeat(513) })), 422, '/data/attributes/description');
-    assertError(await ctx.post(setsOf(org.name), t, setBody({ name: 'x' }, { parent: { data: { type: 'projects', id: 'prj-0000000000000000' } } })), 422, '/data/relationships/parent/data/id');
+    assertError(
+      await ctx.post(setsOf(org.name), t, setBody({ name: 'x' }, { parent: { data: { type: 'projects', id: 'prj-0000000000000000' } } })),
+      422,
+      '/data/relationships/parent/data/id',
+    );
     assertError(await ctx.patch(`/api/v2/varsets/${s.id}`, t, setBody({ name: '' })), 422, '/data/attributes/name');
     const second = await createSet(ctx, org);
     assertError(await ctx.patch(`/api/v2/varsets/${second.id}`, t, setBody({ name: 'taken' })), 422, '/data/attributes/name');
@@ -216,7 +251,10 @@ suite('variable sets', (ctx) => {
     // The project admin holds nothing over the organization's own sets.
     assertError(await ctx.post(setsOf(org.name), admin.token, setBody({ name: unique('o') })), 403);
     assertError(await ctx.get(setsOf(org.name), admin.token), 403);
-    assert.deepEqual((await ctx.get(`/api/v2/projects/${project.id}/varsets`, admin.token)).body.data.map((x: any) => x.id), [s.id]);
+    assert.deepEqual(
+      (await ctx.get(`/api/v2/projects/${project.id}/varsets`, admin.token)).body.data.map((x: any) => x.id),
+      [s.id],
+    );
     // It goes with its project.
     assertStatus(await ctx.delete(`/api/v2/workspaces/${inside.id}`, org.owner.token), 204);
     assertStatus(await ctx.delete(`/api/v2/projects/${project.id}`, org.owner.token), 204);
@@ -235,7 +273,8 @@ suite('variable sets', (ctx) => {
       await ctx.patch(`/api/v2/varsets/${s.id}`, outsider.token, setBody({ name: 'x' })),
       await ctx.get(`/api/v2/varsets/${s.id}/relationships/vars/${v.id}`, outsider.token),
       await ctx.get(setsOf(org.name), outsider.token),
-    ]) assertError(res, 404);
+    ])
+      assertError(res, 404);
     assertStatus(await ctx.get(`/api/v2/varsets/${s.id}/relationships/vars`, reader.token), 200);
     assertError(await ctx.patch(`/api/v2/varsets/${s.id}`, reader.token, setBody({ name: 'x' })), 403);
     assertError(await ctx.post(`/api/v2/varsets/${s.id}/relationships/vars`, reader.token, varBody({ key: 'new' })), 403);

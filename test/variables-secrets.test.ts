@@ -21,9 +21,10 @@ const secret = () => `S3cr3t-${randomBase62(24)}`;
 
 /** Every row of every table, as text: the secret must not appear anywhere in the database. */
 async function databaseDump(ctx: TestContext): Promise<string> {
-  const tables = ctx.dialect === 'sqlite'
-    ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(ctx.database.db)
-    : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(ctx.database.db);
+  const tables =
+    ctx.dialect === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(ctx.database.db)
+      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(ctx.database.db);
   let dump = '';
   for (const { name } of tables.rows) dump += JSON.stringify((await sql`select * from ${sql.table(name)}`.execute(ctx.database.db)).rows);
   assert.match(dump, /var-/); // the dump really holds the variable rows
@@ -188,7 +189,9 @@ suite('variables: sensitive values', (ctx) => {
     assert.equal(final!.value, writes.find((w) => w.key === final!.key)!.value, 'key and value come from different requests');
 
     const set = await createSet(ctx, org);
-    const results = await Promise.all(Array.from({ length: 6 }, () => ctx.post(`/api/v2/varsets/${set.id}/relationships/vars`, t, varBody({ key: 'same', value: secret(), sensitive: true }))));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => ctx.post(`/api/v2/varsets/${set.id}/relationships/vars`, t, varBody({ key: 'same', value: secret(), sensitive: true }))),
+    );
     assert.equal(results.filter((r) => r.status === 201).length, 1);
     for (const res of results.filter((r) => r.status !== 201)) assert.equal(assertError(res, 422, '/data/attributes/key').detail, 'Key has already been taken');
     await createSetVariable(ctx, t, set.id, { key: 'other' });

@@ -27,7 +27,15 @@ suite('workspace variables', (ctx) => {
       data: {
         id: v.id,
         type: 'vars',
-        attributes: { key: 'region', value: 'eu-west-1', description: 'where', category: 'terraform', hcl: false, sensitive: false, 'version-id': v.attributes['version-id'] },
+        attributes: {
+          key: 'region',
+          value: 'eu-west-1',
+          description: 'where',
+          category: 'terraform',
+          hcl: false,
+          sensitive: false,
+          'version-id': v.attributes['version-id'],
+        },
         relationships: { configurable: { data: { id: ws.id, type: 'workspaces' }, links: { related: `/api/v2/workspaces/${ws.id}` } } },
         links: { self: `/api/v2/workspaces/${ws.id}/vars/${v.id}` },
       },
@@ -43,7 +51,11 @@ suite('workspace variables', (ctx) => {
     assert.notEqual(same.body.data.attributes['version-id'], v.attributes['version-id']);
     assert.deepEqual({ ...same.body.data.attributes, 'version-id': 'x' }, { ...v.attributes, 'version-id': 'x' });
 
-    const updated = await ctx.patch(`${varsOf(ws.id)}/${v.id}`, t, varUpdate({ key: 'REGION', value: 'us-east-1', category: 'env', hcl: true, description: '' }));
+    const updated = await ctx.patch(
+      `${varsOf(ws.id)}/${v.id}`,
+      t,
+      varUpdate({ key: 'REGION', value: 'us-east-1', category: 'env', hcl: true, description: '' }),
+    );
     assertStatus(updated, 200);
     assert.deepEqual(
       { ...updated.body.data.attributes, 'version-id': 'x' },
@@ -69,9 +81,15 @@ suite('workspace variables', (ctx) => {
     for (const key of keys) await createVariable(ctx, org.owner.token, ws.id, { key });
     const all = await ctx.get(varsOf(ws.id), org.owner.token);
     assert.deepEqual(Object.keys(all.body), ['data']);
-    assert.deepEqual(all.body.data.map((v: any) => v.attributes.key), keys);
+    assert.deepEqual(
+      all.body.data.map((v: any) => v.attributes.key),
+      keys,
+    );
     const page = await ctx.get(`${varsOf(ws.id)}?page[size]=2&page[number]=2`, org.owner.token);
-    assert.deepEqual(page.body.data.map((v: any) => v.attributes.key), ['mid']);
+    assert.deepEqual(
+      page.body.data.map((v: any) => v.attributes.key),
+      ['mid'],
+    );
     assert.equal(page.body.meta.pagination['total-count'], 3);
     assertError(await ctx.get(`${varsOf(ws.id)}?page[size]=0`, org.owner.token), 400);
   });
@@ -130,7 +148,11 @@ suite('workspace variables', (ctx) => {
     // A team's grant on the workspace itself counts too.
     const wsWriter = await ctx.member(org);
     const tws = await ctx.post('/api/v2/team-workspaces', org.owner.token, {
-      data: { type: 'team-workspaces', attributes: { access: 'custom', variables: 'write' }, relationships: { workspace: { data: { type: 'workspaces', id: ws.id } }, team: { data: { type: 'teams', id: wsWriter.teamId } } } },
+      data: {
+        type: 'team-workspaces',
+        attributes: { access: 'custom', variables: 'write' },
+        relationships: { workspace: { data: { type: 'workspaces', id: ws.id } }, team: { data: { type: 'teams', id: wsWriter.teamId } } },
+      },
     });
     assertStatus(tws, 200);
     const outsider = (await ctx.organization()).owner;
@@ -142,7 +164,8 @@ suite('workspace variables', (ctx) => {
     assertError(await ctx.get(varsOf(ws.id), none.token), 403);
     assertStatus(await ctx.patch(one, writer.token, varUpdate({ value: 'by-writer' })), 200);
     assertStatus(await ctx.post(varsOf(ws.id), wsWriter.token, varBody({ key: 'w' })), 201);
-    for (const res of [await ctx.get(one, outsider.token), await ctx.get(varsOf(ws.id), outsider.token), await ctx.delete(one, outsider.token)]) assertError(res, 404);
+    for (const res of [await ctx.get(one, outsider.token), await ctx.get(varsOf(ws.id), outsider.token), await ctx.delete(one, outsider.token)])
+      assertError(res, 404);
     assertError(await ctx.get(varsOf(ws.id), null), 401);
     // A variable id under another workspace is absent there.
     const other = await createWorkspace(ctx, org, project.id);
@@ -154,7 +177,11 @@ suite('workspace variables', (ctx) => {
     const ws = await createWorkspace(ctx, org);
     const t = org.owner.token;
     const created = await ctx.post('/api/v2/vars', t, {
-      data: { type: 'vars', attributes: { key: 'old', value: 'style', category: 'env' }, relationships: { workspace: { data: { type: 'workspaces', id: ws.id } } } },
+      data: {
+        type: 'vars',
+        attributes: { key: 'old', value: 'style', category: 'env' },
+        relationships: { workspace: { data: { type: 'workspaces', id: ws.id } } },
+      },
     });
     assertStatus(created, 201);
     const v = created.body.data;
@@ -199,14 +226,34 @@ suite('workspace variables', (ctx) => {
 
     const put = (setId: string, key: string, value: string, extra: Record<string, unknown> = {}) => createSetVariable(ctx, t, setId, { key, value, ...extra });
     // `a`: everywhere; the priority set wins over the workspace's own.
-    for (const [id, value] of [[globalSet.id, 'global'], [projectSet.id, 'project'], [workspaceSet.id, 'workspace-set'], [prioritySet.id, 'priority']] as const) await put(id, 'a', value);
+    for (const [id, value] of [
+      [globalSet.id, 'global'],
+      [projectSet.id, 'project'],
+      [workspaceSet.id, 'workspace-set'],
+      [prioritySet.id, 'priority'],
+    ] as const)
+      await put(id, 'a', value);
     await createVariable(ctx, t, ws.id, { key: 'a', value: 'own' });
     // `b`: the workspace's own wins over every ordinary set.
-    for (const [id, value] of [[globalSet.id, 'global'], [projectSet.id, 'project'], [workspaceSet.id, 'workspace-set']] as const) await put(id, 'b', value);
+    for (const [id, value] of [
+      [globalSet.id, 'global'],
+      [projectSet.id, 'project'],
+      [workspaceSet.id, 'workspace-set'],
+    ] as const)
+      await put(id, 'b', value);
     await createVariable(ctx, t, ws.id, { key: 'b', value: 'own' });
     // `c`: workspace-scoped over project-scoped over global; `d`: project over global; `e`: global only.
-    for (const [id, value] of [[globalSet.id, 'global'], [projectSet.id, 'project'], [workspaceSet.id, 'workspace-set']] as const) await put(id, 'c', value);
-    for (const [id, value] of [[globalSet.id, 'global'], [projectSet.id, 'project']] as const) await put(id, 'd', value);
+    for (const [id, value] of [
+      [globalSet.id, 'global'],
+      [projectSet.id, 'project'],
+      [workspaceSet.id, 'workspace-set'],
+    ] as const)
+      await put(id, 'c', value);
+    for (const [id, value] of [
+      [globalSet.id, 'global'],
+      [projectSet.id, 'project'],
+    ] as const)
+      await put(id, 'd', value);
     await put(globalSet.id, 'e', 'global');
     // The same key in the other category is another variable; a set applied nowhere gives nothing.
     await put(globalSet.id, 'a', 'env-global', { category: 'env' });
@@ -217,10 +264,15 @@ suite('workspace variables', (ctx) => {
     const run = await ctx.services.variables.forRun(ws.id);
     const byKey = Object.fromEntries(run.map((v) => [`${v.category}:${v.key}`, v]));
     assert.deepEqual(Object.keys(byKey).sort(), ['env:a', 'terraform:a', 'terraform:b', 'terraform:c', 'terraform:d', 'terraform:e', 'terraform:secret']);
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(byKey).map(([k, v]) => [k, v.value])),
-      { 'terraform:a': 'priority', 'terraform:b': 'own', 'terraform:c': 'workspace-set', 'terraform:d': 'project', 'terraform:e': 'global', 'env:a': 'env-global', 'terraform:secret': 'hush' },
-    );
+    assert.deepEqual(Object.fromEntries(Object.entries(byKey).map(([k, v]) => [k, v.value])), {
+      'terraform:a': 'priority',
+      'terraform:b': 'own',
+      'terraform:c': 'workspace-set',
+      'terraform:d': 'project',
+      'terraform:e': 'global',
+      'env:a': 'env-global',
+      'terraform:secret': 'hush',
+    });
     assert.deepEqual(byKey['terraform:secret'], { key: 'secret', value: 'hush', category: 'terraform', hcl: true, sensitive: true });
 
     // all-vars shows the same winners, with the sensitive value hidden.
@@ -266,7 +318,10 @@ suite('workspace variables', (ctx) => {
       { set: { priority: false, scope: 'global' as const } },
     ];
     const ranks = order.map(precedenceRank);
-    assert.deepEqual([...ranks].sort((a, b) => a - b), ranks);
+    assert.deepEqual(
+      [...ranks].sort((a, b) => a - b),
+      ranks,
+    );
     assert.equal(new Set(ranks).size, ranks.length);
     const sets = [
       { id: 'varset-b', name: 'B_set', priority: false, scope: 'workspace' as const },
@@ -279,6 +334,9 @@ suite('workspace variables', (ctx) => {
       ],
       sets,
     );
-    assert.deepEqual(winners.map((v) => v.id), ['var-2']);
+    assert.deepEqual(
+      winners.map((v) => v.id),
+      ['var-2'],
+    );
   });
 });

@@ -9,8 +9,7 @@ const lockBody = (reason?: string) => ({ data: { type: '', attributes: reason ==
 suite('workspace locks', (ctx) => {
   const url = (id: string, action: string) => `/api/v2/workspaces/${id}/actions/${action}`;
   // Unlock and force-unlock carry no body; go-tfe still names the JSON:API media type.
-  const act = (id: string, action: string, token: string | null) =>
-    ctx.request('POST', url(id, action), { token, contentType: 'application/vnd.api+json' });
+  const act = (id: string, action: string, token: string | null) => ctx.request('POST', url(id, action), { token, contentType: 'application/vnd.api+json' });
 
   it('locks (with a reason, and go-tfe\'s "type":""), shows who holds it, and unlocks', async () => {
     const org = await ctx.organization();
@@ -97,7 +96,9 @@ suite('workspace locks', (ctx) => {
     const org = await ctx.organization();
     const project = await createProject(ctx, org);
     const [held, other] = [await createWorkspace(ctx, org, project.id), await createWorkspace(ctx, org, project.id)];
-    const team = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, { data: { type: 'teams', attributes: { name: `lockers-${Date.now()}` } } });
+    const team = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, {
+      data: { type: 'teams', attributes: { name: `lockers-${Date.now()}` } },
+    });
     assertStatus(team, 200);
     const teamId = team.body.data.id;
     await grant(ctx, org, teamId, project.id, 'write');

@@ -35,16 +35,42 @@ suite('workspace settings', (ctx) => {
     const a = bare.body.data.attributes;
     assert.deepEqual(
       {
-        auto: a['auto-apply'], destroy: a['allow-destroy-plan'], triggers: a['file-triggers-enabled'], global: a['global-remote-state'],
-        queue: a['queue-all-runs'], speculative: a['speculative-enabled'], structured: a['structured-run-output-enabled'],
-        version: a['terraform-version'], dir: a['working-directory'], prefixes: a['trigger-prefixes'], patterns: a['trigger-patterns'],
-        source: [a['source-name'], a['source-url']], at: a['auto-destroy-at'], mode: a['execution-mode'], operations: a.operations,
-        overwrites: a['setting-overwrites'], actions: a.actions,
+        auto: a['auto-apply'],
+        destroy: a['allow-destroy-plan'],
+        triggers: a['file-triggers-enabled'],
+        global: a['global-remote-state'],
+        queue: a['queue-all-runs'],
+        speculative: a['speculative-enabled'],
+        structured: a['structured-run-output-enabled'],
+        version: a['terraform-version'],
+        dir: a['working-directory'],
+        prefixes: a['trigger-prefixes'],
+        patterns: a['trigger-patterns'],
+        source: [a['source-name'], a['source-url']],
+        at: a['auto-destroy-at'],
+        mode: a['execution-mode'],
+        operations: a.operations,
+        overwrites: a['setting-overwrites'],
+        actions: a.actions,
       },
       {
-        auto: false, destroy: true, triggers: true, global: false, queue: false, speculative: true, structured: true,
-        version: 'latest', dir: '', prefixes: [], patterns: [], source: [null, null], at: null, mode: 'remote', operations: true,
-        overwrites: { 'execution-mode': false, 'agent-pool': false }, actions: { 'is-destroyable': true },
+        auto: false,
+        destroy: true,
+        triggers: true,
+        global: false,
+        queue: false,
+        speculative: true,
+        structured: true,
+        version: 'latest',
+        dir: '',
+        prefixes: [],
+        patterns: [],
+        source: [null, null],
+        at: null,
+        mode: 'remote',
+        operations: true,
+        overwrites: { 'execution-mode': false, 'agent-pool': false },
+        actions: { 'is-destroyable': true },
       },
     );
     const name = bare.body.data.attributes.name;
@@ -52,10 +78,21 @@ suite('workspace settings', (ctx) => {
     assert.deepEqual(bare.body.data.relationships['agent-pool'], { data: null });
 
     const sent = {
-      'auto-apply': true, 'allow-destroy-plan': false, 'file-triggers-enabled': false, 'global-remote-state': true,
-      'queue-all-runs': true, 'speculative-enabled': false, 'structured-run-output-enabled': false, 'assessments-enabled': true,
-      'auto-apply-run-trigger': true, 'terraform-version': '~> 1.5', 'working-directory': 'infra/', 'trigger-prefixes': ['/modules', '/shared'],
-      'source-name': 'my-app', 'source-url': 'https://my-app.example.test/x', 'auto-destroy-at': '2030-01-02T03:04:05+02:00',
+      'auto-apply': true,
+      'allow-destroy-plan': false,
+      'file-triggers-enabled': false,
+      'global-remote-state': true,
+      'queue-all-runs': true,
+      'speculative-enabled': false,
+      'structured-run-output-enabled': false,
+      'assessments-enabled': true,
+      'auto-apply-run-trigger': true,
+      'terraform-version': '~> 1.5',
+      'working-directory': 'infra/',
+      'trigger-prefixes': ['/modules', '/shared'],
+      'source-name': 'my-app',
+      'source-url': 'https://my-app.example.test/x',
+      'auto-destroy-at': '2030-01-02T03:04:05+02:00',
     };
     const full = await createWs(ctx, org, sent);
     assertStatus(full, 201);
@@ -73,9 +110,16 @@ suite('workspace settings', (ctx) => {
   it('updates only what is sent, and keeps source-name and source-url as created', async () => {
     const org = await ctx.organization();
     const w = (await createWs(ctx, org, { 'source-name': 'cli', 'working-directory': 'a/' })).body.data;
-    const res = await ctx.patch(`/api/v2/workspaces/${w.id}`, org.owner.token, wsBody({
-      'auto-apply': true, 'terraform-version': '1.11.4', 'trigger-patterns': ['/mod/**/*'], 'auto-destroy-at': null,
-    }));
+    const res = await ctx.patch(
+      `/api/v2/workspaces/${w.id}`,
+      org.owner.token,
+      wsBody({
+        'auto-apply': true,
+        'terraform-version': '1.11.4',
+        'trigger-patterns': ['/mod/**/*'],
+        'auto-destroy-at': null,
+      }),
+    );
     assertStatus(res, 200);
     const a = res.body.data.attributes;
     assert.equal(a['auto-apply'], true);
@@ -83,7 +127,11 @@ suite('workspace settings', (ctx) => {
     assert.deepEqual(a['trigger-patterns'], ['/mod/**/*']);
     assert.equal(a['working-directory'], 'a/');
     assert.equal(a['source-name'], 'cli');
-    const cleared = await ctx.patch(`/api/v2/workspaces/${w.id}`, org.owner.token, wsBody({ 'trigger-patterns': [], 'auto-destroy-at': '2031-05-06T07:08:09Z' }));
+    const cleared = await ctx.patch(
+      `/api/v2/workspaces/${w.id}`,
+      org.owner.token,
+      wsBody({ 'trigger-patterns': [], 'auto-destroy-at': '2031-05-06T07:08:09Z' }),
+    );
     assert.deepEqual(cleared.body.data.attributes['trigger-patterns'], []);
     assert.equal(cleared.body.data.attributes['auto-destroy-at'], '2031-05-06T07:08:09.000Z');
     const nulled = await ctx.patch(`/api/v2/workspaces/${w.id}`, org.owner.token, wsBody({ 'auto-destroy-at': null }));
@@ -183,16 +231,34 @@ suite('execution modes', (ctx) => {
     const t = org.owner.token;
     const pool = await createPool(ctx, org);
     const onlyPool = await ctx.patch(url, t, orgBody({}, poolRel(pool.id)));
-    assert.match(assertError(onlyPool, 422, '/data/relationships/default-agent-pool/data').detail!, /must not be specified unless using 'agent' execution mode/);
-    assert.match(assertError(await ctx.patch(url, t, orgBody({ 'default-execution-mode': 'agent' })), 422, '/data/attributes/default-execution-mode').detail!, /must be specified/);
-    assertError(await ctx.patch(url, t, orgBody({ 'default-execution-mode': 'local', 'default-agent-pool-id': pool.id })), 422, '/data/attributes/default-agent-pool-id');
+    assert.match(
+      assertError(onlyPool, 422, '/data/relationships/default-agent-pool/data').detail!,
+      /must not be specified unless using 'agent' execution mode/,
+    );
+    assert.match(
+      assertError(await ctx.patch(url, t, orgBody({ 'default-execution-mode': 'agent' })), 422, '/data/attributes/default-execution-mode').detail!,
+      /must be specified/,
+    );
+    assertError(
+      await ctx.patch(url, t, orgBody({ 'default-execution-mode': 'local', 'default-agent-pool-id': pool.id })),
+      422,
+      '/data/attributes/default-agent-pool-id',
+    );
     assertError(await ctx.patch(url, t, orgBody({ 'default-execution-mode': 'elsewhere' })), 422, '/data/attributes/default-execution-mode');
     // A pool of another organization is no pool of this one.
     const other = await ctx.organization();
     const foreign = await createPool(ctx, other);
-    const e = assertError(await ctx.patch(url, t, orgBody({ 'default-execution-mode': 'agent' }, poolRel(foreign.id))), 422, '/data/relationships/default-agent-pool/data');
+    const e = assertError(
+      await ctx.patch(url, t, orgBody({ 'default-execution-mode': 'agent' }, poolRel(foreign.id))),
+      422,
+      '/data/relationships/default-agent-pool/data',
+    );
     assert.equal(e.detail, 'Agent pool not found');
-    assertError(await ctx.post('/api/v2/organizations', t, orgBody({ name: unique('org'), email: 'a@b.test', 'default-execution-mode': 'agent' })), 422, '/data/attributes/default-execution-mode');
+    assertError(
+      await ctx.post('/api/v2/organizations', t, orgBody({ name: unique('org'), email: 'a@b.test', 'default-execution-mode': 'agent' })),
+      422,
+      '/data/attributes/default-execution-mode',
+    );
 
     const agent = await ctx.patch(url, t, orgBody({ 'default-execution-mode': 'agent' }, poolRel(pool.id)));
     assertStatus(agent, 200);
@@ -223,7 +289,9 @@ suite('execution modes', (ctx) => {
     assertError(await ctx.patch(`/api/v2/organizations/${org.name}`, outsider.owner.token, orgBody({ 'default-execution-mode': 'local' })), 404);
     assert.equal((await ctx.get(`/api/v2/organizations/${org.name}`, org.owner.token)).body.data.attributes['default-execution-mode'], 'remote');
     const wrongType = await ctx.request('PATCH', `/api/v2/organizations/${org.name}`, {
-      token: org.owner.token, body: orgBody({ 'default-execution-mode': 'local' }), contentType: 'application/json',
+      token: org.owner.token,
+      body: orgBody({ 'default-execution-mode': 'local' }),
+      contentType: 'application/json',
     });
     assertError(wrongType, 415);
   });
@@ -322,7 +390,9 @@ suite('execution modes', (ctx) => {
 
     // Allowed, it may; the other workspaces still may not.
     const allow = (ids: string[]) =>
-      ctx.patch(`/api/v2/agent-pools/${scoped}`, t, { data: { type: 'agent-pools', relationships: { 'allowed-workspaces': { data: ids.map((id) => ({ type: 'workspaces', id })) } } } });
+      ctx.patch(`/api/v2/agent-pools/${scoped}`, t, {
+        data: { type: 'agent-pools', relationships: { 'allowed-workspaces': { data: ids.map((id) => ({ type: 'workspaces', id })) } } },
+      });
     assertStatus(await allow([ws]), 200);
     assertStatus(await ctx.patch(`/api/v2/workspaces/${ws}`, t, toScoped), 200);
     assert.equal(await poolOf(ws), scoped);
@@ -346,7 +416,11 @@ suite('execution modes', (ctx) => {
     assert.equal(await poolOf(ws), scoped);
     assertError(await ctx.patch(`/api/v2/workspaces/${ws}`, t, toScoped), 422, '/data/attributes/agent-pool-id');
     // An organization-scoped pool serves every workspace, new ones too.
-    const fresh = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, t, wsBody({ name: unique('ws'), 'execution-mode': 'agent', 'agent-pool-id': orgDefault.id }));
+    const fresh = await ctx.post(
+      `/api/v2/organizations/${org.name}/workspaces`,
+      t,
+      wsBody({ name: unique('ws'), 'execution-mode': 'agent', 'agent-pool-id': orgDefault.id }),
+    );
     assertStatus(fresh, 201);
     assert.equal(fresh.body.data.relationships['agent-pool'].data.id, orgDefault.id);
   });
@@ -361,7 +435,9 @@ suite('execution modes', (ctx) => {
       const ws = (await createWs(ctx, org, { 'execution-mode': 'remote' })).body.data.id as string;
       const blocked = async () => {
         for (let i = 0; i < 100; i++) {
-          const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.database.db);
+          const r = await sql<{
+            n: number;
+          }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.database.db);
           if (r.rows[0]!.n > 0) return true;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }

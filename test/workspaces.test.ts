@@ -12,12 +12,16 @@ suite('workspaces', (ctx) => {
     const org = await ctx.organization();
     const name = unique('app');
     // Attributes real clients send but Hangar does not model are ignored.
-    const res = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, org.owner.token, wsBody({
-      name,
-      description: 'the app',
-      'execution-mode': 'remote',
-      'terraform-version': '1.9.0',
-    }));
+    const res = await ctx.post(
+      `/api/v2/organizations/${org.name}/workspaces`,
+      org.owner.token,
+      wsBody({
+        name,
+        description: 'the app',
+        'execution-mode': 'remote',
+        'terraform-version': '1.9.0',
+      }),
+    );
     assertStatus(res, 201);
     const w = res.body.data;
     assert.match(w.id, /^ws-[0-9A-Za-z]{16}$/);
@@ -59,8 +63,16 @@ suite('workspaces', (ctx) => {
     const w = await createWorkspace(ctx, org);
     const e = assertError(await ctx.post(url, t, wsBody({ name: w.attributes.name.toUpperCase() })), 422, '/data/attributes/name');
     assert.equal(e.detail, 'Name has already been taken');
-    assertError(await ctx.post(url, t, wsBody({ name: unique('ws'), 'auto-destroy-activity-duration': '0h' })), 422, '/data/attributes/auto-destroy-activity-duration');
-    assertError(await ctx.post(url, t, wsBody({ name: unique('ws'), 'inherits-project-auto-destroy': 'yes' })), 422, '/data/attributes/inherits-project-auto-destroy');
+    assertError(
+      await ctx.post(url, t, wsBody({ name: unique('ws'), 'auto-destroy-activity-duration': '0h' })),
+      422,
+      '/data/attributes/auto-destroy-activity-duration',
+    );
+    assertError(
+      await ctx.post(url, t, wsBody({ name: unique('ws'), 'inherits-project-auto-destroy': 'yes' })),
+      422,
+      '/data/attributes/inherits-project-auto-destroy',
+    );
     assertError(await ctx.post(url, t, { data: { type: 'projects', attributes: { name: unique('ws') } } }), 422, '/data/type');
     assertError(await ctx.post(url, t, { data: { type: 'workspaces', attributes: {} } }), 422, '/data/attributes/name');
     const missing = await ctx.post(url, t, workspaceBody({ name: unique('ws') }, 'prj-0000000000000000'));
@@ -98,10 +110,20 @@ suite('workspaces', (ctx) => {
     for (let i = 0; i < 3; i++) ws.push(await createWorkspace(ctx, org));
     const run = async (id: string) => {
       const cv = await ctx.post(`/api/v2/workspaces/${id}/configuration-versions`, org.owner.token, { data: { type: 'configuration-versions' } });
-      const put = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: Buffer.from([0x1f, 0x8b, 8, 0]) });
+      const put = await ctx.app.inject({
+        method: 'PUT',
+        url: new URL(cv.body.data.attributes['upload-url']).pathname,
+        payload: Buffer.from([0x1f, 0x8b, 8, 0]),
+      });
       assert.equal(put.statusCode, 200);
       const r = await ctx.post('/api/v2/runs', org.owner.token, {
-        data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id } }, 'configuration-version': { data: { type: 'configuration-versions', id: cv.body.data.id } } } },
+        data: {
+          type: 'runs',
+          relationships: {
+            workspace: { data: { type: 'workspaces', id } },
+            'configuration-version': { data: { type: 'configuration-versions', id: cv.body.data.id } },
+          },
+        },
       });
       assertStatus(r, 201);
       return r.body.data.id as string;
@@ -127,7 +149,10 @@ suite('workspaces', (ctx) => {
     const withState = await get('?include=current-state-version,current_run');
     assert.equal(withState.body.data[1].relationships['current-state-version'].data.id, sv.id);
     const included = withState.body.included.filter((r: any) => r.type === 'state-versions');
-    assert.deepEqual(included.map((r: any) => r.id), [sv.id]);
+    assert.deepEqual(
+      included.map((r: any) => r.id),
+      [sv.id],
+    );
     assert.ok(included[0].attributes['hosted-state-download-url']);
     // Only what the caller may read is included.
     const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
@@ -157,7 +182,7 @@ suite('workspaces', (ctx) => {
     assertError(await ctx.delete(`/api/v2/workspaces/${w2.id}`, org.owner.token), 404);
   });
 
-  it('inherits the project\'s auto-destroy duration unless overridden', async () => {
+  it("inherits the project's auto-destroy duration unless overridden", async () => {
     const org = await ctx.organization();
     const t = org.owner.token;
     const p = await createProject(ctx, org, { 'auto-destroy-activity-duration': '14d' });
@@ -186,9 +211,15 @@ suite('workspaces', (ctx) => {
     assert.equal(byId.get(overriding.id), '3d');
 
     // Moving makes an inheriting workspace follow its new project; an override stays.
-    assertStatus(await ctx.post(`/api/v2/projects/${q.id}/relationships/workspaces`, t, {
-      data: [{ type: 'workspaces', id: inheriting.id }, { type: 'workspaces', id: overriding.id }],
-    }), 204);
+    assertStatus(
+      await ctx.post(`/api/v2/projects/${q.id}/relationships/workspaces`, t, {
+        data: [
+          { type: 'workspaces', id: inheriting.id },
+          { type: 'workspaces', id: overriding.id },
+        ],
+      }),
+      204,
+    );
     assert.deepEqual(await effective(inheriting.id), ['5h', true]);
     assert.deepEqual(await effective(overriding.id), ['3d', false]);
 
@@ -196,13 +227,19 @@ suite('workspaces', (ctx) => {
     const back = await ctx.patch(`/api/v2/workspaces/${overriding.id}`, t, wsBody({ 'inherits-project-auto-destroy': true }));
     assert.deepEqual([back.body.data.attributes['auto-destroy-activity-duration'], back.body.data.attributes['inherits-project-auto-destroy']], ['5h', true]);
     const cleared = await ctx.patch(`/api/v2/workspaces/${explicit.id}`, t, wsBody({ 'auto-destroy-activity-duration': null }));
-    assert.deepEqual([cleared.body.data.attributes['auto-destroy-activity-duration'], cleared.body.data.attributes['inherits-project-auto-destroy']], [null, false]);
+    assert.deepEqual(
+      [cleared.body.data.attributes['auto-destroy-activity-duration'], cleared.body.data.attributes['inherits-project-auto-destroy']],
+      [null, false],
+    );
     const set = await ctx.patch(`/api/v2/workspaces/${inheriting.id}`, t, wsBody({ 'auto-destroy-activity-duration': '8h' }));
     assert.deepEqual([set.body.data.attributes['auto-destroy-activity-duration'], set.body.data.attributes['inherits-project-auto-destroy']], ['8h', false]);
     // A null sent to an inheriting workspace leaves it inheriting.
     const stays = await createWorkspace(ctx, org, q.id);
     const nulled = await ctx.patch(`/api/v2/workspaces/${stays.id}`, t, wsBody({ 'auto-destroy-activity-duration': null }));
-    assert.deepEqual([nulled.body.data.attributes['auto-destroy-activity-duration'], nulled.body.data.attributes['inherits-project-auto-destroy']], ['5h', true]);
+    assert.deepEqual(
+      [nulled.body.data.attributes['auto-destroy-activity-duration'], nulled.body.data.attributes['inherits-project-auto-destroy']],
+      ['5h', true],
+    );
   });
 
   it('tells a caller who named no project that they may not create workspaces in the default project, revealing nothing of it', async () => {
@@ -256,7 +293,10 @@ suite('workspaces', (ctx) => {
     const reader = await ctx.member(org);
     await grant(ctx, org, reader.teamId, p.id, 'read');
     const readerList = await ctx.get(url, reader.token);
-    assert.deepEqual(readerList.body.data.map((w: any) => w.relationships.project.data.id).filter((id: string) => id !== p.id), []);
+    assert.deepEqual(
+      readerList.body.data.map((w: any) => w.relationships.project.data.id).filter((id: string) => id !== p.id),
+      [],
+    );
     assert.ok(readerList.body.data.some((w: any) => w.id === inP.id));
     assertError(await ctx.get(`/api/v2/workspaces/${inDefault.id}`, reader.token), 404);
     assertError(await ctx.patch(`/api/v2/workspaces/${inP.id}`, reader.token, wsBody({ description: 'x' })), 403);
@@ -298,7 +338,10 @@ suite('workspaces', (ctx) => {
       assertError(res, 401);
     }
     assertError(await ctx.request('POST', url, { token: org.owner.token, body: wsBody({ name: unique('ws') }), contentType: 'application/json' }), 415);
-    assertError(await ctx.request('PATCH', `/api/v2/workspaces/${w.id}`, { token: org.owner.token, body: wsBody({ name: 'x' }), contentType: 'text/plain' }), 415);
+    assertError(
+      await ctx.request('PATCH', `/api/v2/workspaces/${w.id}`, { token: org.owner.token, body: wsBody({ name: 'x' }), contentType: 'text/plain' }),
+      415,
+    );
     for (const id of ['ws-0000000000000000', 'prj-0000000000000000', 'x']) {
       assertError(await ctx.get(`/api/v2/workspaces/${id}`, org.owner.token), 404);
       assertError(await ctx.patch(`/api/v2/workspaces/${id}`, org.owner.token, wsBody({ description: 'x' })), 404);

@@ -78,7 +78,12 @@ export function createAgentPoolsService(deps: {
   async function setAllowedWorkspaces(trx: Queryable, pool: AgentPool, ids: readonly string[], at: string): Promise<void> {
     const unique = [...new Set(ids)];
     const known = await deps.workspaces.idsInOrganization(pool.organizationId, unique, trx);
-    const problems = unknownIds(ids, (id) => known.has(id), 'Workspace', (i) => `${ALLOWED_WORKSPACES}/data/${i}/id`);
+    const problems = unknownIds(
+      ids,
+      (id) => known.has(id),
+      'Workspace',
+      (i) => `${ALLOWED_WORKSPACES}/data/${i}/id`,
+    );
     if (problems.length) throw errors.invalid(problems);
     // A workspace deleted between the check and the insert.
     await guarded(store.allowedWorkspaces.replace(trx, pool.id, unique, at), {

@@ -37,7 +37,12 @@ export async function findPoolById(q: Queryable, id: string): Promise<AgentPool 
 /** Which of `ids` are pools of the organization (one query). */
 export async function poolIdsInOrganization(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await q.selectFrom('agent_pools').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  const rows = await q
+    .selectFrom('agent_pools')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -48,7 +53,12 @@ export async function poolIdsInOrganization(q: Queryable, organizationId: string
  * transaction on PostgreSQL it share-locks the pool's row, which a pool's update locks for
  * update (`lockPool`) before it changes the scope or the list, so the answer holds until commit.
  */
-export async function poolUsability(q: Queryable, organizationId: string, poolId: string, workspaceId: string | null): Promise<{ usable: boolean } | undefined> {
+export async function poolUsability(
+  q: Queryable,
+  organizationId: string,
+  poolId: string,
+  workspaceId: string | null,
+): Promise<{ usable: boolean } | undefined> {
   let query = q
     .selectFrom('agent_pools')
     .select((eb) => usableBy(eb, workspaceId ?? undefined).as('usable'))

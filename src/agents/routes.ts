@@ -30,22 +30,42 @@ function sendStatus<R extends TextReply<R>>(reply: R, status: number, view: Agen
 
 /** The JSON:API surface under /api/v2: people looking at agents. */
 export async function agentsRoutes(app: Api, { agents }: { agents: AgentsService }): Promise<void> {
-  app.get('/agent-pools/:agent_pool_id/agents', { schema: { summary: "List an agent pool's agents", tags, params: AgentPoolParams, querystring: ListByCreationQuery, response: responses({ 200: AgentListDocument }) } }, async (request) => {
-    const query = request.query;
-    const page = parsePage(query);
-    const sort = sortOf(query.sort);
-    const { items, total } = await agents.list(request.caller, request.params.agent_pool_id, sort, page);
-    return { data: items.map(agentResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+  app.get(
+    '/agent-pools/:agent_pool_id/agents',
+    {
+      schema: {
+        summary: "List an agent pool's agents",
+        tags,
+        params: AgentPoolParams,
+        querystring: ListByCreationQuery,
+        response: responses({ 200: AgentListDocument }),
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const page = parsePage(query);
+      const sort = sortOf(query.sort);
+      const { items, total } = await agents.list(request.caller, request.params.agent_pool_id, sort, page);
+      return { data: items.map(agentResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
-  app.get('/agents/:agent_id', { schema: { summary: 'Show an agent', tags, params: AgentParams, response: responses({ 200: AgentDocument }) } }, async (request) => {
-    return { data: agentResource(await agents.show(request.caller, request.params.agent_id)) };
-  });
+  app.get(
+    '/agents/:agent_id',
+    { schema: { summary: 'Show an agent', tags, params: AgentParams, response: responses({ 200: AgentDocument }) } },
+    async (request) => {
+      return { data: agentResource(await agents.show(request.caller, request.params.agent_id)) };
+    },
+  );
 
-  app.delete('/agents/:agent_id', { schema: { summary: 'Delete an agent (only one that has exited or errored)', tags, params: AgentParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await agents.destroy(request.caller, request.params.agent_id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/agents/:agent_id',
+    { schema: { summary: 'Delete an agent (only one that has exited or errored)', tags, params: AgentParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await agents.destroy(request.caller, request.params.agent_id);
+      return reply.code(204).send();
+    },
+  );
 }
 
 /** The plain-JSON surface under /api/agent: agents themselves, authenticated by agent tokens. */
@@ -70,10 +90,21 @@ export async function agentEndpointRoutes(app: Api, { agents }: { agents: Agents
     },
   );
 
-  app.post('/status', { schema: { summary: 'An agent reports its status (its heartbeat)', tags: protocolTags, body: AgentStatusBody, response: responses({ 200: AgentStatusDocument }) } }, (request, reply) => {
-    const view = agents.heartbeat(request.agent, { id: request.body.id, status: request.body.status, ipAddress: request.ip });
-    // Most pings are answered without waiting (see the service), and then without a promise.
-    if (view instanceof Promise) return view.then((v) => sendStatus(reply, 200, v));
-    sendStatus(reply, 200, view);
-  });
+  app.post(
+    '/status',
+    {
+      schema: {
+        summary: 'An agent reports its status (its heartbeat)',
+        tags: protocolTags,
+        body: AgentStatusBody,
+        response: responses({ 200: AgentStatusDocument }),
+      },
+    },
+    (request, reply) => {
+      const view = agents.heartbeat(request.agent, { id: request.body.id, status: request.body.status, ipAddress: request.ip });
+      // Most pings are answered without waiting (see the service), and then without a promise.
+      if (view instanceof Promise) return view.then((v) => sendStatus(reply, 200, v));
+      sendStatus(reply, 200, view);
+    },
+  );
 }

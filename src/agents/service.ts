@@ -62,7 +62,13 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
 
   /** A heartbeat that writes the agent's row. */
   async function record(principal: AgentPrincipal, input: { id: string; status: StoredAgentStatus; ipAddress: string | null }, at: number): Promise<AgentView> {
-    const agent = await store.recordHeartbeat(db, { id: input.id, status: input.status, ipAddress: input.ipAddress, agentPoolId: principal.agentPoolId, at: new Date(at).toISOString() });
+    const agent = await store.recordHeartbeat(db, {
+      id: input.id,
+      status: input.status,
+      ipAddress: input.ipAddress,
+      agentPoolId: principal.agentPoolId,
+      at: new Date(at).toISOString(),
+    });
     if (!agent) {
       written.delete(input.id);
       throw errors.notFound();
@@ -142,7 +148,8 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
         return;
       }
       // Not deleted: either it is running, or someone else deleted it in the meantime.
-      if (await store.findAgentById(db, agent.id)) throw errors.preconditionFailed('The agent is idle or busy; only an exited, errored or unknown agent can be deleted');
+      if (await store.findAgentById(db, agent.id))
+        throw errors.preconditionFailed('The agent is idle or busy; only an exited, errored or unknown agent can be deleted');
       throw errors.notFound();
     },
   };

@@ -108,10 +108,8 @@ export const ACTIONS = {
   // Whoever may issue, show and revoke a team's token (`manage-team-token`) may list them all;
   // to anyone else the list does not exist (TFE answers 404), as with the organization token.
   'list-team-tokens': row('organization', HIDE, ({ standing }) => holds(standing, 'manage-teams')),
-  'grant-organization-access': row(
-    'organization',
-    forbid('Changing organization access needs the manage-organization-access permission'),
-    ({ standing }) => holds(standing, 'manage-organization-access'),
+  'grant-organization-access': row('organization', forbid('Changing organization access needs the manage-organization-access permission'), ({ standing }) =>
+    holds(standing, 'manage-organization-access'),
   ),
   // Whatever else an action needs, nobody but an owner hands out a permission it does not hold
   // itself: not to a team (organization access, project access) and not by putting a user on a
@@ -126,7 +124,9 @@ export const ACTIONS = {
   'manage-policies': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-policies')),
   // TFE's `manage-policy-overrides`; Hangar's teams have no such permission yet, so those who may
   // manage the policies may override a soft-mandatory failure.
-  'override-policy-check': row('organization', forbid('Overriding a policy check needs the manage-policies permission'), ({ standing }) => holds(standing, 'manage-policies')),
+  'override-policy-check': row('organization', forbid('Overriding a policy check needs the manage-policies permission'), ({ standing }) =>
+    holds(standing, 'manage-policies'),
+  ),
   'read-agent-pools': row('organization', forbid(), ({ standing }) => holds(standing, 'read-agent-pools')),
   'manage-agent-pools': row('organization', forbid(), ({ standing }) => holds(standing, 'manage-agent-pools')),
   // A pool's tokens are invisible, as in TFE, to members who may not manage pools.
@@ -138,7 +138,9 @@ export const ACTIONS = {
   // Organization memberships (invitations): `manage-membership` (which `manage-teams` implies)
   // invites and removes people. The list exists for every member, but only they may read it:
   // it holds everyone's e-mail address.
-  'read-memberships': row('organization', forbid("You are not allowed to view the organization's memberships"), ({ standing }) => holds(standing, 'manage-membership')),
+  'read-memberships': row('organization', forbid("You are not allowed to view the organization's memberships"), ({ standing }) =>
+    holds(standing, 'manage-membership'),
+  ),
   'invite-member': row('organization', forbid('You are not allowed to invite members'), ({ standing }) => holds(standing, 'manage-membership')),
   // A membership exists for its own user (invited, and so no member yet) and for those who manage
   // memberships; its user alone accepts it, and its user (leaving) or a manager removes it.
@@ -171,8 +173,16 @@ export const ACTIONS = {
   // Tags: read with the project; written by whoever may update it.
   'manage-project-tags': row('project', forbid('You are not allowed to manage the tags of this project'), ({ authority }) => authority.update),
   // Variable sets a project owns or has applied: TFE's project `variable-sets` permission.
-  'read-project-variable-sets': row('project', forbid("You are not allowed to read this project's variable sets"), ({ authority }) => authority.readVariableSets),
-  'manage-project-variable-sets': row('project', forbid("You are not allowed to manage this project's variable sets"), ({ authority }) => authority.manageVariableSets),
+  'read-project-variable-sets': row(
+    'project',
+    forbid("You are not allowed to read this project's variable sets"),
+    ({ authority }) => authority.readVariableSets,
+  ),
+  'manage-project-variable-sets': row(
+    'project',
+    forbid("You are not allowed to manage this project's variable sets"),
+    ({ authority }) => authority.manageVariableSets,
+  ),
   'read-team-grant': row('team-grant', HIDE, ({ standing, authority, grant }) => seesTeamGrant(standing, authority, grant)),
 
   // Workspaces, through their project

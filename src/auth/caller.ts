@@ -53,10 +53,23 @@ export class Caller {
     const answers = orgs.map((o) => standingsOf.get(this.principal, o.id));
     const missing = orgs.filter((_, i) => !answers[i]);
     if (missing.length > 0) {
-      const grants = this.principal.kind === 'user' && !this.principal.user.isSiteAdmin
-        ? this.#loadGrants(this.principal.user.id, missing.map((o) => o.id))
-        : Promise.resolve(new Map<string, TeamGrant[]>());
-      const loaded = new Map(missing.map((org) => [org.id, standingsOf.set(this.principal, org.id, grants.then((g) => frozen(this.#resolve(org, g.get(org.id) ?? []))))]));
+      const grants =
+        this.principal.kind === 'user' && !this.principal.user.isSiteAdmin
+          ? this.#loadGrants(
+              this.principal.user.id,
+              missing.map((o) => o.id),
+            )
+          : Promise.resolve(new Map<string, TeamGrant[]>());
+      const loaded = new Map(
+        missing.map((org) => [
+          org.id,
+          standingsOf.set(
+            this.principal,
+            org.id,
+            grants.then((g) => frozen(this.#resolve(org, g.get(org.id) ?? []))),
+          ),
+        ]),
+      );
       orgs.forEach((o, i) => (answers[i] ??= loaded.get(o.id)));
     }
     for (const org of orgs) this.asked(org);

@@ -50,7 +50,17 @@ function parse(stored: string): { params: Params; salt: Buffer; key: Buffer } | 
   if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   // Bounds, so that a tampered row cannot make one sign-in take the server's memory.
-  const valid = Number.isInteger(N) && N >= 2 && N <= 2 ** 20 && (N & (N - 1)) === 0 && Number.isInteger(r) && r >= 1 && r <= 32 && Number.isInteger(p) && p >= 1 && p <= 16;
+  const valid =
+    Number.isInteger(N) &&
+    N >= 2 &&
+    N <= 2 ** 20 &&
+    (N & (N - 1)) === 0 &&
+    Number.isInteger(r) &&
+    r >= 1 &&
+    r <= 32 &&
+    Number.isInteger(p) &&
+    p >= 1 &&
+    p <= 16;
   if (!valid || !B64.test(parts[4]!) || !B64.test(parts[5]!)) return null;
   return { params: { N, r, p }, salt: Buffer.from(parts[4]!, 'base64'), key: Buffer.from(parts[5]!, 'base64') };
 }

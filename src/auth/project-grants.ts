@@ -194,10 +194,12 @@ function grantPasses(eb: GrantsEb, condition: GrantCondition) {
  * project.
  */
 export function projectsGrantedTo(eb: ExpressionBuilder<Schema, 'projects'>, teamIds: readonly string[], condition: GrantCondition) {
-  return eb
-    .selectFrom('team_projects as tp')
-    .select('tp.project_id')
-    // An empty list is `1 = 0` (Kysely), never the invalid `in ()`.
-    .where((inner) => (teamIds.length ? inner('tp.team_id', 'in', [...teamIds]) : inner.or([])))
-    .where((inner) => grantPasses(inner, condition));
+  return (
+    eb
+      .selectFrom('team_projects as tp')
+      .select('tp.project_id')
+      // An empty list is `1 = 0` (Kysely), never the invalid `in ()`.
+      .where((inner) => (teamIds.length ? inner('tp.team_id', 'in', [...teamIds]) : inner.or([])))
+      .where((inner) => grantPasses(inner, condition))
+  );
 }

@@ -19,7 +19,15 @@ const level = (
   sentinelMocks: WorkspaceGrant['sentinel-mocks'],
   locking: boolean,
   runTasks: boolean,
-): WorkspaceGrant => ({ access, runs, variables, 'state-versions': stateVersions, 'sentinel-mocks': sentinelMocks, 'workspace-locking': locking, 'run-tasks': runTasks });
+): WorkspaceGrant => ({
+  access,
+  runs,
+  variables,
+  'state-versions': stateVersions,
+  'sentinel-mocks': sentinelMocks,
+  'workspace-locking': locking,
+  'run-tasks': runTasks,
+});
 
 /** Every level's permissions; `custom` holds the defaults a custom grant starts from. */
 export const WORKSPACE_IMPLIED: Record<WorkspaceAccessLevel, WorkspaceGrant> = {

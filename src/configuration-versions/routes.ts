@@ -24,7 +24,15 @@ const tags = ['Configuration versions'];
 export async function configurationVersionsRoutes(app: Api, { configurationVersions }: { configurationVersions: ConfigurationVersionsService }): Promise<void> {
   app.post(
     '/workspaces/:workspace_id/configuration-versions',
-    { schema: { summary: 'Create a configuration version and its upload URL', tags, params: WorkspaceParams, body: CreateConfigurationVersionBody, response: responses({ 201: ConfigurationVersionDocument }) } },
+    {
+      schema: {
+        summary: 'Create a configuration version and its upload URL',
+        tags,
+        params: WorkspaceParams,
+        body: CreateConfigurationVersionBody,
+        response: responses({ 201: ConfigurationVersionDocument }),
+      },
+    },
     async (request, reply) => {
       const a = request.body.data.attributes ?? {};
       const { cv, uploadObject } = await configurationVersions.create(request.caller, request.params.workspace_id, {
@@ -39,7 +47,15 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
 
   app.get(
     '/workspaces/:workspace_id/configuration-versions',
-    { schema: { summary: "List a workspace's configuration versions", tags, params: WorkspaceParams, querystring: ListConfigurationVersionsQuery, response: responses({ 200: ConfigurationVersionListDocument }) } },
+    {
+      schema: {
+        summary: "List a workspace's configuration versions",
+        tags,
+        params: WorkspaceParams,
+        querystring: ListConfigurationVersionsQuery,
+        response: responses({ 200: ConfigurationVersionListDocument }),
+      },
+    },
     async (request) => {
       const page = parsePage(request.query);
       const { items, total } = await configurationVersions.list(request.caller, request.params.workspace_id, page);
@@ -49,25 +65,48 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
 
   app.get(
     '/configuration-versions/:configuration_version_id/download',
-    { schema: { summary: "Download an uploaded configuration version's tarball", tags, params: ConfigurationVersionParams, response: responses({ 200: Archive }) } },
+    {
+      schema: {
+        summary: "Download an uploaded configuration version's tarball",
+        tags,
+        params: ConfigurationVersionParams,
+        response: responses({ 200: Archive }),
+      },
+    },
     async (request, reply) => {
       const bytes = await configurationVersions.download(request.caller, request.params.configuration_version_id);
-      return reply.code(200).type('application/octet-stream').send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      return reply
+        .code(200)
+        .type('application/octet-stream')
+        .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     },
   );
 
   app.post(
     '/configuration-versions/:configuration_version_id/actions/archive',
-    { schema: { summary: 'Archive a configuration version (its tarball is dropped); never the current one', tags, params: ConfigurationVersionParams, response: responses({ 202: NoContent }) } },
+    {
+      schema: {
+        summary: 'Archive a configuration version (its tarball is dropped); never the current one',
+        tags,
+        params: ConfigurationVersionParams,
+        response: responses({ 202: NoContent }),
+      },
+    },
     async (request, reply) => {
       await configurationVersions.archiveVersion(request.caller, request.params.configuration_version_id);
       return reply.code(202).send();
     },
   );
 
-  app.get('/configuration-versions/:configuration_version_id', { schema: { summary: 'Show a configuration version', tags, params: ConfigurationVersionParams, response: responses({ 200: ConfigurationVersionDocument }) } }, async (request) => {
-    return { data: configurationVersionResource(await configurationVersions.show(request.caller, request.params.configuration_version_id)) };
-  });
+  app.get(
+    '/configuration-versions/:configuration_version_id',
+    {
+      schema: { summary: 'Show a configuration version', tags, params: ConfigurationVersionParams, response: responses({ 200: ConfigurationVersionDocument }) },
+    },
+    async (request) => {
+      return { data: configurationVersionResource(await configurationVersions.show(request.caller, request.params.configuration_version_id)) };
+    },
+  );
 }
 
 /**
@@ -77,16 +116,26 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
 export async function uploadRoutes(app: Api, { configurationVersions }: { configurationVersions: ConfigurationVersionsService }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_request, body, done) => done(null, body));
-  app.put(`${UPLOAD_PREFIX}/:object`, {
+  app.put(
+    `${UPLOAD_PREFIX}/:object`,
+    {
       bodyLimit: MAX_ARCHIVE_BYTES,
-      schema: { summary: "Upload a configuration version's tarball (the URL is the credential; no token)", tags, consumes: ['application/octet-stream'], params: UploadParams, response: responses({ 200: NoContent }) },
+      schema: {
+        summary: "Upload a configuration version's tarball (the URL is the credential; no token)",
+        tags,
+        consumes: ['application/octet-stream'],
+        params: UploadParams,
+        response: responses({ 200: NoContent }),
+      },
       // The credential is checked before the body is read: without one, nobody gets Hangar to buffer megabytes.
       onRequest: async (request) => {
         configurationVersions.checkUploadUrl((request.params as Partial<Static<typeof UploadParams>>).object ?? '');
       },
-    }, async (request, reply) => {
-    const body = request.body;
-    await configurationVersions.upload(request.params.object, body instanceof Uint8Array ? body : new Uint8Array());
-    return reply.code(200).send();
-  });
+    },
+    async (request, reply) => {
+      const body = request.body;
+      await configurationVersions.upload(request.params.object, body instanceof Uint8Array ? body : new Uint8Array());
+      return reply.code(200).send();
+    },
+  );
 }

@@ -128,7 +128,11 @@ export function createConfigurationVersionsService(deps: { database: Database; w
         if (!(await store.archiveVersion(trx, cv.id, now()))) {
           const fresh = await store.findConfigurationVersion(trx, cv.id);
           if (!fresh) throw errors.notFound();
-          throw refused(fresh.status === 'uploaded' ? 'configuration could not be archived because it is current' : `configuration could not be archived because it is ${fresh.status}`);
+          throw refused(
+            fresh.status === 'uploaded'
+              ? 'configuration could not be archived because it is current'
+              : `configuration could not be archived because it is ${fresh.status}`,
+          );
         }
       });
     },

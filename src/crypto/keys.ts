@@ -77,9 +77,7 @@ function createKeyFile(file: string): void {
 export function configuredKeys(config: Pick<Config, 'encryptionKeys'>, dialect: Dialect): Buffer[] | null {
   if (config.encryptionKeys !== null) return parseEncryptionKeys(config.encryptionKeys);
   if (dialect === 'postgres') {
-    throw new ConfigError(
-      `HANGAR_ENCRYPTION_KEY is required with PostgreSQL (every Hangar instance sharing the database needs the same key); ${HOW_TO}`,
-    );
+    throw new ConfigError(`HANGAR_ENCRYPTION_KEY is required with PostgreSQL (every Hangar instance sharing the database needs the same key); ${HOW_TO}`);
   }
   return null;
 }

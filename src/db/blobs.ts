@@ -30,7 +30,12 @@ export const databaseBlobStore: BlobStore = {
       .execute();
   },
   async get(q, key) {
-    const r = await q.selectFrom('state_version_blobs').select('sealed').where('state_version_id', '=', key.owner).where('kind', '=', key.kind).executeTakeFirst();
+    const r = await q
+      .selectFrom('state_version_blobs')
+      .select('sealed')
+      .where('state_version_id', '=', key.owner)
+      .where('kind', '=', key.kind)
+      .executeTakeFirst();
     return r?.sealed;
   },
   async kinds(q, owner) {

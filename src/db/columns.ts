@@ -20,11 +20,7 @@ export interface Computed<V> {
 type ColumnName<R> = keyof Selectable<R> & string;
 /** Columns whose stored type is already the field's type: named as they are. */
 type PlainColumn<R, V> = { [C in ColumnName<R>]: [Selectable<R>[C]] extends [V] ? C : never }[ColumnName<R>];
-type Field<R, V> =
-  | PlainColumn<R, V>
-  | Converted<ColumnName<R>, V>
-  | Computed<V>
-  | (V extends Record<string, unknown> ? ColumnMap<R, V> : never);
+type Field<R, V> = PlainColumn<R, V> | Converted<ColumnName<R>, V> | Computed<V> | (V extends Record<string, unknown> ? ColumnMap<R, V> : never);
 
 /** Every field of `E` and where it lives in a row of `R`. */
 export type ColumnMap<R, E> = { readonly [K in keyof E]-?: Field<R, E[K]> };
@@ -43,7 +39,9 @@ const AS_STORED = (stored: unknown) => stored;
  * A text column whose values only Hangar's own writes put there, each already one of `V` (the
  * request schemas enforce it): read as it is, at no cost.
  */
-export const typed = <V extends string>() => <C extends string>(column: C): Converted<C, V> => ({ column, read: AS_STORED as (stored: unknown) => V });
+export const typed =
+  <V extends string>() =>
+  <C extends string>(column: C): Converted<C, V> => ({ column, read: AS_STORED as (stored: unknown) => V });
 
 export interface Columns<R, E> {
   /** A row (selectAll) as the domain object. */
@@ -70,7 +68,9 @@ export function columns<R, E>(map: ColumnMap<R, E>): Columns<R, E> {
     if ('computed' in field && typeof field.computed === 'function') return call(field.computed, 'r');
     if ('read' in field && field.read === AS_STORED) return `r[${q(field.column)}]`;
     if ('read' in field && typeof field.read === 'function') return call(field.read, `r[${q(field.column)}]`);
-    return `{ ${Object.entries(field as Record<string, AnyField>).map(([k, v]) => `${q(k)}: ${reader(v)}`).join(', ')} }`;
+    return `{ ${Object.entries(field as Record<string, AnyField>)
+      .map(([k, v]) => `${q(k)}: ${reader(v)}`)
+      .join(', ')} }`;
   };
   /** [column, expression] pairs that write `value` (an expression) of this field. */
   const writers = (field: AnyField, value: string): Array<[string, string]> => {
@@ -92,7 +92,9 @@ export function columns<R, E>(map: ColumnMap<R, E>): Columns<R, E> {
     patch: (...keys) => {
       const lines = keys.map((k) => {
         const v = `p[${q(k)}]`;
-        return `if (${v} !== undefined) { ${writers(root[k as string]!, v).map(([c, e]) => `o[${q(c)}] = ${e};`).join(' ')} }`;
+        return `if (${v} !== undefined) { ${writers(root[k as string]!, v)
+          .map(([c, e]) => `o[${q(c)}] = ${e};`)
+          .join(' ')} }`;
       });
       return compile(`(p) => { const o = {}; ${lines.join(' ')} return o; }`);
     },

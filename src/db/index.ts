@@ -128,7 +128,8 @@ function openPostgres(config: pg.PoolConfig, onError: (error: unknown) => void):
       // connection as a named prepared statement, not at every execution.
       if (args.length === 2 && typeof args[0] === 'string' && Array.isArray(args[1])) {
         const name = statementName(args[0]);
-        const parsed = name !== null && (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements[name] !== undefined;
+        const parsed =
+          name !== null && (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements[name] !== undefined;
         if (name !== null && (parsed || prepared < PREPARED_PER_CONNECTION)) {
           if (!parsed) prepared += 1;
           args = [{ name, text: args[0], values: args[1] }];

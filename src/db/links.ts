@@ -55,7 +55,11 @@ export function links<T extends keyof LinkTables & keyof Schema>(
     async of(q, fromIds) {
       const result = new Map<string, string[]>(fromIds.map((id) => [id, []]));
       if (fromIds.length === 0) return result;
-      let query = untyped(q).selectFrom(name).select([from, to]).where(from, 'in', [...fromIds]).orderBy('created_at');
+      let query = untyped(q)
+        .selectFrom(name)
+        .select([from, to])
+        .where(from, 'in', [...fromIds])
+        .orderBy('created_at');
       if (options.tieBreak) query = query.orderBy(to);
       for (const r of await query.execute()) result.get(r[from])?.push(r[to]);
       return result;
@@ -63,7 +67,11 @@ export function links<T extends keyof LinkTables & keyof Schema>(
     add,
     async remove(q, fromId, toIds) {
       if (toIds.length === 0) return;
-      await untyped(q).deleteFrom(name).where(from, '=', fromId).where(to, 'in', [...toIds]).execute();
+      await untyped(q)
+        .deleteFrom(name)
+        .where(from, '=', fromId)
+        .where(to, 'in', [...toIds])
+        .execute();
     },
     async replace(q, fromId, toIds, createdAt) {
       let removal = untyped(q).deleteFrom(name).where(from, '=', fromId);

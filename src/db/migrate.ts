@@ -93,7 +93,9 @@ export async function executedMigrations(database: Database): Promise<string[]> 
   const exists =
     database.dialect === 'sqlite'
       ? await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(database.db)
-      : await sql<{ n: number }>`select count(*) as n from information_schema.tables where table_schema = current_schema() and table_name = 'kysely_migration'`.execute(database.db);
+      : await sql<{
+          n: number;
+        }>`select count(*) as n from information_schema.tables where table_schema = current_schema() and table_name = 'kysely_migration'`.execute(database.db);
   if (Number(exists.rows[0]!.n) === 0) return [];
   const { rows } = await sql<{ name: string }>`select name from kysely_migration order by timestamp, name`.execute(database.db);
   return rows.map((r) => r.name);

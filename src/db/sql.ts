@@ -45,9 +45,7 @@ export function supportsRowLocks(q: WithExecutor): boolean {
 
 /** The values of `column` over the rows of a group, joined with commas (null for no rows). */
 export function commaJoined(q: WithExecutor, column: string): RawBuilder<string | null> {
-  return isPostgres(q)
-    ? sql<string | null>`string_agg(${sql.ref(column)}, ',')`
-    : sql<string | null>`group_concat(${sql.ref(column)}, ',')`;
+  return isPostgres(q) ? sql<string | null>`string_agg(${sql.ref(column)}, ',')` : sql<string | null>`group_concat(${sql.ref(column)}, ',')`;
 }
 
 /** The column type for raw bytes: `bytea` on PostgreSQL, `blob` on SQLite. */

@@ -54,11 +54,24 @@ export async function findJob(q: Queryable, id: string): Promise<Job | undefined
 
 export async function jobsOfRuns(q: Queryable, runIds: readonly string[]): Promise<Job[]> {
   if (runIds.length === 0) return [];
-  return (await q.selectFrom('jobs').selectAll().where('run_id', 'in', [...runIds]).execute()).map(JOBS.read);
+  return (
+    await q
+      .selectFrom('jobs')
+      .selectAll()
+      .where('run_id', 'in', [...runIds])
+      .execute()
+  ).map(JOBS.read);
 }
 
 /** Moves a job from one of `from` to `to`, stamping `<to>-at`; false when it was elsewhere. */
-export async function moveJob(q: Queryable, job: Job, from: readonly JobStatus[], to: JobStatus, at: string, extra: Partial<Pick<Job, 'runner' | 'heartbeatAt' | 'additions' | 'changes' | 'destructions' | 'imports'>> = {}): Promise<Job | undefined> {
+export async function moveJob(
+  q: Queryable,
+  job: Job,
+  from: readonly JobStatus[],
+  to: JobStatus,
+  at: string,
+  extra: Partial<Pick<Job, 'runner' | 'heartbeatAt' | 'additions' | 'changes' | 'destructions' | 'imports'>> = {},
+): Promise<Job | undefined> {
   if (!from.includes(job.status)) return undefined;
   const stamps = { ...job.statusTimestamps, [`${to}-at`]: at };
   const r = await q
@@ -68,7 +81,9 @@ export async function moveJob(q: Queryable, job: Job, from: readonly JobStatus[]
       status_timestamps: JSON.stringify(stamps),
       ...(extra.runner === undefined ? {} : { runner: extra.runner }),
       ...(extra.heartbeatAt === undefined ? {} : { heartbeat_at: extra.heartbeatAt }),
-      ...(extra.additions === undefined ? {} : { additions: extra.additions, changes: extra.changes, destructions: extra.destructions, imports: extra.imports }),
+      ...(extra.additions === undefined
+        ? {}
+        : { additions: extra.additions, changes: extra.changes, destructions: extra.destructions, imports: extra.imports }),
     })
     .where('id', '=', job.id)
     .where('status', '=', job.status)
@@ -82,7 +97,14 @@ export async function moveJob(q: Queryable, job: Job, from: readonly JobStatus[]
  * LOCKED`, so runners claiming at once each get a different job; SQLite has one writer at a time.
  */
 export async function oldestQueued(q: Queryable, agentPoolId: string | null): Promise<Job | undefined> {
-  let query = q.selectFrom('jobs').selectAll().where('status', '=', 'queued').where('agent_pool_id', agentPoolId === null ? 'is' : '=', agentPoolId).orderBy('created_at').orderBy('id').limit(1);
+  let query = q
+    .selectFrom('jobs')
+    .selectAll()
+    .where('status', '=', 'queued')
+    .where('agent_pool_id', agentPoolId === null ? 'is' : '=', agentPoolId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1);
   if (supportsRowLocks(q)) query = query.forUpdate().skipLocked();
   const r = await query.executeTakeFirst();
   return r && JOBS.read(r);
@@ -90,7 +112,13 @@ export async function oldestQueued(q: Queryable, agentPoolId: string | null): Pr
 
 /** Still this runner's running job: refreshes the heartbeat; false when it was canceled or taken away. */
 export async function beat(q: Queryable, id: string, runner: string, at: string): Promise<boolean> {
-  const r = await q.updateTable('jobs').set({ heartbeat_at: at }).where('id', '=', id).where('runner', '=', runner).where('status', '=', 'running').executeTakeFirst();
+  const r = await q
+    .updateTable('jobs')
+    .set({ heartbeat_at: at })
+    .where('id', '=', id)
+    .where('runner', '=', runner)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -102,7 +130,11 @@ export async function silentJobs(q: Queryable, cutoff: string, limit: number): P
 // Logs: sealed chunks keyed by their byte offset in the log.
 export async function appendChunk(q: Queryable, jobId: string, position: number, sealed: string, size: number): Promise<void> {
   await q.insertInto('job_log_chunks').values({ job_id: jobId, position, sealed, size }).execute();
-  await q.updateTable('jobs').set({ log_size: position + size }).where('id', '=', jobId).execute();
+  await q
+    .updateTable('jobs')
+    .set({ log_size: position + size })
+    .where('id', '=', jobId)
+    .execute();
 }
 
 export async function completeLog(q: Queryable, jobId: string): Promise<void> {

@@ -38,16 +38,19 @@ export const errors = {
   /** One attribute failed validation; `pointer` is the JSON pointer into the request body. */
   invalidAttribute: (pointer: string, detail: string) => one(422, 'invalid attribute', detail, { pointer }),
   /** A unique attribute (a name, a key) whose value something else already holds. */
-  taken: (attribute: string) =>
-    one(422, 'invalid attribute', `${humanize(attribute)} has already been taken`, { pointer: `/data/attributes/${attribute}` }),
+  taken: (attribute: string) => one(422, 'invalid attribute', `${humanize(attribute)} has already been taken`, { pointer: `/data/attributes/${attribute}` }),
   /**
    * A rule on the record as a whole failed, in the words of TFE's Rails models, which some clients
    * match exactly: go-tfe knows a team token's taken description only as title `invalid
    * attributes` and detail `Validation failed: Description has already been taken`.
    */
-  validationFailed: (attribute: string, detail: string) => one(422, 'invalid attributes', `Validation failed: ${detail}`, { pointer: `/data/attributes/${attribute}` }),
+  validationFailed: (attribute: string, detail: string) =>
+    one(422, 'invalid attributes', `Validation failed: ${detail}`, { pointer: `/data/attributes/${attribute}` }),
   invalid: (list: Array<{ pointer: string; detail: string }>) =>
-    new ApiError(422, list.map(({ pointer, detail }) => ({ status: '422', title: 'invalid attribute', detail, source: { pointer } }))),
+    new ApiError(
+      422,
+      list.map(({ pointer, detail }) => ({ status: '422', title: 'invalid attribute', detail, source: { pointer } })),
+    ),
   tooManyRequests: () => one(429, 'too many requests', 'You have exceeded the API rate limit'),
   /** A wrong username or password: one answer for both, so that accounts cannot be probed. */
   badCredentials: () => one(401, 'unauthorized', 'The username or password is incorrect'),

@@ -94,7 +94,8 @@ export function registerJsonApi(app: FastifyInstance): void {
     const body = text as string;
     // Before parsing, so nothing recursive ever meets an absurdly deep document. A text no
     // longer than the limit cannot nest deeper than it (most bodies: nothing to scan).
-    if (body.length > MAX_JSON_DEPTH && nestsDeeperThan(body, MAX_JSON_DEPTH)) return done(errors.badRequest(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`));
+    if (body.length > MAX_JSON_DEPTH && nestsDeeperThan(body, MAX_JSON_DEPTH))
+      return done(errors.badRequest(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`));
     parseJson(request, body, (error, parsed) => {
       if (error) return done(error);
       // The walk for the pointer happens only when the text shows a NUL escape.
@@ -130,10 +131,13 @@ export function clientErrorHandler(error: ConnectionError, socket: Socket): void
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, detail] =
-    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request line and headers are larger than the server accepts']
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request did not arrive in time']
-    : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? [413, 'The chunk extensions are larger than the server accepts']
-    : [400, 'The request is not valid HTTP/1.1'];
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request line and headers are larger than the server accepts']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request did not arrive in time']
+        : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? [413, 'The chunk extensions are larger than the server accepts']
+          : [400, 'The request is not valid HTTP/1.1'];
   const body = JSON.stringify({ errors: [{ status: String(status), title: STATUS_CODES[status]!.toLowerCase(), detail }] });
   if (!socket.writable) return void socket.destroy();
   socket.end(

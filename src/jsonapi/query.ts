@@ -53,7 +53,10 @@ export const tooManyValues = (parameter: string) => errors.badRequest(`${paramet
 /** `a, b,c` → ['a', 'b', 'c']; absent or empty → undefined; more than MAX_FILTER_VALUES → 400 naming `parameter`. */
 export function commaList(value: string | undefined, parameter: string): string[] | undefined {
   if (value === undefined) return undefined;
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length > MAX_FILTER_VALUES) throw tooManyValues(parameter);
   return items.length ? items : undefined;
 }

@@ -84,16 +84,19 @@ export function Resource<A extends TProperties, R extends TProperties>(
   /** `links`: false for none, or members besides `self` (such as `self-html`). */
   parts: { attributes: A; relationships?: R; links?: false | TProperties; description?: string },
 ) {
-  return shared(name, Open(
-    {
-      id: Type.String(),
-      type: TypeName(type),
-      attributes: Open(parts.attributes),
-      ...(parts.relationships ? { relationships: Open(parts.relationships) } : {}),
-      ...(parts.links === false ? {} : { links: parts.links ? Open({ self: Type.String(), ...parts.links }) : SelfLink }),
-    },
-    parts.description ? { description: parts.description } : {},
-  ));
+  return shared(
+    name,
+    Open(
+      {
+        id: Type.String(),
+        type: TypeName(type),
+        attributes: Open(parts.attributes),
+        ...(parts.relationships ? { relationships: Open(parts.relationships) } : {}),
+        ...(parts.links === false ? {} : { links: parts.links ? Open({ self: Type.String(), ...parts.links }) : SelfLink }),
+      },
+      parts.description ? { description: parts.description } : {},
+    ),
+  );
 }
 
 /** A document holding one resource (create, show, update). */
@@ -142,15 +145,17 @@ export function ListDocument(
   const links = options.paginated === 'when-asked' ? Type.Optional(PaginationLinks) : PaginationLinks;
   const metaObject = Open({ pagination: Pagination, ...options.meta });
   const meta = options.paginated === 'when-asked' ? Type.Optional(metaObject) : metaObject;
-  return loose(Open(
-    {
-      data: Type.Array(resource),
-      ...(options.included ? { included: Type.Optional(Type.Array(options.included)) } : {}),
-      links,
-      meta,
-    },
-    { description },
-  ));
+  return loose(
+    Open(
+      {
+        data: Type.Array(resource),
+        ...(options.included ? { included: Type.Optional(Type.Array(options.included)) } : {}),
+        links,
+        meta,
+      },
+      { description },
+    ),
+  );
 }
 
 /** One JSON:API error object, as `jsonapi/errors.ts` builds them. */
@@ -169,7 +174,8 @@ export const ErrorObject = Open({
 /** The JSON:API error document, shared by every route. */
 shared('ErrorDocument', Open({ errors: Type.Array(ErrorObject) }, { description: 'A JSON:API error document' }));
 
-const errorRef = (description: string) => Type.Unsafe<{ errors: Array<{ status: string; title: string; detail?: string }> }>({ $ref: 'ErrorDocument#', description });
+const errorRef = (description: string) =>
+  Type.Unsafe<{ errors: Array<{ status: string; title: string; detail?: string }> }>({ $ref: 'ErrorDocument#', description });
 
 const CLIENT_ERROR = errorRef(
   'A JSON:API error document. 400 malformed request or query parameter, 401 no valid token, 403 visible but not allowed, ' +

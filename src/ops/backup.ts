@@ -48,7 +48,8 @@ export async function backup(config: Config, target: string, out: Output): Promi
   const file = path.resolve(target);
   const keyFile = path.join(config.dataDir, KEY_FILE);
   const copyKey = config.encryptionKeys === null && existsSync(keyFile);
-  if (copyKey && existsSync(file + KEY_SUFFIX)) throw new StartupError(`${file + KEY_SUFFIX} already exists; a backup never overwrites a file, so name a new one`);
+  if (copyKey && existsSync(file + KEY_SUFFIX))
+    throw new StartupError(`${file + KEY_SUFFIX} already exists; a backup never overwrites a file, so name a new one`);
   createExclusive(file);
   out.info(`database: ${databaseLabel(config)}`);
   const db = new DatabaseSync(source);
@@ -69,7 +70,9 @@ export async function backup(config: Config, target: string, out: Output): Promi
   if (copyKey) {
     copyFileSync(keyFile, file + KEY_SUFFIX, 0);
     ensurePrivateFile(file + KEY_SUFFIX, { create: false });
-    out.info(`encryption key: copied to ${file + KEY_SUFFIX}; store it apart from the backup (whoever holds both can read every secret), and keep it: without it the sealed values in the backup cannot be opened`);
+    out.info(
+      `encryption key: copied to ${file + KEY_SUFFIX}; store it apart from the backup (whoever holds both can read every secret), and keep it: without it the sealed values in the backup cannot be opened`,
+    );
   } else {
     out.info(keyAdvice(config));
   }
@@ -124,7 +127,11 @@ export async function restore(config: Config, from: string, options: RestoreOpti
   out.info(`database: ${databaseLabel(config)}`);
   out.info(`restored from ${source}`);
   if (restoreKey) out.info(`encryption key: restored from ${sourceKey} to ${targetKey}`);
-  for (const line of await migrateAndCheckKeys(config, MIGRATION_NAMES.filter((m) => !migrations.includes(m)))) out.info(line);
+  for (const line of await migrateAndCheckKeys(
+    config,
+    MIGRATION_NAMES.filter((m) => !migrations.includes(m)),
+  ))
+    out.info(line);
   return 0;
 }
 
@@ -143,7 +150,10 @@ function backupMigrations(file: string): string[] {
     db.close();
   }
   const unknown = names.filter((n) => !MIGRATION_NAMES.includes(n));
-  if (unknown.length > 0) throw new StartupError(`the backup's schema ${unknown.join(', ')} is newer than this Hangar knows (latest ${LATEST_MIGRATION}); restore it with a Hangar that has it`);
+  if (unknown.length > 0)
+    throw new StartupError(
+      `the backup's schema ${unknown.join(', ')} is newer than this Hangar knows (latest ${LATEST_MIGRATION}); restore it with a Hangar that has it`,
+    );
   return names;
 }
 
@@ -182,7 +192,9 @@ function postgresInstructions(config: Config, file: string, kind: 'backup' | 're
   const quoted = `'${url.toString().replaceAll("'", "'\\''")}'`;
   const where = `'${path.resolve(file).replaceAll("'", "'\\''")}'`;
   out.info(`database: ${databaseLabel(config)}`);
-  out.info(`Hangar does not copy a PostgreSQL database itself: ${kind === 'backup' ? 'pg_dump takes a consistent copy while Hangar runs' : 'restore into an empty database with pg_restore'}. Run:`);
+  out.info(
+    `Hangar does not copy a PostgreSQL database itself: ${kind === 'backup' ? 'pg_dump takes a consistent copy while Hangar runs' : 'restore into an empty database with pg_restore'}. Run:`,
+  );
   if (kind === 'backup') {
     out.result(`pg_dump --format=custom --no-owner --file=${where} ${quoted}`);
   } else {
@@ -197,5 +209,16 @@ function postgresInstructions(config: Config, file: string, kind: 'backup' | 're
   return 1;
 }
 
-const LIBPQ_PARAMETERS = new Set(['host', 'port', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslpassword', 'connect_timeout', 'application_name', 'options', 'target_session_attrs']);
-
+const LIBPQ_PARAMETERS = new Set([
+  'host',
+  'port',
+  'sslmode',
+  'sslrootcert',
+  'sslcert',
+  'sslkey',
+  'sslpassword',
+  'connect_timeout',
+  'application_name',
+  'options',
+  'target_session_attrs',
+]);

@@ -11,7 +11,10 @@ import { throttledWarning } from './logging.ts';
 
 const tags = ['Operations'];
 const Status = (status: string, description: string) => Open({ status: Type.String({ const: status }) }, { description });
-const NotReady = Open({ status: Type.String({ const: 'unavailable' }), reason: Type.String() }, { description: 'Not ready, with a short reason (details go to the log)' });
+const NotReady = Open(
+  { status: Type.String({ const: 'unavailable' }), reason: Type.String() },
+  { description: 'Not ready, with a short reason (details go to the log)' },
+);
 
 /** A database that has not answered by then is as good as down for a probe. */
 const READY_TIMEOUT_MS = 2000;
@@ -27,7 +30,9 @@ async function readiness(database: Database): Promise<Readiness> {
     (pending): Readiness => (pending.length === 0 ? { ready: true } : { ready: false, reason: `database migrations pending: ${pending.join(', ')}` }),
     (error: unknown): Readiness =>
       // A newer Hangar migrated the shared database under this one: it should stop taking traffic.
-      error instanceof SchemaTooNewError ? { ready: false, reason: 'the database schema is newer than this Hangar knows' } : { ready: false, reason: 'the database is unreachable', error },
+      error instanceof SchemaTooNewError
+        ? { ready: false, reason: 'the database schema is newer than this Hangar knows' }
+        : { ready: false, reason: 'the database is unreachable', error },
   );
   try {
     return await Promise.race([check, timeout]);

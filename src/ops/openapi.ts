@@ -92,7 +92,9 @@ export function openApiRoute(api: FastifyInstance, onRequest: (request: FastifyR
         tags: ['Discovery'],
         security: PUBLIC,
         produces: ['application/json'],
-        response: responses({ 200: Open({ openapi: Type.String(), paths: Type.Object({}, { additionalProperties: true }) }, { description: 'The OpenAPI document' }) }),
+        response: responses({
+          200: Open({ openapi: Type.String(), paths: Type.Object({}, { additionalProperties: true }) }, { description: 'The OpenAPI document' }),
+        }),
       },
     },
     async (_request, reply) => {

@@ -32,9 +32,7 @@ export function holdServeLock(config: Pick<Config, 'databaseUrl'>, advice = 'sto
   } catch (error) {
     lock.close();
     if ((error as { errcode?: number }).errcode !== 5) throw error; // not SQLITE_BUSY
-    throw new StartupError(
-      `another Hangar server is already serving ${path.resolve(database)} (it holds ${file}); ${advice}`,
-    );
+    throw new StartupError(`another Hangar server is already serving ${path.resolve(database)} (it holds ${file}); ${advice}`);
   }
   held.push(lock);
 }

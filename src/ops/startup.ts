@@ -54,14 +54,18 @@ export function checkDirectories(config: Config): void {
 }
 
 /** `listen()`, with the reasons it fails told in terms of the settings behind it. */
-export async function listenOrExplain<T>(listen: () => Promise<T>, where: { host: string; port: number; hostSetting: string; portSetting: string }): Promise<T> {
+export async function listenOrExplain<T>(
+  listen: () => Promise<T>,
+  where: { host: string; port: number; hostSetting: string; portSetting: string },
+): Promise<T> {
   try {
     return await listen();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const at = `${where.host}:${where.port}`;
     if (code === 'EADDRINUSE') throw new StartupError(`${at} is already in use; stop what is listening there or set ${where.portSetting} to a free port`);
-    if (code === 'EACCES') throw new StartupError(`not permitted to listen on ${at} (ports below 1024 need privileges); set ${where.portSetting} to another port`);
+    if (code === 'EACCES')
+      throw new StartupError(`not permitted to listen on ${at} (ports below 1024 need privileges); set ${where.portSetting} to another port`);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
       throw new StartupError(`cannot listen on ${where.host}: not an address of this machine; set ${where.hostSetting} to one (e.g. 127.0.0.1 or 0.0.0.0)`);
     }
@@ -74,7 +78,11 @@ function server(config: Config): { at: string; user: string; database: string } 
   try {
     const url = new URL(config.databaseUrl);
     const host = url.hostname || url.searchParams.get('host') || 'localhost';
-    return { at: `${host}:${url.port || 5432}`, user: decodeURIComponent(url.username) || '(default user)', database: decodeURIComponent(url.pathname.slice(1)) };
+    return {
+      at: `${host}:${url.port || 5432}`,
+      user: decodeURIComponent(url.username) || '(default user)',
+      database: decodeURIComponent(url.pathname.slice(1)),
+    };
   } catch {
     return { at: 'the configured server', user: '', database: '' };
   }
@@ -112,7 +120,8 @@ function explainDatabase(error: unknown, config: Config): string | null {
     return `cannot resolve the PostgreSQL host "${hostname ?? at.split(':')[0]}" (DNS); correct the host in HANGAR_DATABASE_URL`;
   }
   if (code && NETWORK[code]) return `cannot connect to PostgreSQL at ${at} (${NETWORK[code]}); start it or correct HANGAR_DATABASE_URL`;
-  if (/timeout|timed out/i.test(message)) return `PostgreSQL at ${at} did not answer in time; check that it is running and reachable, or correct HANGAR_DATABASE_URL`;
+  if (/timeout|timed out/i.test(message))
+    return `PostgreSQL at ${at} did not answer in time; check that it is running and reachable, or correct HANGAR_DATABASE_URL`;
   switch (code) {
     case '3D000':
       return `the PostgreSQL database "${database}" does not exist on ${at}; create it (createdb ${database}) or correct HANGAR_DATABASE_URL`;

@@ -25,9 +25,7 @@ export const CreateMembershipBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('organization-memberships'),
     attributes: Type.Object({ email: Type.String({ minLength: 1, maxLength: 255 }) }),
-    relationships: Type.Optional(
-      Type.Object({ teams: Type.Optional(Type.Object({ data: Type.Array(TeamRef, { maxItems: 100 }) })) }),
-    ),
+    relationships: Type.Optional(Type.Object({ teams: Type.Optional(Type.Object({ data: Type.Array(TeamRef, { maxItems: 100 }) })) })),
   }),
 });
 
@@ -56,6 +54,13 @@ export const MembershipResource = Resource('OrganizationMembership', 'organizati
 
 const Included = Type.Union([UserResource, TeamResource]);
 
-export const MembershipDocument = Document(MembershipResource, 'The membership (with its user and teams in `included` when asked: include=user,teams)', Included);
+export const MembershipDocument = Document(
+  MembershipResource,
+  'The membership (with its user and teams in `included` when asked: include=user,teams)',
+  Included,
+);
 export const MembershipListDocument = ListDocument(MembershipResource, 'A page of memberships', { included: Included });
-export const OwnMembershipsDocument = ListDocument(MembershipResource, "The caller's own memberships, every one", { included: Included, paginated: 'when-asked' });
+export const OwnMembershipsDocument = ListDocument(MembershipResource, "The caller's own memberships, every one", {
+  included: Included,
+  paginated: 'when-asked',
+});

@@ -66,16 +66,33 @@ export function createOrganizationMembershipsService(deps: {
   }
 
   /** Each membership with the teams the caller may see it has: two queries for any number. */
-  async function views(q: Queryable, caller: Caller, memberships: readonly Membership[], standings: ReadonlyMap<string, Standing>): Promise<{ views: MembershipView[]; teams: Map<string, Team> }> {
+  async function views(
+    q: Queryable,
+    caller: Caller,
+    memberships: readonly Membership[],
+    standings: ReadonlyMap<string, Standing>,
+  ): Promise<{ views: MembershipView[]; teams: Map<string, Team> }> {
     const byOrg = new Map<string, Membership[]>();
     for (const m of memberships) byOrg.set(m.organizationId, [...(byOrg.get(m.organizationId) ?? []), m]);
-    const invited = await store.invitedTeams(q, memberships.filter((m) => m.status === 'invited').map((m) => m.id));
+    const invited = await store.invitedTeams(
+      q,
+      memberships.filter((m) => m.status === 'invited').map((m) => m.id),
+    );
     const teamIds = new Map<string, string[]>();
     const teams = new Map<string, Team>();
     for (const [orgId, ms] of byOrg) {
-      const active = await deps.teams.teamIdsOfUsers(q, orgId, ms.filter((m) => m.status === 'active').map((m) => m.userId));
+      const active = await deps.teams.teamIdsOfUsers(
+        q,
+        orgId,
+        ms.filter((m) => m.status === 'active').map((m) => m.userId),
+      );
       for (const m of ms) teamIds.set(m.id, m.status === 'active' ? (active.get(m.userId) ?? []) : (invited.get(m.id) ?? []));
-      for (const t of await deps.teams.inOrganization(q, orgId, ms.flatMap((m) => teamIds.get(m.id) ?? []))) teams.set(t.id, t);
+      for (const t of await deps.teams.inOrganization(
+        q,
+        orgId,
+        ms.flatMap((m) => teamIds.get(m.id) ?? []),
+      ))
+        teams.set(t.id, t);
     }
     const me = ownId(caller);
     const result = memberships.map((membership) => {
@@ -103,7 +120,13 @@ export function createOrganizationMembershipsService(deps: {
       const ids = new Set(shown.views.flatMap((v) => v.teamIds));
       const teams = [...ids].map((id) => shown.teams.get(id)).filter((t) => t !== undefined);
       doc.teams = [];
-      for (const [orgId, standing] of standings) doc.teams.push(...(await deps.teams.viewsOf(standing, teams.filter((t) => t.organizationId === orgId))));
+      for (const [orgId, standing] of standings)
+        doc.teams.push(
+          ...(await deps.teams.viewsOf(
+            standing,
+            teams.filter((t) => t.organizationId === orgId),
+          )),
+        );
     }
     return doc;
   }
@@ -112,7 +135,12 @@ export function createOrganizationMembershipsService(deps: {
   async function teamsToJoin(caller: Caller, standing: Standing, organizationId: string, ids: readonly string[]): Promise<Team[]> {
     const found = await deps.teams.inOrganization(db, organizationId, ids);
     const visible = new Map(found.filter((t) => seesMembershipTeam(standing, false, t)).map((t) => [t.id, t]));
-    const problems = unknownIds(ids, (id) => visible.has(id), 'Team', (i) => `/data/relationships/teams/data/${i}/id`);
+    const problems = unknownIds(
+      ids,
+      (id) => visible.has(id),
+      'Team',
+      (i) => `/data/relationships/teams/data/${i}/id`,
+    );
     if (problems.length) throw errors.invalid(problems);
     const teams = [...visible.values()];
     for (const team of teams) {
@@ -134,16 +162,26 @@ export function createOrganizationMembershipsService(deps: {
     async admit(q, team, userIds, at) {
       const existing = new Map((await store.membershipsOfUsers(q, team.organizationId, userIds)).map((m) => [m.userId, m]));
       for (const userId of userIds) {
-        if (!existing.has(userId)) await store.insertMembership(q, { id: newId('ou'), organizationId: team.organizationId, userId, status: 'active', createdAt: at });
+        if (!existing.has(userId))
+          await store.insertMembership(q, { id: newId('ou'), organizationId: team.organizationId, userId, status: 'active', createdAt: at });
       }
       const invited = [...existing.values()].filter((m) => m.status === 'invited');
-      await store.inviteToTeams(q, invited.map((m) => m.id), [team.id], at);
+      await store.inviteToTeams(
+        q,
+        invited.map((m) => m.id),
+        [team.id],
+        at,
+      );
       const waiting = new Set(invited.map((m) => m.userId));
       return userIds.filter((id) => !waiting.has(id));
     },
     async release(q, team, userIds) {
       const memberships = await store.membershipsOfUsers(q, team.organizationId, userIds);
-      await store.uninviteFromTeam(q, memberships.filter((m) => m.status === 'invited').map((m) => m.id), team.id);
+      await store.uninviteFromTeam(
+        q,
+        memberships.filter((m) => m.status === 'invited').map((m) => m.id),
+        team.id,
+      );
     },
   });
 
@@ -151,7 +189,12 @@ export function createOrganizationMembershipsService(deps: {
   async function membershipsOnTeam(team: Team, ids: readonly string[]): Promise<Membership[]> {
     const found = (await store.findMemberships(db, ids)).filter((m) => m.organizationId === team.organizationId);
     const known = new Set(found.map((m) => m.id));
-    const problems = unknownIds(ids, (id) => known.has(id), 'Organization membership', (i) => `/data/${i}/id`);
+    const problems = unknownIds(
+      ids,
+      (id) => known.has(id),
+      'Organization membership',
+      (i) => `/data/${i}/id`,
+    );
     if (problems.length) throw errors.invalid(problems);
     return found;
   }
@@ -179,7 +222,12 @@ export function createOrganizationMembershipsService(deps: {
       const present = orgs.filter((o) => o !== undefined);
       const standings = await caller.standings(present);
       const byId = new Map(present.map((o, i) => [o.id, standings[i]!]));
-      const shown = await views(db, caller, mine.filter((m) => byId.has(m.organizationId)), byId);
+      const shown = await views(
+        db,
+        caller,
+        mine.filter((m) => byId.has(m.organizationId)),
+        byId,
+      );
       return document(caller, shown.views, shown, include, byId);
     },
 
@@ -201,8 +249,15 @@ export function createOrganizationMembershipsService(deps: {
       const membership = await deps.database.transaction(async (trx) => {
         const user = await deps.users.forInvitation(trx, input.email);
         const m = { id: newId('ou'), organizationId: org.id, userId: user.id, status: 'invited' as const, createdAt: at };
-        await guarded(store.insertMembership(trx, m), { unique: () => errors.invalidAttribute('/data/attributes/email', 'The user is already a member of the organization or invited to it') });
-        await store.inviteToTeams(trx, [m.id], teams.map((t) => t.id), at);
+        await guarded(store.insertMembership(trx, m), {
+          unique: () => errors.invalidAttribute('/data/attributes/email', 'The user is already a member of the organization or invited to it'),
+        });
+        await store.inviteToTeams(
+          trx,
+          [m.id],
+          teams.map((t) => t.id),
+          at,
+        );
         return { ...m, email: user.email };
       });
       const standings = new Map([[org.id, standing]]);
@@ -254,8 +309,18 @@ export function createOrganizationMembershipsService(deps: {
       const memberships = await membershipsOnTeam(team, membershipIds);
       const at = now();
       await deps.database.transaction(async (trx) => {
-        await deps.teams.putOn(trx, team.id, memberships.filter((m) => m.status === 'active').map((m) => m.userId), at);
-        await store.inviteToTeams(trx, memberships.filter((m) => m.status === 'invited').map((m) => m.id), [team.id], at);
+        await deps.teams.putOn(
+          trx,
+          team.id,
+          memberships.filter((m) => m.status === 'active').map((m) => m.userId),
+          at,
+        );
+        await store.inviteToTeams(
+          trx,
+          memberships.filter((m) => m.status === 'invited').map((m) => m.id),
+          [team.id],
+          at,
+        );
       });
     },
 
@@ -263,20 +328,38 @@ export function createOrganizationMembershipsService(deps: {
       const { team } = await deps.teams.forMembershipChange(caller, teamId, false);
       const memberships = await membershipsOnTeam(team, membershipIds);
       await deps.database.transaction(async (trx) => {
-        await deps.teams.takeOff(trx, team, memberships.filter((m) => m.status === 'active').map((m) => m.userId));
-        await store.uninviteFromTeam(trx, memberships.filter((m) => m.status === 'invited').map((m) => m.id), team.id);
+        await deps.teams.takeOff(
+          trx,
+          team,
+          memberships.filter((m) => m.status === 'active').map((m) => m.userId),
+        );
+        await store.uninviteFromTeam(
+          trx,
+          memberships.filter((m) => m.status === 'invited').map((m) => m.id),
+          team.id,
+        );
       });
     },
 
     /** The memberships on each team (members and invitees), for a team document's `organization-memberships`. */
-    async ofTeams(caller: Caller, teams: ReadonlyArray<{ id: string; organizationId: string; memberIds: readonly string[] }>): Promise<{ byTeam: Map<string, string[]>; memberships: MembershipView[] }> {
+    async ofTeams(
+      caller: Caller,
+      teams: ReadonlyArray<{ id: string; organizationId: string; memberIds: readonly string[] }>,
+    ): Promise<{ byTeam: Map<string, string[]>; memberships: MembershipView[] }> {
       const byTeam = new Map<string, string[]>(teams.map((t) => [t.id, []]));
       if (teams.length === 0) return { byTeam, memberships: [] };
       const organizationId = teams[0]!.organizationId;
       const { standing } = await deps.organizationLookup.findById(caller, organizationId);
-      const active = await store.membershipsOfUsers(db, organizationId, teams.flatMap((t) => t.memberIds));
+      const active = await store.membershipsOfUsers(
+        db,
+        organizationId,
+        teams.flatMap((t) => t.memberIds),
+      );
       const byUser = new Map(active.map((m) => [m.userId, m]));
-      const invited = await store.invitationsToTeams(db, teams.map((t) => t.id));
+      const invited = await store.invitationsToTeams(
+        db,
+        teams.map((t) => t.id),
+      );
       const invitations = new Map((await store.findMemberships(db, [...invited.values()].flat())).map((m) => [m.id, m]));
       for (const t of teams) {
         const ids = t.memberIds.map((u) => byUser.get(u)?.id).filter((id) => id !== undefined);

@@ -43,13 +43,20 @@ export async function findMembership(q: Queryable, id: string): Promise<Membersh
 
 export async function findMemberships(q: Queryable, ids: readonly string[]): Promise<Membership[]> {
   if (ids.length === 0) return [];
-  return (await withUser(q).where('om.id', 'in', [...new Set(ids)]).execute()).map(read);
+  return (
+    await withUser(q)
+      .where('om.id', 'in', [...new Set(ids)])
+      .execute()
+  ).map(read);
 }
 
 /** The memberships of these users in one organization. */
 export async function membershipsOfUsers(q: Queryable, organizationId: string, userIds: readonly string[]): Promise<Membership[]> {
   if (userIds.length === 0) return [];
-  const rows = await withUser(q).where('om.organization_id', '=', organizationId).where('om.user_id', 'in', [...new Set(userIds)]).execute();
+  const rows = await withUser(q)
+    .where('om.organization_id', '=', organizationId)
+    .where('om.user_id', 'in', [...new Set(userIds)])
+    .execute();
   return rows.map(read);
 }
 
@@ -63,10 +70,7 @@ export interface MembershipFilter {
 }
 
 export async function listMemberships(q: Queryable, f: MembershipFilter, page: Window) {
-  let base = q
-    .selectFrom('organization_memberships as om')
-    .innerJoin('users as u', 'u.id', 'om.user_id')
-    .where('om.organization_id', '=', f.organizationId);
+  let base = q.selectFrom('organization_memberships as om').innerJoin('users as u', 'u.id', 'om.user_id').where('om.organization_id', '=', f.organizationId);
   if (f.emails?.length) {
     const lowered = f.emails.map((e) => e.toLowerCase());
     base = base.where((eb) => eb(eb.fn('lower', ['u.email']), 'in', lowered));
@@ -136,7 +140,11 @@ export async function inviteToTeams(q: Queryable, membershipIds: readonly string
 
 export async function uninviteFromTeam(q: Queryable, membershipIds: readonly string[], teamId: string): Promise<void> {
   if (membershipIds.length === 0) return;
-  await q.deleteFrom('organization_membership_teams').where('team_id', '=', teamId).where('membership_id', 'in', [...membershipIds]).execute();
+  await q
+    .deleteFrom('organization_membership_teams')
+    .where('team_id', '=', teamId)
+    .where('membership_id', 'in', [...membershipIds])
+    .execute();
 }
 
 export async function clearInvitedTeams(q: Queryable, membershipId: string): Promise<void> {

@@ -12,7 +12,15 @@ const tags = ['Tags'];
 export async function organizationTagsRoutes(app: Api, { organizationTags: service }: { organizationTags: OrganizationTagsService }): Promise<void> {
   app.get(
     '/organizations/:organization_name/tags',
-    { schema: { summary: "List an organization's tags, with how many workspaces carry each", tags, params: OrganizationParams, querystring: ListOrganizationTagsQuery, response: responses({ 200: OrganizationTagListDocument }) } },
+    {
+      schema: {
+        summary: "List an organization's tags, with how many workspaces carry each",
+        tags,
+        params: OrganizationParams,
+        querystring: ListOrganizationTagsQuery,
+        response: responses({ 200: OrganizationTagListDocument }),
+      },
+    },
     async (request) => {
       const page = parsePage(request.query);
       const filter = { search: request.query.q, excludeWorkspaceId: request.query['filter[exclude][taggable][id]'] };
@@ -26,18 +34,42 @@ export async function organizationTagsRoutes(app: Api, { organizationTags: servi
   // /organizations/:name/relationships/tags, go-tfe would still win (docs/api.md, "Tags").
   app.delete(
     '/organizations/:organization_name/tags',
-    { schema: { summary: 'Delete tags from every workspace of an organization (all or nothing)', tags, params: OrganizationParams, body: TagRefsBody, response: responses({ 204: NoContent }) } },
+    {
+      schema: {
+        summary: 'Delete tags from every workspace of an organization (all or nothing)',
+        tags,
+        params: OrganizationParams,
+        body: TagRefsBody,
+        response: responses({ 204: NoContent }),
+      },
+    },
     async (request, reply) => {
-      await service.delete(request.caller, request.params.organization_name, request.body.data.map((d) => d.id));
+      await service.delete(
+        request.caller,
+        request.params.organization_name,
+        request.body.data.map((d) => d.id),
+      );
       return reply.code(204).send();
     },
   );
 
   app.post(
     '/tags/:tag_id/relationships/workspaces',
-    { schema: { summary: 'Add a tag to workspaces (all or nothing)', tags, params: TagParams, body: WorkspaceRefsBody, response: responses({ 204: NoContent }) } },
+    {
+      schema: {
+        summary: 'Add a tag to workspaces (all or nothing)',
+        tags,
+        params: TagParams,
+        body: WorkspaceRefsBody,
+        response: responses({ 204: NoContent }),
+      },
+    },
     async (request, reply) => {
-      await service.addWorkspaces(request.caller, request.params.tag_id, request.body.data.map((d) => d.id));
+      await service.addWorkspaces(
+        request.caller,
+        request.params.tag_id,
+        request.body.data.map((d) => d.id),
+      );
       return reply.code(204).send();
     },
   );

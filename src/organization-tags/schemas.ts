@@ -16,7 +16,9 @@ export const ListOrganizationTagsQuery = Type.Object({
 /** The tags to delete, by id (go-tfe's body: the list of resource identifiers is `data`). */
 export const TagRefsBody = Type.Object({ data: Type.Array(Type.Object({ type: Type.Literal('tags'), id: Id }), { minItems: 1, maxItems: MAX_ITEMS }) });
 /** The workspaces to add a tag to. */
-export const WorkspaceRefsBody = Type.Object({ data: Type.Array(Type.Object({ type: Type.Literal('workspaces'), id: Id }), { minItems: 1, maxItems: MAX_ITEMS }) });
+export const WorkspaceRefsBody = Type.Object({
+  data: Type.Array(Type.Object({ type: Type.Literal('workspaces'), id: Id }), { minItems: 1, maxItems: MAX_ITEMS }),
+});
 
 // ---- responses
 

@@ -28,7 +28,11 @@ export function createOrganizationTagsService(deps: { organizationLookup: Organi
         const [found] = await deps.workspaces.inOrganization(standing, org, [filter.excludeWorkspaceId]);
         if (found && can(found, 'read-workspace')) excludeWorkspaceId = found.workspace.id;
       }
-      const { items, total } = await deps.tags.listOrganization(org.id, { ...(filter.search ? { search: filter.search } : {}), ...(excludeWorkspaceId ? { excludeWorkspaceId } : {}) }, page);
+      const { items, total } = await deps.tags.listOrganization(
+        org.id,
+        { ...(filter.search ? { search: filter.search } : {}), ...(excludeWorkspaceId ? { excludeWorkspaceId } : {}) },
+        page,
+      );
       return { items: items.map((t): OrganizationTagView => ({ ...t, organizationName: org.name })), total };
     },
 
@@ -42,7 +46,12 @@ export function createOrganizationTagsService(deps: { organizationLookup: Organi
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const tags = await deps.tags.tagsOf(org.id, tagIds);
       const known = new Set(tags.map((t) => t.id));
-      const problems = unknownIds(tagIds, (id) => known.has(id), 'Tag', (i) => `/data/${i}/id`);
+      const problems = unknownIds(
+        tagIds,
+        (id) => known.has(id),
+        'Tag',
+        (i) => `/data/${i}/id`,
+      );
       if (problems.length) throw errors.invalid(problems);
       const holders = await deps.tags.holdersOf(org.id, tags);
       const found = await deps.workspaces.inOrganization(standing, org, holders);

@@ -38,40 +38,73 @@ function settingsOf(a: Static<typeof SettingsAttributes>): OrganizationInput {
 function executionOf(a: Static<typeof ExecutionAttributes>, body: Static<typeof OrganizationRelationships>): OrganizationInput {
   const relationship = body.relationships?.['default-agent-pool'];
   const pool =
-    relationship !== undefined ? { id: relationship.data?.id ?? null, pointer: '/data/relationships/default-agent-pool/data' }
-    : a['default-agent-pool-id'] !== undefined ? { id: a['default-agent-pool-id'], pointer: '/data/attributes/default-agent-pool-id' }
-    : undefined;
+    relationship !== undefined
+      ? { id: relationship.data?.id ?? null, pointer: '/data/relationships/default-agent-pool/data' }
+      : a['default-agent-pool-id'] !== undefined
+        ? { id: a['default-agent-pool-id'], pointer: '/data/attributes/default-agent-pool-id' }
+        : undefined;
   return { defaultExecutionMode: a['default-execution-mode'], defaultAgentPool: pool };
 }
 
 const tags = ['Organizations'];
 
 export async function organizationsRoutes(app: Api, { organizations }: { organizations: OrganizationsService }): Promise<void> {
-  app.get('/organizations', { schema: { summary: 'List organizations', tags, querystring: ListOrganizationsQuery, response: responses({ 200: OrganizationListDocument }) } }, async (request) => {
-    const query = request.query;
-    const page = parsePage(query);
-    const search = { search: query.q || undefined, name: query['q[name]'] || undefined, email: query['q[email]'] || undefined };
-    const { items, total } = await organizations.list(request.caller, search, page);
-    return { data: items.map(organizationResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+  app.get(
+    '/organizations',
+    { schema: { summary: 'List organizations', tags, querystring: ListOrganizationsQuery, response: responses({ 200: OrganizationListDocument }) } },
+    async (request) => {
+      const query = request.query;
+      const page = parsePage(query);
+      const search = { search: query.q || undefined, name: query['q[name]'] || undefined, email: query['q[email]'] || undefined };
+      const { items, total } = await organizations.list(request.caller, search, page);
+      return { data: items.map(organizationResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
-  app.post('/organizations', { schema: { summary: 'Create an organization (the caller owns it)', tags, body: CreateOrganizationBody, response: responses({ 201: OrganizationDocument }) } }, async (request, reply) => {
-    const a = request.body.data.attributes;
-    const view = await organizations.create(request.caller, { ...settingsOf(a), ...executionOf(a, request.body.data), name: a.name, email: a.email });
-    return reply.code(201).send({ data: organizationResource(view) });
-  });
+  app.post(
+    '/organizations',
+    {
+      schema: {
+        summary: 'Create an organization (the caller owns it)',
+        tags,
+        body: CreateOrganizationBody,
+        response: responses({ 201: OrganizationDocument }),
+      },
+    },
+    async (request, reply) => {
+      const a = request.body.data.attributes;
+      const view = await organizations.create(request.caller, { ...settingsOf(a), ...executionOf(a, request.body.data), name: a.name, email: a.email });
+      return reply.code(201).send({ data: organizationResource(view) });
+    },
+  );
 
-  app.get('/organizations/:organization_name', { schema: { summary: 'Show an organization', tags, params: OrganizationParams, response: responses({ 200: OrganizationDocument }) } }, async (request) => {
-    return { data: organizationResource(await organizations.show(request.caller, request.params.organization_name)) };
-  });
+  app.get(
+    '/organizations/:organization_name',
+    { schema: { summary: 'Show an organization', tags, params: OrganizationParams, response: responses({ 200: OrganizationDocument }) } },
+    async (request) => {
+      return { data: organizationResource(await organizations.show(request.caller, request.params.organization_name)) };
+    },
+  );
 
-  app.get('/organizations/:organization_name/entitlement-set', { schema: { summary: "Show an organization's entitlements", tags, params: OrganizationParams, response: responses({ 200: EntitlementSetDocument }) } }, async (request) => {
-    return { data: entitlementSetResource(await organizations.show(request.caller, request.params.organization_name)) };
-  });
+  app.get(
+    '/organizations/:organization_name/entitlement-set',
+    { schema: { summary: "Show an organization's entitlements", tags, params: OrganizationParams, response: responses({ 200: EntitlementSetDocument }) } },
+    async (request) => {
+      return { data: entitlementSetResource(await organizations.show(request.caller, request.params.organization_name)) };
+    },
+  );
 
   app.patch(
     '/organizations/:organization_name',
-    { schema: { summary: 'Update an organization (name, e-mail address, settings)', tags, params: OrganizationParams, body: UpdateOrganizationBody, response: responses({ 200: OrganizationDocument }) } },
+    {
+      schema: {
+        summary: 'Update an organization (name, e-mail address, settings)',
+        tags,
+        params: OrganizationParams,
+        body: UpdateOrganizationBody,
+        response: responses({ 200: OrganizationDocument }),
+      },
+    },
     async (request) => {
       const a = request.body.data.attributes ?? {};
       const view = await organizations.update(request.caller, request.params.organization_name, {
@@ -84,8 +117,12 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
     },
   );
 
-  app.delete('/organizations/:organization_name', { schema: { summary: 'Delete an organization and everything in it', tags, params: OrganizationParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await organizations.destroy(request.caller, request.params.organization_name);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/organizations/:organization_name',
+    { schema: { summary: 'Delete an organization and everything in it', tags, params: OrganizationParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await organizations.destroy(request.caller, request.params.organization_name);
+      return reply.code(204).send();
+    },
+  );
 }

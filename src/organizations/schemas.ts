@@ -1,6 +1,19 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
-import { BooleanOrNull, Document, Flags, IntegerOrNull, ListDocument, Open, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToOneOrNone } from '../jsonapi/schemas.ts';
+import {
+  BooleanOrNull,
+  Document,
+  Flags,
+  IntegerOrNull,
+  ListDocument,
+  Open,
+  RelatedLink,
+  Resource,
+  StringOrNull,
+  Timestamp,
+  TimestampOrNull,
+  ToOneOrNone,
+} from '../jsonapi/schemas.ts';
 
 export const OrganizationParams = Type.Object({ organization_name: Type.String() });
 
@@ -48,9 +61,7 @@ const ExecutionDefaults = {
 };
 const Relationships = Type.Optional(
   Type.Object({
-    'default-agent-pool': Type.Optional(
-      Type.Object({ data: Type.Union([Type.Object({ type: Type.Literal('agent-pools'), id: PoolId }), Type.Null()]) }),
-    ),
+    'default-agent-pool': Type.Optional(Type.Object({ data: Type.Union([Type.Object({ type: Type.Literal('agent-pools'), id: PoolId }), Type.Null()]) })),
   }),
 );
 export const ExecutionAttributes = Type.Object(ExecutionDefaults);
@@ -75,7 +86,16 @@ export const UpdateOrganizationBody = Type.Object({
 // ---- responses
 
 const OrganizationPermissions = Flags(
-  ['can-update', 'can-destroy', 'can-create-team', 'can-update-api-token', 'can-create-project', 'can-create-workspace', 'can-update-agent-pools', 'can-manage-policies'],
+  [
+    'can-update',
+    'can-destroy',
+    'can-create-team',
+    'can-update-api-token',
+    'can-create-project',
+    'can-create-workspace',
+    'can-update-agent-pools',
+    'can-manage-policies',
+  ],
   { description: 'what the caller may do in the organization' },
 );
 
@@ -112,7 +132,10 @@ export const OrganizationResource = Resource('Organization', 'organizations', {
 });
 
 export const OrganizationDocument = Document(OrganizationResource, 'The organization');
-export const OrganizationListDocument = ListDocument(OrganizationResource, 'A page of the organizations the caller belongs to (all of them for a site admin), newest first');
+export const OrganizationListDocument = ListDocument(
+  OrganizationResource,
+  'A page of the organizations the caller belongs to (all of them for a site admin), newest first',
+);
 
 const Entitlement = Type.Boolean();
 export const EntitlementSetResource = Resource('EntitlementSet', 'entitlement-sets', {
@@ -135,4 +158,4 @@ export const EntitlementSetResource = Resource('EntitlementSet', 'entitlement-se
   },
 });
 
-export const EntitlementSetDocument = Document(EntitlementSetResource, "What this installation offers the organization (Hangar has no paid tiers)");
+export const EntitlementSetDocument = Document(EntitlementSetResource, 'What this installation offers the organization (Hangar has no paid tiers)');

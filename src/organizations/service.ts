@@ -58,8 +58,7 @@ function sentSettings(input: OrganizationInput): Partial<OrganizationSettings> {
 
 const poolNotFound = (pointer: string) => errors.invalidAttribute(pointer, 'Agent pool not found');
 
-const checkNameAndEmail = (input: OrganizationInput) =>
-  checkAttributes({ name: [OrganizationName, input.name], email: [Email, input.email] });
+const checkNameAndEmail = (input: OrganizationInput) => checkAttributes({ name: [OrganizationName, input.name], email: [Email, input.email] });
 
 /**
  * Runs inside the transaction that creates an organization: how a domain creates what every

@@ -49,7 +49,9 @@ export const PolicyResource = Resource('Policy', 'policies', {
     description: StringOrNull(),
     kind: Type.String({ enum: ['sentinel', 'opa'] }),
     query: StringOrNull({ description: 'OPA only' }),
-    enforce: Type.Array(Open({ path: Type.String(), mode: Type.String() }), { description: 'the legacy form of the level: one entry once the source is uploaded, none before' }),
+    enforce: Type.Array(Open({ path: Type.String(), mode: Type.String() }), {
+      description: 'the legacy form of the level: one entry once the source is uploaded, none before',
+    }),
     'enforcement-level': Type.String(),
     'policy-set-count': Type.Integer(),
     'created-at': Timestamp,

@@ -59,7 +59,10 @@ export function createPoliciesService(deps: { database: Database; organizationLo
   let setsOf: PolicySetReader = async () => new Map();
 
   async function views(q: Queryable, policies: readonly Policy[], organizationName: string): Promise<PolicyView[]> {
-    const sets = await setsOf(q, policies.map((p) => p.id));
+    const sets = await setsOf(
+      q,
+      policies.map((p) => p.id),
+    );
     return policies.map((policy) => ({ policy, organizationName, policySetIds: sets.get(policy.id) ?? [] }));
   }
 
@@ -79,7 +82,8 @@ export function createPoliciesService(deps: { database: Database; organizationLo
     const problems: Problem[] = [];
     const allowed = LEVELS[kind];
     const check = (value: string, pointer: string) => {
-      if (!allowed.includes(value as EnforcementLevel)) problems.push({ pointer, detail: `Enforcement level must be one of ${allowed.join(', ')} for ${kind} policies` });
+      if (!allowed.includes(value as EnforcementLevel))
+        problems.push({ pointer, detail: `Enforcement level must be one of ${allowed.join(', ')} for ${kind} policies` });
     };
     if (input.enforce !== undefined && input.enforcementLevel !== undefined) {
       throw errors.invalidAttribute('/data/attributes/enforce', 'Send either enforce or enforcement-level, not both');

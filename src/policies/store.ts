@@ -52,7 +52,10 @@ function listed(q: Queryable) {
 }
 
 export async function insertPolicy(q: Queryable, p: Policy): Promise<void> {
-  await q.insertInto('policies').values({ ...POLICIES.write(p), source: null }).execute();
+  await q
+    .insertInto('policies')
+    .values({ ...POLICIES.write(p), source: null })
+    .execute();
 }
 
 export async function findPolicy(q: Queryable, id: string): Promise<Policy | undefined> {
@@ -81,14 +84,22 @@ export async function listPolicies(q: Queryable, f: PolicyFilter, page: Window) 
 /** The policies among `ids` that belong to the organization (one query). */
 export async function idsInOrganization(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await q.selectFrom('policies').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  const rows = await q
+    .selectFrom('policies')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
 /** Several policies at once, in creation order (a policy set's `included`). */
 export async function findPolicies(q: Queryable, ids: readonly string[]): Promise<Policy[]> {
   if (ids.length === 0) return [];
-  const rows = await listed(q).where('id', 'in', [...new Set(ids)]).orderBy('seq').execute();
+  const rows = await listed(q)
+    .where('id', 'in', [...new Set(ids)])
+    .orderBy('seq')
+    .execute();
   return rows.map((r) => read(r));
 }
 
@@ -112,7 +123,11 @@ export async function readSource(q: Queryable, id: string): Promise<Uint8Array |
 /** Sources of several policies at once (for the policy-check runtime). */
 export async function readSources(q: Queryable, ids: readonly string[]): Promise<Map<string, Uint8Array | null>> {
   if (ids.length === 0) return new Map();
-  const rows = await q.selectFrom('policies').select(['id', 'source']).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await q
+    .selectFrom('policies')
+    .select(['id', 'source'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return new Map(rows.map((r) => [r.id, r.source]));
 }
 

@@ -26,7 +26,10 @@ export const PolicyCheckResource = Resource('PolicyCheck', 'policy-checks', {
         sentinel: Open({
           'schema-version': Type.String(),
           // By `<set name>/<policy name>`.
-          data: Type.Record(Type.String(), Open({ 'policy-set-id': Type.String(), 'enforcement-level': Type.String(), result: Type.Boolean(), error: StringOrNull() })),
+          data: Type.Record(
+            Type.String(),
+            Open({ 'policy-set-id': Type.String(), 'enforcement-level': Type.String(), result: Type.Boolean(), error: StringOrNull() }),
+          ),
         }),
       }),
       Type.Null(),

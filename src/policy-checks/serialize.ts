@@ -22,7 +22,10 @@ export function policyCheckResource({ check, canOverride }: PolicyCheckView) {
         sentinel: {
           'schema-version': '1.0.0',
           data: Object.fromEntries(
-            r.policies.map((p) => [`${p.policySetName}/${p.policy}`, { 'policy-set-id': p.policySetId, 'enforcement-level': p.enforcementLevel, result: p.result, error: p.error }]),
+            r.policies.map((p) => [
+              `${p.policySetName}/${p.policy}`,
+              { 'policy-set-id': p.policySetId, 'enforcement-level': p.enforcementLevel, result: p.result, error: p.error },
+            ]),
           ),
         },
       },

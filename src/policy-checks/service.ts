@@ -83,7 +83,13 @@ export function createPolicyChecksService(deps: {
       const held = await deps.policies.withSources(policyIds);
       return held
         .filter((h) => h.policy.kind === 'sentinel')
-        .map((h) => ({ name: h.policy.name, level: level(h.policy.enforcementLevel), source: Buffer.from(h.source ?? new Uint8Array()).toString('utf8'), modules: {}, defaults: {} }));
+        .map((h) => ({
+          name: h.policy.name,
+          level: level(h.policy.enforcementLevel),
+          source: Buffer.from(h.source ?? new Uint8Array()).toString('utf8'),
+          modules: {},
+          defaults: {},
+        }));
     }
     const manifest = currentVersionId ? await deps.policySetVersions.manifest(db, currentVersionId) : null;
     if (!manifest) return [];
@@ -141,7 +147,13 @@ export function createPolicyChecksService(deps: {
         const params: Record<string, unknown> = { ...policy.defaults };
         for (const p of parameters) params[p.key] = paramValue(p.value);
         const filename = `${policy.name}.sentinel`;
-        const r = evaluatePolicy({ source: policy.source, filename, params, imports: { ...policy.modules, ...imports }, limits: { timeoutMs: deps.timeoutMs } });
+        const r = evaluatePolicy({
+          source: policy.source,
+          filename,
+          params,
+          imports: { ...policy.modules, ...imports },
+          limits: { timeoutMs: deps.timeoutMs },
+        });
         const error = r.error ? scrub(describeError(r.error), secrets) : null;
         const passed = r.result === true && !error;
         outcomes.push({ policySetId: set.id, policySetName: set.name, policy: policy.name, enforcementLevel: policy.level, result: passed, error });
@@ -185,7 +197,17 @@ export function createPolicyChecksService(deps: {
     async begin(q, run) {
       if ((await deps.policySets.applyingTo(q, await workspaceOf(q, run))).length === 0) return false;
       const at = now();
-      await store.insertCheck(q, { id: newId('polchk'), runId: run.id, status: 'queued', scope: 'organization', result: null, output: null, statusTimestamps: { 'queued-at': at }, overriddenByUserId: null, createdAt: at });
+      await store.insertCheck(q, {
+        id: newId('polchk'),
+        runId: run.id,
+        status: 'queued',
+        scope: 'organization',
+        result: null,
+        output: null,
+        statusTimestamps: { 'queued-at': at },
+        overriddenByUserId: null,
+        createdAt: at,
+      });
       return true;
     },
 
@@ -249,7 +271,8 @@ export function createPolicyChecksService(deps: {
       const actor = actingUserId(caller.principal);
       const moved = await database.transaction(async (trx) => {
         const done = await store.settleCheck(trx, check, ['soft_failed'], 'overridden', now(), { overriddenByUserId: actor });
-        if (!done || !(await deps.runs.pipeline.policyOverridden(trx, check.runId, actor))) throw errors.conflict('The policy check can no longer be overridden');
+        if (!done || !(await deps.runs.pipeline.policyOverridden(trx, check.runId, actor)))
+          throw errors.conflict('The policy check can no longer be overridden');
         return done;
       });
       return viewOf(moved, found);

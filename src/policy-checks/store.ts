@@ -88,14 +88,26 @@ export async function listChecks(q: Queryable, runId: string, page: Window | nul
 export async function idsOfRuns(q: Queryable, runIds: readonly string[]): Promise<Map<string, string[]>> {
   const result = new Map<string, string[]>();
   if (runIds.length === 0) return result;
-  const rows = await q.selectFrom('policy_checks').select(['id', 'run_id']).where('run_id', 'in', [...runIds]).orderBy('seq').execute();
+  const rows = await q
+    .selectFrom('policy_checks')
+    .select(['id', 'run_id'])
+    .where('run_id', 'in', [...runIds])
+    .orderBy('seq')
+    .execute();
   for (const r of rows) result.set(r.run_id, [...(result.get(r.run_id) ?? []), r.id]);
   return result;
 }
 
 /** Runs whose check has waited in `queued` since before `cutoff` (its server stopped mid-way). */
 export async function staleQueued(q: Queryable, cutoff: string, limit: number): Promise<string[]> {
-  const rows = await q.selectFrom('policy_checks').select('run_id').where('status', '=', 'queued').where('created_at', '<', cutoff).orderBy('created_at').limit(limit).execute();
+  const rows = await q
+    .selectFrom('policy_checks')
+    .select('run_id')
+    .where('status', '=', 'queued')
+    .where('created_at', '<', cutoff)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.run_id);
 }
 
@@ -121,5 +133,7 @@ export async function settleCheck(
     .where('id', '=', c.id)
     .where('status', 'in', [...from])
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1 ? { ...c, status: to, statusTimestamps: stamps, ...extra, result: extra.result ?? c.result, output: extra.output ?? c.output } as PolicyCheck : undefined;
+  return Number(r.numUpdatedRows) === 1
+    ? ({ ...c, status: to, statusTimestamps: stamps, ...extra, result: extra.result ?? c.result, output: extra.output ?? c.output } as PolicyCheck)
+    : undefined;
 }

@@ -52,4 +52,6 @@ export const ParameterResource = Resource('PolicySetParameter', 'vars', {
 });
 
 export const ParameterDocument = Document(ParameterResource, 'The parameter');
-export const ParameterListDocument = ListDocument(ParameterResource, "The set's parameters (every one, unless a page is asked for)", { paginated: 'when-asked' });
+export const ParameterListDocument = ListDocument(ParameterResource, "The set's parameters (every one, unless a page is asked for)", {
+  paginated: 'when-asked',
+});

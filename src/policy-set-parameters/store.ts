@@ -47,12 +47,7 @@ export async function insertParameter(q: Queryable, p: Parameter, v: StoredValue
 }
 
 export async function findParameter(q: Queryable, policySetId: string, id: string): Promise<Parameter | undefined> {
-  const r = await q
-    .selectFrom('policy_set_parameters')
-    .selectAll()
-    .where('id', '=', id)
-    .where('policy_set_id', '=', policySetId)
-    .executeTakeFirst();
+  const r = await q.selectFrom('policy_set_parameters').selectAll().where('id', '=', id).where('policy_set_id', '=', policySetId).executeTakeFirst();
   return r && PARAMETERS.read(r);
 }
 
@@ -76,20 +71,11 @@ export async function countParameters(q: Queryable, policySetId: string): Promis
 
 /** Every parameter of a set with its stored value, for the policy-check runtime. */
 export async function storedParameters(q: Queryable, policySetId: string) {
-  const rows = await q
-    .selectFrom('policy_set_parameters')
-    .selectAll()
-    .where('policy_set_id', '=', policySetId)
-    .orderBy('seq')
-    .execute();
+  const rows = await q.selectFrom('policy_set_parameters').selectAll().where('policy_set_id', '=', policySetId).orderBy('seq').execute();
   return rows.map((r) => ({ parameter: PARAMETERS.read(r), stored: stored(r) }));
 }
 
-export async function updateParameter(
-  q: Queryable,
-  id: string,
-  p: { key: string; sensitive: boolean; stored: StoredValue; updatedAt: string },
-): Promise<void> {
+export async function updateParameter(q: Queryable, id: string, p: { key: string; sensitive: boolean; stored: StoredValue; updatedAt: string }): Promise<void> {
   await q
     .updateTable('policy_set_parameters')
     .set({ key: p.key, sensitive: p.sensitive, value: p.stored.value, encrypted_value: p.stored.encryptedValue, updated_at: p.updatedAt })

@@ -53,7 +53,8 @@ export async function unpack(gzipped: Uint8Array): Promise<Map<string, Buffer>> 
         entry.resume();
         continue;
       }
-      if (type !== 'file' && type !== 'contiguous-file') throw new ArchiveError(`The archive entry ${JSON.stringify(name)} is a ${type ?? 'special file'}; only files and directories are accepted`);
+      if (type !== 'file' && type !== 'contiguous-file')
+        throw new ArchiveError(`The archive entry ${JSON.stringify(name)} is a ${type ?? 'special file'}; only files and directories are accepted`);
       const chunks: Buffer[] = [];
       for await (const chunk of entry) chunks.push(chunk as Buffer);
       files.set(path, Buffer.concat(chunks));

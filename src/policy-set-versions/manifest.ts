@@ -82,7 +82,13 @@ export function readManifest(kind: VersionKind, files: ReadonlyMap<string, Buffe
       const level = text(block, 'enforcement_level', false) ?? DEFAULT_LEVEL[kind];
       if (!LEVELS[kind].includes(level)) fail(block, `enforcement_level must be one of ${LEVELS[kind].join(', ')}`);
       const file = sourceFile(block, kind === 'sentinel');
-      manifest.policies.push({ name, path: file?.path ?? null, enforcementLevel: level, query: kind === 'opa' ? (text(block, 'query', true) ?? null) : null, source: file?.source ?? null });
+      manifest.policies.push({
+        name,
+        path: file?.path ?? null,
+        enforcementLevel: level,
+        query: kind === 'opa' ? (text(block, 'query', true) ?? null) : null,
+        source: file?.source ?? null,
+      });
     } else if (block.type === 'module') {
       const file = sourceFile(block, true)!;
       manifest.modules.push({ name, ...file });

@@ -20,16 +20,27 @@ export async function policySetVersionsRoutes(app: Api, { policySetVersions }: {
   // send has nothing Hangar reads, so none is validated.
   app.post(
     '/policy-sets/:policy_set_id/versions',
-    { schema: { summary: 'Create a policy set version and its upload link (no body needed)', tags, params: PolicySetParams, response: responses({ 201: PolicySetVersionDocument }) } },
+    {
+      schema: {
+        summary: 'Create a policy set version and its upload link (no body needed)',
+        tags,
+        params: PolicySetParams,
+        response: responses({ 201: PolicySetVersionDocument }),
+      },
+    },
     async (request, reply) => {
       const view = await policySetVersions.create(request.caller, request.params.policy_set_id);
       return reply.code(201).send({ data: resource(request, view) });
     },
   );
 
-  app.get('/policy-set-versions/:policy_set_version_id', { schema: { summary: 'Show a policy set version', tags, params: PolicySetVersionParams, response: responses({ 200: PolicySetVersionDocument }) } }, async (request) => {
-    return { data: resource(request, await policySetVersions.show(request.caller, request.params.policy_set_version_id)) };
-  });
+  app.get(
+    '/policy-set-versions/:policy_set_version_id',
+    { schema: { summary: 'Show a policy set version', tags, params: PolicySetVersionParams, response: responses({ 200: PolicySetVersionDocument }) } },
+    async (request) => {
+      return { data: resource(request, await policySetVersions.show(request.caller, request.params.policy_set_version_id)) };
+    },
+  );
 }
 
 /**
@@ -39,16 +50,26 @@ export async function policySetVersionsRoutes(app: Api, { policySetVersions }: {
 export async function policySetVersionUploadRoutes(app: Api, { policySetVersions }: { policySetVersions: PolicySetVersionsService }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_request, body, done) => done(null, body));
-  app.put(`${UPLOAD_PREFIX}/:object`, {
+  app.put(
+    `${UPLOAD_PREFIX}/:object`,
+    {
       bodyLimit: MAX_ARCHIVE_BYTES,
-      schema: { summary: "Upload a policy set version's tar.gz (the URL is the credential; no token)", tags, consumes: ['application/octet-stream'], params: UploadParams, response: responses({ 200: NoContent }) },
+      schema: {
+        summary: "Upload a policy set version's tar.gz (the URL is the credential; no token)",
+        tags,
+        consumes: ['application/octet-stream'],
+        params: UploadParams,
+        response: responses({ 200: NoContent }),
+      },
       // The credential is checked before the body is read: without one, nobody gets Hangar to buffer megabytes.
       onRequest: async (request) => {
         policySetVersions.checkUploadUrl((request.params as Partial<Static<typeof UploadParams>>).object ?? '');
       },
-    }, async (request, reply) => {
-    const body = request.body;
-    await policySetVersions.upload(request.params.object, body instanceof Uint8Array ? body : new Uint8Array());
-    return reply.code(200).send();
-  });
+    },
+    async (request, reply) => {
+      const body = request.body;
+      await policySetVersions.upload(request.params.object, body instanceof Uint8Array ? body : new Uint8Array());
+      return reply.code(200).send();
+    },
+  );
 }

@@ -108,7 +108,12 @@ export function createPolicySetVersionsService(deps: { database: Database; polic
       const outcome = await read(set.kind, archive);
       const settled =
         'manifest' in outcome
-          ? await store.settle(db, id, { status: 'ready', manifest: JSON.stringify(outcome.manifest), policyCount: outcome.manifest.policies.length, archive }, now())
+          ? await store.settle(
+              db,
+              id,
+              { status: 'ready', manifest: JSON.stringify(outcome.manifest), policyCount: outcome.manifest.policies.length, archive },
+              now(),
+            )
           : await store.settle(db, id, { status: 'errored', error: outcome.error }, now());
       if (!settled) throw uploadUsedUp();
     },

@@ -43,7 +43,10 @@ const LISTED = ['id', 'policy_set_id', 'status', 'source', 'error', 'policy_coun
 const read = (r: object): PolicySetVersion => VERSIONS.read(r as never);
 
 export async function insertVersion(q: Queryable, v: PolicySetVersion): Promise<void> {
-  await q.insertInto('policy_set_versions').values({ ...VERSIONS.write(v), manifest: null, archive: null }).execute();
+  await q
+    .insertInto('policy_set_versions')
+    .values({ ...VERSIONS.write(v), manifest: null, archive: null })
+    .execute();
 }
 
 export async function findVersion(q: Queryable, id: string): Promise<PolicySetVersion | undefined> {
@@ -53,7 +56,13 @@ export async function findVersion(q: Queryable, id: string): Promise<PolicySetVe
 
 export async function findVersions(q: Queryable, ids: readonly string[]): Promise<PolicySetVersion[]> {
   if (ids.length === 0) return [];
-  return (await q.selectFrom('policy_set_versions').select(LISTED).where('id', 'in', [...new Set(ids)]).execute()).map(read);
+  return (
+    await q
+      .selectFrom('policy_set_versions')
+      .select(LISTED)
+      .where('id', 'in', [...new Set(ids)])
+      .execute()
+  ).map(read);
 }
 
 /**
@@ -84,7 +93,11 @@ export async function newestAndCurrent(q: Queryable, setIds: readonly string[]):
   const result = new Map<string, VersionPointers>(setIds.map((id) => [id, { newest: null, current: null, policyCount: 0 }]));
   if (setIds.length === 0) return result;
   const ids = [...new Set(setIds)];
-  const newestSeqs = q.selectFrom('policy_set_versions').select((eb) => eb.fn.max('seq').as('seq')).where('policy_set_id', 'in', ids).groupBy('policy_set_id');
+  const newestSeqs = q
+    .selectFrom('policy_set_versions')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('policy_set_id', 'in', ids)
+    .groupBy('policy_set_id');
   const readySeqs = newestSeqs.where('status', '=', 'ready');
   const pick = (which: 'newest' | 'current', seqs: typeof newestSeqs) =>
     q

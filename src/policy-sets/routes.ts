@@ -53,18 +53,32 @@ export async function policySetsRoutes(app: Api, { policySets }: { policySets: P
     return { included: [...related.policies.map(policyResource), ...related.versions.map((v) => policySetVersionResource(v))] };
   }
 
-  app.get('/organizations/:organization_name/policy-sets', { schema: { summary: "List an organization's policy sets", tags, params: OrganizationParams, querystring: ListPolicySetsQuery, response: responses({ 200: PolicySetListDocument }) } }, async (request) => {
-    const query = request.query;
-    const include = setIncludes(query.include);
-    const page = parsePage(query);
-    const filter = { search: query['search[name]'] || undefined, kind: query['filter[kind]'] || undefined };
-    const { items, total } = await policySets.list(request.caller, request.params.organization_name, filter, page);
-    return { data: items.map(policySetResource), ...(await included(items, include)), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+  app.get(
+    '/organizations/:organization_name/policy-sets',
+    {
+      schema: {
+        summary: "List an organization's policy sets",
+        tags,
+        params: OrganizationParams,
+        querystring: ListPolicySetsQuery,
+        response: responses({ 200: PolicySetListDocument }),
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const include = setIncludes(query.include);
+      const page = parsePage(query);
+      const filter = { search: query['search[name]'] || undefined, kind: query['filter[kind]'] || undefined };
+      const { items, total } = await policySets.list(request.caller, request.params.organization_name, filter, page);
+      return { data: items.map(policySetResource), ...(await included(items, include)), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
   app.post(
     '/organizations/:organization_name/policy-sets',
-    { schema: { summary: 'Create a policy set', tags, params: OrganizationParams, body: CreatePolicySetBody, response: responses({ 201: PolicySetDocument }) } },
+    {
+      schema: { summary: 'Create a policy set', tags, params: OrganizationParams, body: CreatePolicySetBody, response: responses({ 201: PolicySetDocument }) },
+    },
     async (request, reply) => {
       const { attributes, relationships } = request.body.data;
       const view = await policySets.create(request.caller, request.params.organization_name, {
@@ -75,22 +89,44 @@ export async function policySetsRoutes(app: Api, { policySets }: { policySets: P
     },
   );
 
-  app.get('/policy-sets/:policy_set_id', { schema: { summary: 'Show a policy set', tags, params: PolicySetParams, querystring: ShowPolicySetQuery, response: responses({ 200: PolicySetDocument }) } }, async (request) => {
-    const include = setIncludes(request.query.include);
-    const view = await policySets.show(request.caller, request.params.policy_set_id);
-    return { data: policySetResource(view), ...(await included([view], include)) };
-  });
+  app.get(
+    '/policy-sets/:policy_set_id',
+    {
+      schema: { summary: 'Show a policy set', tags, params: PolicySetParams, querystring: ShowPolicySetQuery, response: responses({ 200: PolicySetDocument }) },
+    },
+    async (request) => {
+      const include = setIncludes(request.query.include);
+      const view = await policySets.show(request.caller, request.params.policy_set_id);
+      return { data: policySetResource(view), ...(await included([view], include)) };
+    },
+  );
 
-  app.patch('/policy-sets/:policy_set_id', { schema: { summary: 'Update a policy set (relationships given replace the lists)', tags, params: PolicySetParams, body: UpdatePolicySetBody, response: responses({ 200: PolicySetDocument }) } }, async (request) => {
-    const { attributes, relationships } = request.body.data;
-    const view = await policySets.update(request.caller, request.params.policy_set_id, input(attributes ?? {}, relationships));
-    return { data: policySetResource(view) };
-  });
+  app.patch(
+    '/policy-sets/:policy_set_id',
+    {
+      schema: {
+        summary: 'Update a policy set (relationships given replace the lists)',
+        tags,
+        params: PolicySetParams,
+        body: UpdatePolicySetBody,
+        response: responses({ 200: PolicySetDocument }),
+      },
+    },
+    async (request) => {
+      const { attributes, relationships } = request.body.data;
+      const view = await policySets.update(request.caller, request.params.policy_set_id, input(attributes ?? {}, relationships));
+      return { data: policySetResource(view) };
+    },
+  );
 
-  app.delete('/policy-sets/:policy_set_id', { schema: { summary: 'Delete a policy set, its parameters and its versions', tags, params: PolicySetParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await policySets.destroy(request.caller, request.params.policy_set_id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/policy-sets/:policy_set_id',
+    { schema: { summary: 'Delete a policy set, its parameters and its versions', tags, params: PolicySetParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await policySets.destroy(request.caller, request.params.policy_set_id);
+      return reply.code(204).send();
+    },
+  );
 
   for (const [relation, body] of [
     ['projects', PolicySetProjectsBody],
@@ -99,13 +135,31 @@ export async function policySetsRoutes(app: Api, { policySets }: { policySets: P
     ['policies', PolicySetPoliciesBody],
   ] as const satisfies ReadonlyArray<readonly [Relation, unknown]>) {
     const url = `/policy-sets/:policy_set_id/relationships/${relation}`;
-    app.post(url, { schema: { summary: `Attach ${relation} to a policy set`, tags, params: PolicySetParams, body, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-      await policySets.attach(request.caller, request.params.policy_set_id, relation, request.body.data.map((d) => d.id));
-      return reply.code(204).send();
-    });
-    app.delete(url, { schema: { summary: `Detach ${relation} from a policy set`, tags, params: PolicySetParams, body, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-      await policySets.detach(request.caller, request.params.policy_set_id, relation, request.body.data.map((d) => d.id));
-      return reply.code(204).send();
-    });
+    app.post(
+      url,
+      { schema: { summary: `Attach ${relation} to a policy set`, tags, params: PolicySetParams, body, response: responses({ 204: NoContent }) } },
+      async (request, reply) => {
+        await policySets.attach(
+          request.caller,
+          request.params.policy_set_id,
+          relation,
+          request.body.data.map((d) => d.id),
+        );
+        return reply.code(204).send();
+      },
+    );
+    app.delete(
+      url,
+      { schema: { summary: `Detach ${relation} from a policy set`, tags, params: PolicySetParams, body, response: responses({ 204: NoContent }) } },
+      async (request, reply) => {
+        await policySets.detach(
+          request.caller,
+          request.params.policy_set_id,
+          relation,
+          request.body.data.map((d) => d.id),
+        );
+        return reply.code(204).send();
+      },
+    );
   }
 }

@@ -68,7 +68,12 @@ type Attachment = 'projects' | 'workspaces';
 const RELATIONS: readonly Relation[] = ['projects', 'workspaces', 'workspace-exclusions', 'policies'];
 const ATTACHMENTS: readonly Attachment[] = ['projects', 'workspaces'];
 const NOUN: Record<Relation, string> = { projects: 'Project', workspaces: 'Workspace', 'workspace-exclusions': 'Workspace', policies: 'Policy' };
-const SENT = { projects: 'projectIds', workspaces: 'workspaceIds', 'workspace-exclusions': 'excludedWorkspaceIds', policies: 'policyIds' } as const satisfies Record<Relation, keyof PolicySetInput>;
+const SENT = {
+  projects: 'projectIds',
+  workspaces: 'workspaceIds',
+  'workspace-exclusions': 'excludedWorkspaceIds',
+  policies: 'policyIds',
+} as const satisfies Record<Relation, keyof PolicySetInput>;
 const sentIds = (input: PolicySetInput, relation: Relation) => input[SENT[relation]];
 const isAttachment = (relation: Relation): relation is Attachment => relation === 'projects' || relation === 'workspaces';
 const VERSIONED = 'The policies of a policy set with versions come from its versions; it cannot hold policies of its own';
@@ -157,12 +162,10 @@ export function createPolicySetsService(deps: {
    * on `global` (an update turning a set with attachments global).
    */
   function checkGlobal(input: PolicySetInput, attached: Record<Attachment, readonly string[]>) {
-    const problems = ATTACHMENTS.filter((relation) => attached[relation].length > 0).map(
-      (relation): Problem => ({
-        pointer: sentIds(input, relation)?.length ? `/data/relationships/${relation}` : '/data/attributes/global',
-        detail: GLOBAL_WITH(relation),
-      }),
-    );
+    const problems = ATTACHMENTS.filter((relation) => attached[relation].length > 0).map((relation): Problem => ({
+      pointer: sentIds(input, relation)?.length ? `/data/relationships/${relation}` : '/data/attributes/global',
+      detail: GLOBAL_WITH(relation),
+    }));
     if (problems.length) throw errors.invalid(problems);
   }
 
@@ -236,7 +239,14 @@ export function createPolicySetsService(deps: {
     /** What `include` asks for beside the sets: their policies and versions (one query each). */
     async included(views: readonly PolicySetView[], include: readonly PolicySetInclude[]): Promise<{ policies: PolicyView[]; versions: PolicySetVersion[] }> {
       const first = views[0];
-      const policies = include.includes('policies') && first ? await deps.policies.views(db, views.flatMap((v) => v.policyIds), first.organizationName) : [];
+      const policies =
+        include.includes('policies') && first
+          ? await deps.policies.views(
+              db,
+              views.flatMap((v) => v.policyIds),
+              first.organizationName,
+            )
+          : [];
       const versionIds = views.flatMap((v) => [
         ...(include.includes('newest_version') && v.versions.newest ? [v.versions.newest] : []),
         ...(include.includes('current_version') && v.versions.current ? [v.versions.current] : []),
@@ -323,20 +333,39 @@ export function createPolicySetsService(deps: {
             throw errors.invalidAttribute('/data/attributes/kind', 'Kind cannot be changed after the policy set is created');
           }
           const [before] = await views(trx, [current], organizationName);
-          const existing = { projects: before!.projectIds, workspaces: before!.workspaceIds, 'workspace-exclusions': before!.excludedWorkspaceIds, policies: before!.policyIds };
+          const existing = {
+            projects: before!.projectIds,
+            workspaces: before!.workspaceIds,
+            'workspace-exclusions': before!.excludedWorkspaceIds,
+            policies: before!.policyIds,
+          };
           const wanted = (relation: Relation) => {
             const sent = sentIds(input, relation);
             return sent === undefined ? existing[relation] : dedupe(sent);
           };
-          const attached = { projects: wanted('projects'), workspaces: wanted('workspaces'), 'workspace-exclusions': wanted('workspace-exclusions'), policies: wanted('policies') };
+          const attached = {
+            projects: wanted('projects'),
+            workspaces: wanted('workspaces'),
+            'workspace-exclusions': wanted('workspace-exclusions'),
+            policies: wanted('policies'),
+          };
           if (input.policyIds?.length && before!.versions.newest !== null) throw errors.invalidAttribute('/data/relationships/policies', VERSIONED);
           if (input.global ?? current.global) checkGlobal(input, attached);
           await checkRelationships(trx, current.organizationId, input);
           const at = now();
           for (const relation of RELATIONS) {
             if (sentIds(input, relation) === undefined) continue;
-            await links[relation].table.remove(trx, id, existing[relation].filter((x) => !attached[relation].includes(x)));
-            await links[relation].table.add(trx, id, attached[relation].filter((x) => !existing[relation].includes(x)), at);
+            await links[relation].table.remove(
+              trx,
+              id,
+              existing[relation].filter((x) => !attached[relation].includes(x)),
+            );
+            await links[relation].table.add(
+              trx,
+              id,
+              attached[relation].filter((x) => !existing[relation].includes(x)),
+              at,
+            );
           }
           const patch = {
             name: input.name,

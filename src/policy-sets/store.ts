@@ -70,7 +70,15 @@ export async function listPolicySets(q: Queryable, f: PolicySetFilter, page: Win
   if (f.kind) base = base.where('kind', '=', f.kind);
   if (f.search) base = base.where(containsInsensitive('name', f.search));
   // lower(name) is what the (organization_id, lower(name)) index holds, so it serves the sort too.
-  return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`).orderBy('id'), page, POLICY_SETS.read);
+  return listWithTotal(
+    base,
+    base
+      .selectAll()
+      .orderBy(sql`lower(name)`)
+      .orderBy('id'),
+    page,
+    POLICY_SETS.read,
+  );
 }
 
 export type PolicySetPatch = Partial<Pick<PolicySet, 'name' | 'description' | 'global' | 'overridable' | 'agentEnabled' | 'policyToolVersion'>> & {
@@ -125,11 +133,33 @@ export async function sentinelSetsApplyingTo(q: Queryable, w: { organizationId: 
     .where((eb) =>
       eb.or([
         eb('s.global', '=', true),
-        eb.exists(eb.selectFrom('policy_set_workspaces as pw').select(sql`1`.as('x')).whereRef('pw.policy_set_id', '=', 's.id').where('pw.workspace_id', '=', w.id)),
-        eb.exists(eb.selectFrom('policy_set_projects as pp').select(sql`1`.as('x')).whereRef('pp.policy_set_id', '=', 's.id').where('pp.project_id', '=', w.projectId)),
+        eb.exists(
+          eb
+            .selectFrom('policy_set_workspaces as pw')
+            .select(sql`1`.as('x'))
+            .whereRef('pw.policy_set_id', '=', 's.id')
+            .where('pw.workspace_id', '=', w.id),
+        ),
+        eb.exists(
+          eb
+            .selectFrom('policy_set_projects as pp')
+            .select(sql`1`.as('x'))
+            .whereRef('pp.policy_set_id', '=', 's.id')
+            .where('pp.project_id', '=', w.projectId),
+        ),
       ]),
     )
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('policy_set_workspace_exclusions as pe').select(sql`1`.as('x')).whereRef('pe.policy_set_id', '=', 's.id').where('pe.workspace_id', '=', w.id))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('policy_set_workspace_exclusions as pe')
+            .select(sql`1`.as('x'))
+            .whereRef('pe.policy_set_id', '=', 's.id')
+            .where('pe.workspace_id', '=', w.id),
+        ),
+      ),
+    )
     .orderBy('s.created_at')
     .orderBy('s.id')
     .execute();

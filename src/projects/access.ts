@@ -41,7 +41,11 @@ export function createProjectAccess(deps: { database: Database; organizationLook
 
   /** The caller's authority over each project: one grants query whatever their number, none when grants cannot matter. */
   async function authorities(q: Queryable, standing: Standing, projects: readonly Project[]): Promise<Map<string, ProjectAuthority>> {
-    const grants = await heldGrants(q, standing, projects.map((p) => p.id));
+    const grants = await heldGrants(
+      q,
+      standing,
+      projects.map((p) => p.id),
+    );
     return new Map(projects.map((p) => [p.id, projectAuthority(standing, p, grants.get(p.id) ?? [])]));
   }
 

@@ -73,27 +73,39 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
     },
   );
 
-  app.get('/projects/:project_id', { schema: { summary: 'Show a project', tags, params: ProjectParams, querystring: ShowProjectQuery, response: responses({ 200: ProjectDocument }) } }, async (request) => {
-    const withTags = includes(request.query.include, PROJECT_INCLUDES).includes('effective_tag_bindings');
-    const view = await projects.show(request.caller, request.params.project_id, { tags: withTags });
-    return { data: projectResource(view), ...(withTags ? { included: includedBindings([view.effectiveTags]) } : {}) };
-  });
+  app.get(
+    '/projects/:project_id',
+    { schema: { summary: 'Show a project', tags, params: ProjectParams, querystring: ShowProjectQuery, response: responses({ 200: ProjectDocument }) } },
+    async (request) => {
+      const withTags = includes(request.query.include, PROJECT_INCLUDES).includes('effective_tag_bindings');
+      const view = await projects.show(request.caller, request.params.project_id, { tags: withTags });
+      return { data: projectResource(view), ...(withTags ? { included: includedBindings([view.effectiveTags]) } : {}) };
+    },
+  );
 
-  app.patch('/projects/:project_id', { schema: { summary: 'Update a project', tags, params: ProjectParams, body: UpdateProjectBody, response: responses({ 200: ProjectDocument }) } }, async (request) => {
-    const a = request.body.data.attributes ?? {};
-    const view = await projects.update(request.caller, request.params.project_id, {
-      name: a.name,
-      description: a.description,
-      autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
-      tags: tagChangeOf(request.body.data),
-    });
-    return { data: projectResource(view) };
-  });
+  app.patch(
+    '/projects/:project_id',
+    { schema: { summary: 'Update a project', tags, params: ProjectParams, body: UpdateProjectBody, response: responses({ 200: ProjectDocument }) } },
+    async (request) => {
+      const a = request.body.data.attributes ?? {};
+      const view = await projects.update(request.caller, request.params.project_id, {
+        name: a.name,
+        description: a.description,
+        autoDestroyActivityDuration: a['auto-destroy-activity-duration'],
+        tags: tagChangeOf(request.body.data),
+      });
+      return { data: projectResource(view) };
+    },
+  );
 
-  app.delete('/projects/:project_id', { schema: { summary: 'Delete a project (it must hold no workspaces)', tags, params: ProjectParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await projects.destroy(request.caller, request.params.project_id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/projects/:project_id',
+    { schema: { summary: 'Delete a project (it must hold no workspaces)', tags, params: ProjectParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await projects.destroy(request.caller, request.params.project_id);
+      return reply.code(204).send();
+    },
+  );
 
   app.post(
     '/projects/:project_id/relationships/workspaces',
@@ -108,7 +120,11 @@ export async function projectsRoutes(app: Api, { projects }: { projects: Project
       },
     },
     async (request, reply) => {
-      await projects.moveWorkspaces(request.caller, request.params.project_id, request.body.data.map((d) => d.id));
+      await projects.moveWorkspaces(
+        request.caller,
+        request.params.project_id,
+        request.body.data.map((d) => d.id),
+      );
       return reply.code(204).send();
     },
   );

@@ -68,7 +68,7 @@ export const MoveWorkspacesBody = Type.Object({
 // ---- responses
 
 const ProjectPermissions = Flags(['can-read', 'can-update', 'can-destroy', 'can-create-workspace', 'can-move-workspace', 'can-manage-teams'], {
-  description: "what the caller may do with the project, from the same rules that authorize requests",
+  description: 'what the caller may do with the project, from the same rules that authorize requests',
 });
 
 export const ProjectResource = Resource('Project', 'projects', {
@@ -78,7 +78,9 @@ export const ProjectResource = Resource('Project', 'projects', {
     'created-at': Timestamp,
     'auto-destroy-activity-duration': StringOrNull({ description: 'e.g. `14d` or `2h`; null: never' }),
     'default-execution-mode': Type.String({ enum: ['remote', 'local', 'agent'], description: "the organization's (projects have no mode of their own yet)" }),
-    'setting-overwrites': Flags(['default-execution-mode', 'default-agent-pool'], { description: "always false: the project follows its organization's defaults" }),
+    'setting-overwrites': Flags(['default-execution-mode', 'default-agent-pool'], {
+      description: "always false: the project follows its organization's defaults",
+    }),
     'workspace-count': Type.Integer(),
     'team-count': Type.Integer(),
     permissions: ProjectPermissions,
@@ -91,4 +93,7 @@ export const ProjectResource = Resource('Project', 'projects', {
 });
 
 export const ProjectDocument = Document(ProjectResource, 'The project', EffectiveTagBindingResource);
-export const ProjectListDocument = ListDocument(ProjectResource, 'A page of projects', { meta: { 'status-counts': StatusCounts }, included: EffectiveTagBindingResource });
+export const ProjectListDocument = ListDocument(ProjectResource, 'A page of projects', {
+  meta: { 'status-counts': StatusCounts },
+  included: EffectiveTagBindingResource,
+});

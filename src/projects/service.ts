@@ -94,7 +94,13 @@ export function createProjectsService(deps: {
    * Views of a page of projects: three queries (authorities, workspace and team counts), two
    * when the caller's authority is already known (a single project found through the lookup).
    */
-  async function views(standing: Standing, org: ExecutionDefaults, projects: readonly Project[], known?: Map<string, ProjectAuthority>, withTags = false): Promise<ProjectView[]> {
+  async function views(
+    standing: Standing,
+    org: ExecutionDefaults,
+    projects: readonly Project[],
+    known?: Map<string, ProjectAuthority>,
+    withTags = false,
+  ): Promise<ProjectView[]> {
     const ids = projects.map((p) => p.id);
     const [authority, workspaces, teams, tags] = await Promise.all([
       known ?? projectAccess.authorities(db, standing, projects),
@@ -154,7 +160,15 @@ export function createProjectsService(deps: {
       const permissions = shownPermissions(standing, authority, project);
       const execution = executionOf(org);
       const effectiveTags = include?.tags ? ((await deps.tags.projectBindings(db, [project.id])).get(project.id) ?? []) : undefined;
-      return { project, organizationName: standing.organizationName, permissions, workspaceCount, teamCount, execution, ...(effectiveTags ? { effectiveTags } : {}) };
+      return {
+        project,
+        organizationName: standing.organizationName,
+        permissions,
+        workspaceCount,
+        teamCount,
+        execution,
+        ...(effectiveTags ? { effectiveTags } : {}),
+      };
     },
 
     async list(caller: Caller, organizationName: string, query: ProjectListQuery, page: Page, include?: { tags: boolean }) {

@@ -88,8 +88,16 @@ const projectWithCounts = compiledOnce((q: Queryable, id: string) =>
     .selectFrom('projects')
     .selectAll('projects')
     .select((eb) => [
-      eb.selectFrom('workspaces').select((w) => w.fn.countAll<number>().as('n')).whereRef('workspaces.project_id', '=', 'projects.id').as('workspace_count'),
-      eb.selectFrom('team_projects').select((t) => t.fn.countAll<number>().as('n')).whereRef('team_projects.project_id', '=', 'projects.id').as('team_count'),
+      eb
+        .selectFrom('workspaces')
+        .select((w) => w.fn.countAll<number>().as('n'))
+        .whereRef('workspaces.project_id', '=', 'projects.id')
+        .as('workspace_count'),
+      eb
+        .selectFrom('team_projects')
+        .select((t) => t.fn.countAll<number>().as('n'))
+        .whereRef('team_projects.project_id', '=', 'projects.id')
+        .as('team_count'),
     ])
     .where('projects.id', '=', id),
 );
@@ -103,21 +111,24 @@ export async function findProjectWithCounts(q: Queryable, id: string): Promise<{
 
 export async function findProjectsByIds(q: Queryable, ids: readonly string[]): Promise<Project[]> {
   if (ids.length === 0) return [];
-  const rows = await q.selectFrom('projects').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await q
+    .selectFrom('projects')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return rows.map(PROJECTS.read);
 }
 
 export async function findDefaultProject(q: Queryable, organizationId: string): Promise<Project | undefined> {
-  const r = await q
-    .selectFrom('projects')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('is_default', '=', true)
-    .executeTakeFirst();
+  const r = await q.selectFrom('projects').selectAll().where('organization_id', '=', organizationId).where('is_default', '=', true).executeTakeFirst();
   return r && PROJECTS.read(r);
 }
 
-export async function updateProject(q: Queryable, id: string, patch: Partial<Pick<Project, 'name' | 'description' | 'autoDestroyActivityDuration'>>): Promise<void> {
+export async function updateProject(
+  q: Queryable,
+  id: string,
+  patch: Partial<Pick<Project, 'name' | 'description' | 'autoDestroyActivityDuration'>>,
+): Promise<void> {
   const set = changes(patch);
   if (Object.keys(set).length === 0) return;
   await q.updateTable('projects').set(set).where('id', '=', id).execute();
@@ -220,7 +231,11 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   const matched = base.selectAll().where(matching);
   const rows = ordered(matched);
   const filtered = required.length > 0 || names !== null || Boolean(f.search);
-  const count = (query: typeof base) => query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n));
+  const count = (query: typeof base) =>
+    query
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+      .then((r) => Number(r.n));
   // A caller who sees every project, searching one or two characters (too short for the trigram
   // index) and filtering nothing else, matches exactly the projects the gram's counter counts:
   // one row read instead of a scan of every name. The page itself is still the LIKE over the
@@ -245,6 +260,9 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
     const [total, matches] = await counts;
     if (matches * matches < (page.offset + page.size) * total) source = ordered(q.selectFrom(matched.offset(0).as('projects')).selectAll());
   }
-  const { items, counts: [t, m] } = await listed(source, page, PROJECTS.read, counts);
+  const {
+    items,
+    counts: [t, m],
+  } = await listed(source, page, PROJECTS.read, counts);
   return { items, total: t, matching: m };
 }

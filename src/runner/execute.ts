@@ -79,7 +79,10 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     await port.failed(job, `The job could not start: ${(e as Error).message}`).catch(() => {});
     return;
   }
-  const secrets = inputs.variables.filter((v) => v.sensitive && v.value.length > 0).map((v) => v.value).sort((a, b) => b.length - a.length);
+  const secrets = inputs.variables
+    .filter((v) => v.sensitive && v.value.length > 0)
+    .map((v) => v.value)
+    .sort((a, b) => b.length - a.length);
   const log = logWriter(port, job, secrets, options.maxLogBytes);
   const abort = new AbortController();
   let why: string | null = null;
@@ -87,7 +90,10 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     why ??= reason;
     abort.abort();
   };
-  const deadline = setTimeout(() => stop(`The run exceeded its time limit of ${Math.round(options.timeoutMs / 1000)} s (HANGAR_RUN_TIMEOUT)`), options.timeoutMs);
+  const deadline = setTimeout(
+    () => stop(`The run exceeded its time limit of ${Math.round(options.timeoutMs / 1000)} s (HANGAR_RUN_TIMEOUT)`),
+    options.timeoutMs,
+  );
   const beat = setInterval(() => {
     port.heartbeat(job, options.runner).then(
       (carryOn) => {

@@ -42,7 +42,7 @@ function redactValues(values: unknown): void {
  */
 export function redactPlanJson(json: string, secrets: readonly string[]): string {
   const plan = JSON.parse(json) as Record<string, unknown>;
-  const declared = (((plan.configuration as any)?.root_module?.variables ?? {}) as Record<string, { sensitive?: boolean }>);
+  const declared = ((plan.configuration as any)?.root_module?.variables ?? {}) as Record<string, { sensitive?: boolean }>;
   if (isObject(plan.variables)) {
     for (const [name, v] of Object.entries(plan.variables)) {
       if (isObject(v) && (declared[name]?.sensitive || (typeof v.value === 'string' && secrets.includes(v.value)))) v.value = REDACTED;

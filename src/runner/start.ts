@@ -14,7 +14,13 @@ import { startWorkers, type Workers } from './workers.ts';
 export const SILENCE_MS = 60_000;
 
 export function startRunner(opts: {
-  services: { jobs: JobsService; jobSignal: JobSignal; runs: RunsService; configurationVersions: ConfigurationVersionsService; stateVersions: StateVersionsService };
+  services: {
+    jobs: JobsService;
+    jobSignal: JobSignal;
+    runs: RunsService;
+    configurationVersions: ConfigurationVersionsService;
+    stateVersions: StateVersionsService;
+  };
   database: Database;
   config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>;
   /** The variables domain's `forRun`, once wired; none otherwise. */

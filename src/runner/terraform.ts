@@ -16,7 +16,10 @@ export interface TerraformSettings {
 }
 
 /** The settings from Hangar's configuration; `path` is the server's own PATH (so the binary and its helpers resolve). */
-export function terraformSettings(config: Pick<Config, 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>, path: string): TerraformSettings {
+export function terraformSettings(
+  config: Pick<Config, 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>,
+  path: string,
+): TerraformSettings {
   const extra: Record<string, string> = {};
   if (config.terraformPluginCacheDir) extra.TF_PLUGIN_CACHE_DIR = config.terraformPluginCacheDir;
   if (config.terraformCliConfigFile) extra.TF_CLI_CONFIG_FILE = config.terraformCliConfigFile;

@@ -69,7 +69,19 @@ const RUN_INCLUDES = [
   'comments',
 ] as const;
 /** The organization queue: runs waiting for, or holding, their workspace. */
-const QUEUE_STATUSES = ['pending', 'plan_queued', 'planning', 'planned', 'planned_and_saved', 'policy_checking', 'policy_override', 'policy_checked', 'confirmed', 'apply_queued', 'applying'];
+const QUEUE_STATUSES = [
+  'pending',
+  'plan_queued',
+  'planning',
+  'planned',
+  'planned_and_saved',
+  'policy_checking',
+  'policy_override',
+  'policy_checked',
+  'confirmed',
+  'apply_queued',
+  'applying',
+];
 
 interface Deps {
   runs: RunsService;
@@ -94,7 +106,8 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
       for (const id of new Set(views.map((v) => v.run.workspaceId))) out.push(workspaceResource(await deps.workspaces.show(caller, { id })));
     }
     if (wanted.includes('configuration_version')) {
-      for (const id of new Set(views.map((v) => v.run.configurationVersionId))) out.push(configurationVersionResource(await deps.configurationVersions.show(caller, id)));
+      for (const id of new Set(views.map((v) => v.run.configurationVersionId)))
+        out.push(configurationVersionResource(await deps.configurationVersions.show(caller, id)));
     }
     if (wanted.includes('created_by')) {
       const ids = [...new Set(views.flatMap((v) => (v.run.createdByUserId ? [v.run.createdByUserId] : [])))];
@@ -103,60 +116,117 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
     return out.length ? { included: out } : {};
   }
 
-  app.post('/runs', { schema: { summary: 'Create a run (queued on its workspace; speculative runs plan at once)', tags, body: CreateRunBody, response: responses({ 201: RunDocument }) } }, async (request, reply) => {
-    const { attributes: a = {}, relationships: r } = request.body.data;
-    const view = await runs.create(request.caller, {
-      workspaceId: r.workspace.data.id,
-      configurationVersionId: r['configuration-version']?.data?.id ?? null,
-      message: a.message,
-      isDestroy: a['is-destroy'],
-      refresh: a.refresh,
-      refreshOnly: a['refresh-only'],
-      planOnly: a['plan-only'],
-      autoApply: a['auto-apply'],
-      allowEmptyApply: a['allow-empty-apply'],
-      savePlan: a['save-plan'],
-      targetAddrs: a['target-addrs'],
-      replaceAddrs: a['replace-addrs'],
-      variables: a.variables?.map((v) => ({ key: v.key, value: v.value })),
-      terraformVersion: a['terraform-version'],
-    });
-    return reply.code(201).send({ data: runResource(view, context()) });
-  });
+  app.post(
+    '/runs',
+    {
+      schema: {
+        summary: 'Create a run (queued on its workspace; speculative runs plan at once)',
+        tags,
+        body: CreateRunBody,
+        response: responses({ 201: RunDocument }),
+      },
+    },
+    async (request, reply) => {
+      const { attributes: a = {}, relationships: r } = request.body.data;
+      const view = await runs.create(request.caller, {
+        workspaceId: r.workspace.data.id,
+        configurationVersionId: r['configuration-version']?.data?.id ?? null,
+        message: a.message,
+        isDestroy: a['is-destroy'],
+        refresh: a.refresh,
+        refreshOnly: a['refresh-only'],
+        planOnly: a['plan-only'],
+        autoApply: a['auto-apply'],
+        allowEmptyApply: a['allow-empty-apply'],
+        savePlan: a['save-plan'],
+        targetAddrs: a['target-addrs'],
+        replaceAddrs: a['replace-addrs'],
+        variables: a.variables?.map((v) => ({ key: v.key, value: v.value })),
+        terraformVersion: a['terraform-version'],
+      });
+      return reply.code(201).send({ data: runResource(view, context()) });
+    },
+  );
 
-  app.get('/runs/:run_id', { schema: { summary: 'Show a run', tags, params: RunParams, querystring: ShowRunQuery, response: responses({ 200: RunDocument }) } }, async (request) => {
-    const wanted = includes(request.query.include, RUN_INCLUDES);
-    const view = await runs.show(request.caller, request.params.run_id);
-    return { data: runResource(view, context()), ...(await included(request.caller, request, wanted, [view])) };
-  });
+  app.get(
+    '/runs/:run_id',
+    { schema: { summary: 'Show a run', tags, params: RunParams, querystring: ShowRunQuery, response: responses({ 200: RunDocument }) } },
+    async (request) => {
+      const wanted = includes(request.query.include, RUN_INCLUDES);
+      const view = await runs.show(request.caller, request.params.run_id);
+      return { data: runResource(view, context()), ...(await included(request.caller, request, wanted, [view])) };
+    },
+  );
 
-  app.get('/workspaces/:workspace_id/runs', { schema: { summary: "List a workspace's runs", tags, params: WorkspaceParams, querystring: ListRunsQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
-    const page = parsePage(request.query);
-    const wanted = includes(request.query.include, RUN_INCLUDES);
-    const { items, total } = await runs.list(request.caller, request.params.workspace_id, page, listFilter(request.query));
-    return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(await included(request.caller, request, wanted, items)) };
-  });
+  app.get(
+    '/workspaces/:workspace_id/runs',
+    {
+      schema: { summary: "List a workspace's runs", tags, params: WorkspaceParams, querystring: ListRunsQuery, response: responses({ 200: RunListDocument }) },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const wanted = includes(request.query.include, RUN_INCLUDES);
+      const { items, total } = await runs.list(request.caller, request.params.workspace_id, page, listFilter(request.query));
+      return {
+        data: items.map((v) => runResource(v, context())),
+        ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
+        ...(await included(request.caller, request, wanted, items)),
+      };
+    },
+  );
 
-  app.get('/organizations/:organization_name/runs', { schema: { summary: "List an organization's runs", tags, params: OrganizationParams, querystring: ListRunsQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
-    const page = parsePage(request.query);
-    const wanted = includes(request.query.include, RUN_INCLUDES);
-    const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, listFilter(request.query));
-    return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(await included(request.caller, request, wanted, items)) };
-  });
+  app.get(
+    '/organizations/:organization_name/runs',
+    {
+      schema: {
+        summary: "List an organization's runs",
+        tags,
+        params: OrganizationParams,
+        querystring: ListRunsQuery,
+        response: responses({ 200: RunListDocument }),
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const wanted = includes(request.query.include, RUN_INCLUDES);
+      const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, listFilter(request.query));
+      return {
+        data: items.map((v) => runResource(v, context())),
+        ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
+        ...(await included(request.caller, request, wanted, items)),
+      };
+    },
+  );
 
-  app.get('/organizations/:organization_name/runs/queue', { schema: { summary: "An organization's run queue", tags, params: OrganizationParams, querystring: QueueQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
-    const page = parsePage(request.query);
-    const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, { statuses: QUEUE_STATUSES });
-    return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+  app.get(
+    '/organizations/:organization_name/runs/queue',
+    {
+      schema: {
+        summary: "An organization's run queue",
+        tags,
+        params: OrganizationParams,
+        querystring: QueueQuery,
+        response: responses({ 200: RunListDocument }),
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const { items, total } = await runs.listForOrganization(request.caller, request.params.organization_name, page, { statuses: QUEUE_STATUSES });
+      return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
   // 202 with no body, as in TFE. go-tfe sends `{"comment": …}`: read by nobody, so no schema.
   // The optional `{"comment": …}` becomes a comment on the run (noteOf checks it field by field).
   const action = (name: string, summary: string, act: (caller: Caller, id: string, note?: string) => Promise<void>) =>
-    app.post(`/runs/:run_id/actions/${name}`, { schema: { summary, tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
-      await act(request.caller, request.params.run_id, noteOf(request.body));
-      return reply.code(202).send();
-    });
+    app.post(
+      `/runs/:run_id/actions/${name}`,
+      { schema: { summary, tags, params: RunParams, response: responses({ 202: NoContent }) } },
+      async (request, reply) => {
+        await act(request.caller, request.params.run_id, noteOf(request.body));
+        return reply.code(202).send();
+      },
+    );
   action('apply', 'Confirm a planned run: its apply is queued', (c, id, note) => runs.apply(c, id, note));
   action('discard', 'Discard a run waiting in the queue or for confirmation', (c, id, note) => runs.discard(c, id, note));
   action('cancel', 'Cancel a queued or running run (a running terraform is interrupted)', (c, id, note) => runs.cancel(c, id, note));
@@ -177,35 +247,47 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
   }
 
   // TFE's site-admin view of every run (site admins only; 404 for anyone else).
-  app.get('/admin/runs', { schema: { summary: 'List every run (site admins)', tags, querystring: AdminRunsQuery, response: responses({ 200: RunListDocument }) } }, async (request) => {
-    const page = parsePage(request.query);
-    const wanted = includes(request.query.include, ['workspace', 'workspace.organization']);
-    const { items, total } = await runs.listAll(request.caller, page, {
-      statuses: listFilter(request.query).statuses,
-      from: isoTime(request.query['filter[from]'], 'filter[from]'),
-      to: isoTime(request.query['filter[to]'], 'filter[to]'),
-      query: request.query.q || undefined,
-    });
-    const out: unknown[] = [];
-    if (wanted.length > 0) {
-      const views = await Promise.all([...new Set(items.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(request.caller, { id })));
-      out.push(...views.map(workspaceResource));
-      if (wanted.includes('workspace.organization')) {
-        const seen = new Set<string>();
-        for (const view of views) {
-          if (seen.has(view.organizationName)) continue;
-          seen.add(view.organizationName);
-          out.push(organizationResource(await deps.workspaces.includedOrganization(view)));
+  app.get(
+    '/admin/runs',
+    { schema: { summary: 'List every run (site admins)', tags, querystring: AdminRunsQuery, response: responses({ 200: RunListDocument }) } },
+    async (request) => {
+      const page = parsePage(request.query);
+      const wanted = includes(request.query.include, ['workspace', 'workspace.organization']);
+      const { items, total } = await runs.listAll(request.caller, page, {
+        statuses: listFilter(request.query).statuses,
+        from: isoTime(request.query['filter[from]'], 'filter[from]'),
+        to: isoTime(request.query['filter[to]'], 'filter[to]'),
+        query: request.query.q || undefined,
+      });
+      const out: unknown[] = [];
+      if (wanted.length > 0) {
+        const views = await Promise.all([...new Set(items.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(request.caller, { id })));
+        out.push(...views.map(workspaceResource));
+        if (wanted.includes('workspace.organization')) {
+          const seen = new Set<string>();
+          for (const view of views) {
+            if (seen.has(view.organizationName)) continue;
+            seen.add(view.organizationName);
+            out.push(organizationResource(await deps.workspaces.includedOrganization(view)));
+          }
         }
       }
-    }
-    return { data: items.map((v) => runResource(v, context())), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(out.length ? { included: out } : {}) };
-  });
+      return {
+        data: items.map((v) => runResource(v, context())),
+        ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
+        ...(out.length ? { included: out } : {}),
+      };
+    },
+  );
 
-  app.post('/admin/runs/:run_id/actions/force-cancel', { schema: { summary: 'End any unfinished run (site admins)', tags, params: RunParams, response: responses({ 202: NoContent }) } }, async (request, reply) => {
-    await runs.adminForceCancel(request.caller, request.params.run_id, noteOf(request.body));
-    return reply.code(202).send();
-  });
+  app.post(
+    '/admin/runs/:run_id/actions/force-cancel',
+    { schema: { summary: 'End any unfinished run (site admins)', tags, params: RunParams, response: responses({ 202: NoContent }) } },
+    async (request, reply) => {
+      await runs.adminForceCancel(request.caller, request.params.run_id, noteOf(request.body));
+      return reply.code(202).send();
+    },
+  );
 
   // TFE's site-admin view of every workspace (site admins only; 404 for anyone else).
   async function adminIncluded(caller: Caller, wanted: readonly string[], views: readonly WorkspaceView[]) {
@@ -225,79 +307,141 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
     return out.length ? { included: out } : {};
   }
 
-  app.get('/admin/workspaces', { schema: { summary: 'List every workspace (site admins)', tags, querystring: AdminWorkspacesQuery, response: responses({ 200: AdminWorkspaceListDocument }) } }, async (request) => {
-    const page = parsePage(request.query);
-    const wanted = includes(request.query.include, ['organization', 'current_run']);
-    const statuses = commaList(request.query['filter[current_run][status]'], 'filter[current_run][status]');
-    const sort = sortOf(request.query.sort);
-    const { items, total } = await runs.adminWorkspaces(request.caller, page, {
-      query: request.query.q || undefined,
-      ...(statuses ? { statuses: statuses.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-')) } : {}),
-      ...(sort ? { sort } : {}),
-    });
-    return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total), ...(await adminIncluded(request.caller, wanted, items)) };
-  });
+  app.get(
+    '/admin/workspaces',
+    {
+      schema: {
+        summary: 'List every workspace (site admins)',
+        tags,
+        querystring: AdminWorkspacesQuery,
+        response: responses({ 200: AdminWorkspaceListDocument }),
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const wanted = includes(request.query.include, ['organization', 'current_run']);
+      const statuses = commaList(request.query['filter[current_run][status]'], 'filter[current_run][status]');
+      const sort = sortOf(request.query.sort);
+      const { items, total } = await runs.adminWorkspaces(request.caller, page, {
+        query: request.query.q || undefined,
+        ...(statuses ? { statuses: statuses.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-')) } : {}),
+        ...(sort ? { sort } : {}),
+      });
+      return {
+        data: items.map(workspaceResource),
+        ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
+        ...(await adminIncluded(request.caller, wanted, items)),
+      };
+    },
+  );
 
-  app.get('/admin/workspaces/:workspace_id', { schema: { summary: 'Show any workspace (site admins)', tags, params: AdminWorkspaceParams, response: responses({ 200: AdminWorkspaceDocument }) } }, async (request) => {
-    return { data: workspaceResource(await deps.workspaces.adminShow(request.caller, request.params.workspace_id)) };
-  });
+  app.get(
+    '/admin/workspaces/:workspace_id',
+    { schema: { summary: 'Show any workspace (site admins)', tags, params: AdminWorkspaceParams, response: responses({ 200: AdminWorkspaceDocument }) } },
+    async (request) => {
+      return { data: workspaceResource(await deps.workspaces.adminShow(request.caller, request.params.workspace_id)) };
+    },
+  );
 
-  app.delete('/admin/workspaces/:workspace_id', { schema: { summary: 'Delete any workspace (site admins)', tags, params: AdminWorkspaceParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await deps.workspaces.adminDestroy(request.caller, request.params.workspace_id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/admin/workspaces/:workspace_id',
+    { schema: { summary: 'Delete any workspace (site admins)', tags, params: AdminWorkspaceParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await deps.workspaces.adminDestroy(request.caller, request.params.workspace_id);
+      return reply.code(204).send();
+    },
+  );
 
-  app.get('/runs/:run_id/run-events', { schema: { summary: "A run's events", tags, params: RunParams, querystring: RunEventsQuery, response: responses({ 200: RunEventListDocument }) } }, async (request) => {
-    const wanted = includes(request.query.include, EVENT_INCLUDES);
-    const events = await runs.events(request.caller, request.params.run_id);
-    const page = { number: 1, size: Math.max(events.length, 1), offset: 0 };
-    return { data: events.map(runEventResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, events.length), ...(await eventIncludes(request.caller, wanted, events)) };
-  });
+  app.get(
+    '/runs/:run_id/run-events',
+    { schema: { summary: "A run's events", tags, params: RunParams, querystring: RunEventsQuery, response: responses({ 200: RunEventListDocument }) } },
+    async (request) => {
+      const wanted = includes(request.query.include, EVENT_INCLUDES);
+      const events = await runs.events(request.caller, request.params.run_id);
+      const page = { number: 1, size: Math.max(events.length, 1), offset: 0 };
+      return {
+        data: events.map(runEventResource),
+        ...envelope(absoluteUrl(request, app.config.baseUrl), page, events.length),
+        ...(await eventIncludes(request.caller, wanted, events)),
+      };
+    },
+  );
 
-  app.get('/run-events/:run_event_id', { schema: { summary: 'Show a run event', tags, params: RunEventParams, querystring: RunEventsQuery, response: responses({ 200: RunEventDocument }) } }, async (request) => {
-    const wanted = includes(request.query.include, EVENT_INCLUDES);
-    const event = await runs.event(request.caller, request.params.run_event_id);
-    return { data: runEventResource(event), ...(await eventIncludes(request.caller, wanted, [event])) };
-  });
+  app.get(
+    '/run-events/:run_event_id',
+    { schema: { summary: 'Show a run event', tags, params: RunEventParams, querystring: RunEventsQuery, response: responses({ 200: RunEventDocument }) } },
+    async (request) => {
+      const wanted = includes(request.query.include, EVENT_INCLUDES);
+      const event = await runs.event(request.caller, request.params.run_event_id);
+      return { data: runEventResource(event), ...(await eventIncludes(request.caller, wanted, [event])) };
+    },
+  );
 
-  app.post('/runs/:run_id/comments', { schema: { summary: 'Comment on a run', tags, params: RunParams, body: CreateCommentBody, response: responses({ 201: CommentDocument }) } }, async (request, reply) => {
-    const c = await runs.comment(request.caller, request.params.run_id, request.body.data.attributes.body);
-    return reply.code(201).send({ data: commentResource(c) });
-  });
+  app.post(
+    '/runs/:run_id/comments',
+    { schema: { summary: 'Comment on a run', tags, params: RunParams, body: CreateCommentBody, response: responses({ 201: CommentDocument }) } },
+    async (request, reply) => {
+      const c = await runs.comment(request.caller, request.params.run_id, request.body.data.attributes.body);
+      return reply.code(201).send({ data: commentResource(c) });
+    },
+  );
 
-  app.get('/runs/:run_id/comments', { schema: { summary: "A run's comments, oldest first", tags, params: RunParams, response: responses({ 200: CommentListDocument }) } }, async (request) => {
-    const comments = await runs.comments(request.caller, request.params.run_id);
-    const page = { number: 1, size: Math.max(comments.length, 1), offset: 0 };
-    return { data: comments.map(commentResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, comments.length) };
-  });
+  app.get(
+    '/runs/:run_id/comments',
+    { schema: { summary: "A run's comments, oldest first", tags, params: RunParams, response: responses({ 200: CommentListDocument }) } },
+    async (request) => {
+      const comments = await runs.comments(request.caller, request.params.run_id);
+      const page = { number: 1, size: Math.max(comments.length, 1), offset: 0 };
+      return { data: comments.map(commentResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, comments.length) };
+    },
+  );
 
-  app.get('/comments/:comment_id', { schema: { summary: 'Show a comment', tags, params: CommentParams, response: responses({ 200: CommentDocument }) } }, async (request) => {
-    return { data: commentResource(await runs.findComment(request.caller, request.params.comment_id)) };
-  });
+  app.get(
+    '/comments/:comment_id',
+    { schema: { summary: 'Show a comment', tags, params: CommentParams, response: responses({ 200: CommentDocument }) } },
+    async (request) => {
+      return { data: commentResource(await runs.findComment(request.caller, request.params.comment_id)) };
+    },
+  );
 
   app.get('/plans/:plan_id', { schema: { summary: 'Show a plan', tags, params: PlanParams, response: responses({ 200: PlanDocument }) } }, async (request) => {
     const { job, view } = await runs.phase(request.caller, request.params.plan_id, 'plan');
     return { data: phaseResource(job, view, logUrl(request, job.id)) };
   });
 
-  app.get('/applies/:apply_id', { schema: { summary: 'Show an apply', tags, params: ApplyParams, response: responses({ 200: ApplyDocument }) } }, async (request) => {
-    const { job, view } = await runs.phase(request.caller, request.params.apply_id, 'apply');
-    return { data: phaseResource(job, view, logUrl(request, job.id)) };
-  });
+  app.get(
+    '/applies/:apply_id',
+    { schema: { summary: 'Show an apply', tags, params: ApplyParams, response: responses({ 200: ApplyDocument }) } },
+    async (request) => {
+      const { job, view } = await runs.phase(request.caller, request.params.apply_id, 'apply');
+      return { data: phaseResource(job, view, logUrl(request, job.id)) };
+    },
+  );
 
-  const jsonOutput = { summary: "A plan's JSON (`terraform show -json`), sensitive values redacted", tags, params: PlanParams, response: responses({ 200: Bytes }) };
+  const jsonOutput = {
+    summary: "A plan's JSON (`terraform show -json`), sensitive values redacted",
+    tags,
+    params: PlanParams,
+    response: responses({ 200: Bytes }),
+  };
   app.get('/plans/:plan_id/json-output', { schema: jsonOutput }, async (request, reply) => {
     const bytes = await runs.planJson(request.caller, request.params.plan_id);
     return reply.code(200).type('application/json').send(bytes);
   });
-  app.get('/plans/:plan_id/json-output-redacted', { schema: { ...jsonOutput, summary: "A plan's redacted JSON, as the Terraform CLI reads it", response: responses({ 200: Bytes }) } }, async (request, reply) => {
-    const bytes = await runs.planJson(request.caller, request.params.plan_id);
-    return reply.code(200).type('application/json').send(bytes);
-  });
+  app.get(
+    '/plans/:plan_id/json-output-redacted',
+    { schema: { ...jsonOutput, summary: "A plan's redacted JSON, as the Terraform CLI reads it", response: responses({ 200: Bytes }) } },
+    async (request, reply) => {
+      const bytes = await runs.planJson(request.caller, request.params.plan_id);
+      return reply.code(200).type('application/json').send(bytes);
+    },
+  );
 }
 
 /** TFE's run list filters and searches (a status Hangar does not know matches nothing). */
-function listFilter(query: Pick<Static<typeof ListRunsQuery>, 'filter[status]' | 'filter[operation]' | 'filter[source]' | 'search[user]' | 'search[commit]' | 'search[basic]'>): RunListFilter {
+function listFilter(
+  query: Pick<Static<typeof ListRunsQuery>, 'filter[status]' | 'filter[operation]' | 'filter[source]' | 'search[user]' | 'search[commit]' | 'search[basic]'>,
+): RunListFilter {
   const statuses = commaList(query['filter[status]'], 'filter[status]');
   return {
     statuses: statuses?.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-')),
@@ -328,11 +472,26 @@ function noteOf(body: unknown): string | undefined {
 
 /** The log URL: no token (the URL is the credential), `offset`/`limit` over STX + log + ETX. */
 export async function logRoutes(app: Api, { jobs }: { jobs: JobsService }): Promise<void> {
-  app.get(`${LOG_PREFIX}/:object`, { schema: { summary: "Read a plan's or apply's log (the URL is the credential; no token)", tags, params: LogParams, querystring: LogQuery, response: responses({ 200: Bytes }) } }, async (request, reply) => {
-    const id = jobs.checkLogObject(request.params.object);
-    const job = await jobs.show(id);
-    const offset = Number(request.query.offset ?? 0);
-    const limit = Math.min(Number(request.query.limit ?? 1024 * 1024), 10 * 1024 * 1024);
-    return reply.code(200).type('text/plain').send(await jobs.readLog(job, offset, limit));
-  });
+  app.get(
+    `${LOG_PREFIX}/:object`,
+    {
+      schema: {
+        summary: "Read a plan's or apply's log (the URL is the credential; no token)",
+        tags,
+        params: LogParams,
+        querystring: LogQuery,
+        response: responses({ 200: Bytes }),
+      },
+    },
+    async (request, reply) => {
+      const id = jobs.checkLogObject(request.params.object);
+      const job = await jobs.show(id);
+      const offset = Number(request.query.offset ?? 0);
+      const limit = Math.min(Number(request.query.limit ?? 1024 * 1024), 10 * 1024 * 1024);
+      return reply
+        .code(200)
+        .type('text/plain')
+        .send(await jobs.readLog(job, offset, limit));
+    },
+  );
 }

@@ -1,6 +1,19 @@
 import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
-import { Document, Flags, Linkage, IntegerOrNull, ListDocument, Open, Resource, StringOrNull, Timestamp, ToMany, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
+import {
+  Document,
+  Flags,
+  Linkage,
+  IntegerOrNull,
+  ListDocument,
+  Open,
+  Resource,
+  StringOrNull,
+  Timestamp,
+  ToMany,
+  ToOne,
+  ToOneOrNone,
+} from '../jsonapi/schemas.ts';
 import { RUN_STATUSES } from './statuses.ts';
 import { SortParam } from '../jsonapi/query.ts';
 import { WorkspaceResource } from '../workspaces/schemas.ts';
@@ -61,7 +74,10 @@ export const CreateRunBody = Type.Object({
         'replace-addrs': Type.Optional(Type.Array(Address, { maxItems: 1000 })),
         'terraform-version': Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z.+-]+$' })),
         variables: Type.Optional(
-          Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z_][A-Za-z0-9_-]*$' }), value: Type.String({ maxLength: 65536 }) }), { maxItems: 500 }),
+          Type.Array(
+            Type.Object({ key: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z_][A-Za-z0-9_-]*$' }), value: Type.String({ maxLength: 65536 }) }),
+            { maxItems: 500 },
+          ),
         ),
       }),
     ),
@@ -69,7 +85,9 @@ export const CreateRunBody = Type.Object({
       workspace: Ref('workspaces'),
       // go-tfe sends `{"data": null}` for "the latest uploaded configuration version".
       'configuration-version': Type.Optional(
-        Type.Object({ data: Type.Union([Type.Null(), Type.Object({ type: Type.Literal('configuration-versions'), id: Type.String({ minLength: 1, maxLength: 64 }) })]) }),
+        Type.Object({
+          data: Type.Union([Type.Null(), Type.Object({ type: Type.Literal('configuration-versions'), id: Type.String({ minLength: 1, maxLength: 64 }) })]),
+        }),
       ),
     }),
   }),
@@ -86,7 +104,11 @@ const Phase = (name: string, type: string) =>
       'resource-destructions': IntegerOrNull(),
       'resource-imports': IntegerOrNull(),
       status: Type.Unsafe<string>(Type.Enum(['pending', 'queued', 'running', 'finished', 'errored', 'canceled', 'unreachable'])),
-      'status-timestamps': Open(Object.fromEntries(['pending', 'queued', 'started', 'finished', 'errored', 'canceled', 'unreachable'].map((st) => [`${st}-at`, Type.Optional(Timestamp)]))),
+      'status-timestamps': Open(
+        Object.fromEntries(
+          ['pending', 'queued', 'started', 'finished', 'errored', 'canceled', 'unreachable'].map((st) => [`${st}-at`, Type.Optional(Timestamp)]),
+        ),
+      ),
       'execution-details': Open({ mode: Type.String() }),
     },
     relationships: { run: ToOne('runs') },
@@ -169,4 +191,4 @@ export const AdminWorkspacesQuery = Type.Object({
 });
 export const AdminWorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const AdminWorkspaceDocument = Document(WorkspaceResource, 'The workspace', Type.Unknown());
-export const AdminWorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of every organization\'s workspaces', { included: Type.Unknown() });
+export const AdminWorkspaceListDocument = ListDocument(WorkspaceResource, "A page of every organization's workspaces", { included: Type.Unknown() });

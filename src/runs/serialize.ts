@@ -99,7 +99,10 @@ export function phaseResource(job: Job, view: RunView, logReadUrl: string) {
       'execution-details': { mode: job.agentPoolId ? 'agent' : 'remote' },
     },
     relationships: { run: toOne('runs', view.run.id) },
-    links: { self: `/api/v2/${job.phase === 'plan' ? 'plans' : 'applies'}/${job.id}`, ...(job.phase === 'plan' ? { 'json-output': `/api/v2/plans/${job.id}/json-output` } : {}) },
+    links: {
+      self: `/api/v2/${job.phase === 'plan' ? 'plans' : 'applies'}/${job.id}`,
+      ...(job.phase === 'plan' ? { 'json-output': `/api/v2/plans/${job.id}/json-output` } : {}),
+    },
   };
 }
 
@@ -108,7 +111,10 @@ export function runEventResource(e: RunEvent) {
     id: e.id,
     type: 'run-events',
     attributes: { action: e.action, 'created-at': e.createdAt, description: e.description },
-    relationships: { actor: e.actorUserId ? toOne('users', e.actorUserId) : { data: null }, comment: e.commentId ? toOne('comments', e.commentId) : { data: null } },
+    relationships: {
+      actor: e.actorUserId ? toOne('users', e.actorUserId) : { data: null },
+      comment: e.commentId ? toOne('comments', e.commentId) : { data: null },
+    },
     links: { self: `/api/v2/run-events/${e.id}` },
   };
 }

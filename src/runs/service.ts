@@ -65,7 +65,6 @@ export interface RunView {
   may: RunPermissions;
 }
 
-
 /**
  * The policy checks of plans (policy-checks/ registers it): `begin` records the run's checks in
  * the plan's transaction when policy sets apply, `evaluate` runs them after it.
@@ -113,7 +112,11 @@ export function createRunsService(deps: {
 
   async function viewsOf(q: Queryable, runs: readonly Run[], may: (run: Run) => RunPermissions): Promise<RunView[]> {
     const ids = runs.map((r) => r.id);
-    const [all, comments, checks] = await Promise.all([jobs.ofRuns(q, ids), store.commentsOf(q, ids), gate ? gate.checkIds(q, ids) : new Map<string, string[]>()]);
+    const [all, comments, checks] = await Promise.all([
+      jobs.ofRuns(q, ids),
+      store.commentsOf(q, ids),
+      gate ? gate.checkIds(q, ids) : new Map<string, string[]>(),
+    ]);
     return runs.map((run) => ({
       run,
       policyCheckIds: checks.get(run.id) ?? [],
@@ -136,7 +139,13 @@ export function createRunsService(deps: {
   }
 
   /** The one way a run changes status; undefined when it already moved elsewhere. */
-  async function move(q: Queryable, run: Run, to: RunStatus, actor: string | null = null, extra: Parameters<typeof store.moveRun>[4] = {}): Promise<Run | undefined> {
+  async function move(
+    q: Queryable,
+    run: Run,
+    to: RunStatus,
+    actor: string | null = null,
+    extra: Parameters<typeof store.moveRun>[4] = {},
+  ): Promise<Run | undefined> {
     const at = now();
     const moved = await store.moveRun(q, run, to, at, extra);
     if (moved) await event(q, moved, to, actor, at);
@@ -174,12 +183,27 @@ export function createRunsService(deps: {
   async function comment(q: Queryable, run: Run, caller: Caller, body: string): Promise<store.Comment> {
     const c: store.Comment = { id: newId('wsc'), runId: run.id, body, createdByUserId: actingUserId(caller.principal), createdAt: now() };
     await store.insertComment(q, c);
-    await store.insertEvent(q, { id: newId('re'), runId: run.id, action: 'commented', description: null, actorUserId: c.createdByUserId, commentId: c.id, createdAt: c.createdAt });
+    await store.insertEvent(q, {
+      id: newId('re'),
+      runId: run.id,
+      action: 'commented',
+      description: null,
+      actorUserId: c.createdByUserId,
+      commentId: c.id,
+      createdAt: c.createdAt,
+    });
     return c;
   }
 
   /** Ends a run early (cancel, discard, force-cancel), its unfinished phases with it. */
-  async function stop(caller: Caller, id: string, to: 'discarded' | 'canceled' | 'force_canceled', permitted: (run: Run) => boolean, what: string, note?: string): Promise<void> {
+  async function stop(
+    caller: Caller,
+    id: string,
+    to: 'discarded' | 'canceled' | 'force_canceled',
+    permitted: (run: Run) => boolean,
+    what: string,
+    note?: string,
+  ): Promise<void> {
     const { run, found } = await find(caller, id);
     authorize(found, to === 'discarded' ? 'queue-run' : 'queue-run');
     if (!permitted(run)) throw notAllowed(run, what);
@@ -268,7 +292,10 @@ export function createRunsService(deps: {
     /** The current runs of workspaces the caller was shown (for `include=`): three queries however many there are. */
     async currentOfViews(shown: readonly WorkspaceView[]): Promise<RunView[]> {
       const byWorkspace = new Map(shown.map((v) => [v.workspace.id, v]));
-      const runs = await store.findRuns(db, shown.flatMap((v) => (v.runs.current ? [v.runs.current] : [])));
+      const runs = await store.findRuns(
+        db,
+        shown.flatMap((v) => (v.runs.current ? [v.runs.current] : [])),
+      );
       return viewsOf(db, runs, (run) => {
         const p = byWorkspace.get(run.workspaceId)!.permissions;
         return { queue: p['can-queue-run'], apply: p['can-queue-apply'] };
@@ -328,14 +355,24 @@ export function createRunsService(deps: {
      * Every organization's workspaces for a site admin (TFE's `/admin/workspaces`), filtered by
      * their current run's status and sorted by name or their current run's creation.
      */
-    async adminWorkspaces(caller: Caller, page: Page, f: { query?: string; statuses?: readonly string[]; sort?: { field: 'name' | 'current-run.created-at'; descending: boolean } }) {
+    async adminWorkspaces(
+      caller: Caller,
+      page: Page,
+      f: { query?: string; statuses?: readonly string[]; sort?: { field: 'name' | 'current-run.created-at'; descending: boolean } },
+    ) {
       const statuses = f.statuses;
-      return deps.workspaces.listAll(caller, {
-        ...(f.query ? { query: f.query } : {}),
-        ...(statuses ? { where: (eb) => eb(store.currentRunColumn(eb, 'status'), 'in', [...statuses]) } : {}),
-        ...(f.sort ? { order: f.sort.field === 'name' ? { by: 'name' } : { by: 'expression', expression: (eb) => store.currentRunColumn(eb, 'created_at') } } : {}),
-        descending: f.sort?.descending ?? false,
-      }, page);
+      return deps.workspaces.listAll(
+        caller,
+        {
+          ...(f.query ? { query: f.query } : {}),
+          ...(statuses ? { where: (eb) => eb(store.currentRunColumn(eb, 'status'), 'in', [...statuses]) } : {}),
+          ...(f.sort
+            ? { order: f.sort.field === 'name' ? { by: 'name' } : { by: 'expression', expression: (eb) => store.currentRunColumn(eb, 'created_at') } }
+            : {}),
+          descending: f.sort?.descending ?? false,
+        },
+        page,
+      );
     },
 
     /** Runs by id for a site admin (the current runs of `/admin/workspaces`); 404 for anyone else. */

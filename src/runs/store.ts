@@ -81,7 +81,13 @@ export async function findRun(q: Queryable, id: string): Promise<Run | undefined
 
 export async function findRuns(q: Queryable, ids: readonly string[]): Promise<Run[]> {
   if (ids.length === 0) return [];
-  return (await q.selectFrom('runs').selectAll().where('id', 'in', [...ids]).execute()).map(RUNS.read);
+  return (
+    await q
+      .selectFrom('runs')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute()
+  ).map(RUNS.read);
 }
 
 /**
@@ -111,7 +117,13 @@ export async function moveRun(
     .where('status', '=', run.status)
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1) return undefined;
-  return { ...run, status: to, statusTimestamps: stamps, hasChanges: extra.hasChanges ?? run.hasChanges, confirmedByUserId: extra.confirmedByUserId ?? run.confirmedByUserId };
+  return {
+    ...run,
+    status: to,
+    statusTimestamps: stamps,
+    hasChanges: extra.hasChanges ?? run.hasChanges,
+    confirmedByUserId: extra.confirmedByUserId ?? run.confirmedByUserId,
+  };
 }
 
 /** The oldest run waiting in a workspace's queue (non-speculative, pending). */
@@ -135,7 +147,11 @@ export async function workspacesWaiting(q: Queryable, limit: number): Promise<st
     .distinct()
     .where('runs.status', '=', 'pending')
     .where('runs.speculative', '=', false)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('workspace_locks').select('workspace_locks.workspace_id').whereRef('workspace_locks.workspace_id', '=', 'runs.workspace_id'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('workspace_locks').select('workspace_locks.workspace_id').whereRef('workspace_locks.workspace_id', '=', 'runs.workspace_id')),
+      ),
+    )
     .limit(limit)
     .execute();
   return rows.map((r) => r.workspace_id);
@@ -225,7 +241,12 @@ function filtered(q: Queryable, where: RunWhere) {
             case 'empty_apply':
               return eb('runs.allow_empty_apply', '=', true);
             case 'plan_and_apply':
-              return eb.and([eb('runs.speculative', '=', false), eb('runs.save_plan', '=', false), eb('runs.refresh_only', '=', false), eb('runs.is_destroy', '=', false)]);
+              return eb.and([
+                eb('runs.speculative', '=', false),
+                eb('runs.save_plan', '=', false),
+                eb('runs.refresh_only', '=', false),
+                eb('runs.is_destroy', '=', false),
+              ]);
             default:
               return sql<boolean>`1 = 0`;
           }
@@ -288,7 +309,15 @@ export interface RunEvent {
   createdAt: string;
 }
 
-const readEvent = (r: { id: string; run_id: string; action: string; description: string | null; actor_user_id: string | null; comment_id: string | null; created_at: string }): RunEvent => ({
+const readEvent = (r: {
+  id: string;
+  run_id: string;
+  action: string;
+  description: string | null;
+  actor_user_id: string | null;
+  comment_id: string | null;
+  created_at: string;
+}): RunEvent => ({
   id: r.id,
   runId: r.run_id,
   action: r.action,
@@ -349,12 +378,25 @@ export async function insertComment(q: Queryable, c: Comment): Promise<void> {
 
 export async function commentsOf(q: Queryable, runIds: readonly string[]): Promise<Comment[]> {
   if (runIds.length === 0) return [];
-  return (await q.selectFrom('comments').selectAll().where('run_id', 'in', [...runIds]).orderBy('seq').execute()).map(readComment);
+  return (
+    await q
+      .selectFrom('comments')
+      .selectAll()
+      .where('run_id', 'in', [...runIds])
+      .orderBy('seq')
+      .execute()
+  ).map(readComment);
 }
 
 export async function findComments(q: Queryable, ids: readonly string[]): Promise<Comment[]> {
   if (ids.length === 0) return [];
-  return (await q.selectFrom('comments').selectAll().where('id', 'in', [...ids]).execute()).map(readComment);
+  return (
+    await q
+      .selectFrom('comments')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute()
+  ).map(readComment);
 }
 
 const UNFINISHED = RUN_STATUSES.filter((s) => !isFinal(s));

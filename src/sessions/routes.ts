@@ -25,9 +25,16 @@ export async function sessionsRoutes(app: Api, deps: { sessions: SessionsService
     {
       onRequest: [
         deps.anonymous,
-        (request, _reply, done) => done(request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() === FORM ? undefined : errors.unsupportedMediaType(FORM)),
+        (request, _reply, done) =>
+          done(request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() === FORM ? undefined : errors.unsupportedMediaType(FORM)),
       ],
-      schema: { summary: 'Sign in with a username and password (a form); sets the session cookie', tags, security: PUBLIC, body: SignInForm, response: responses({ 204: NoContent }) },
+      schema: {
+        summary: 'Sign in with a username and password (a form); sets the session cookie',
+        tags,
+        security: PUBLIC,
+        body: SignInForm,
+        response: responses({ 204: NoContent }),
+      },
     },
     async (request, reply) => {
       const { username, password } = request.body;
@@ -59,19 +66,23 @@ export async function sessionsRoutes(app: Api, deps: { sessions: SessionsService
   await app.register(async (scope) => {
     const app = scope as unknown as Api;
     requireSession(scope, { authenticate: sessions.authenticate, grants: deps.grants });
-    app.get('/session', { schema: { summary: 'The session the cookie stands for', tags, response: responses({ 200: SessionDocument }) } }, async (request, reply) => {
-      const principal = request.caller.principal;
-      if (principal.kind !== 'user') throw errors.unauthorized();
-      const shown = await sessions.show(principal.tokenId);
-      noStore(reply);
-      return {
-        data: {
-          id: shown.id,
-          type: 'sessions',
-          attributes: { username: principal.user.username, 'created-at': shown.createdAt, 'expires-at': shown.expiresAt },
-          relationships: { user: { data: { id: principal.user.id, type: 'users' }, links: { related: `/api/v2/users/${principal.user.id}` } } },
-        },
-      };
-    });
+    app.get(
+      '/session',
+      { schema: { summary: 'The session the cookie stands for', tags, response: responses({ 200: SessionDocument }) } },
+      async (request, reply) => {
+        const principal = request.caller.principal;
+        if (principal.kind !== 'user') throw errors.unauthorized();
+        const shown = await sessions.show(principal.tokenId);
+        noStore(reply);
+        return {
+          data: {
+            id: shown.id,
+            type: 'sessions',
+            attributes: { username: principal.user.username, 'created-at': shown.createdAt, 'expires-at': shown.expiresAt },
+            relationships: { user: { data: { id: principal.user.id, type: 'users' }, links: { related: `/api/v2/users/${principal.user.id}` } } },
+          },
+        };
+      },
+    );
   });
 }

@@ -47,13 +47,16 @@ export function createSessionsService(deps: { database: Database; users: UsersSe
 
   async function recordFailure(keys: Array<[string, number]>, at: number): Promise<void> {
     await deps.database.transaction(async (trx) => {
-      const throttles = await store.findThrottles(trx, keys.map(([k]) => k));
+      const throttles = await store.findThrottles(
+        trx,
+        keys.map(([k]) => k),
+      );
       for (const [key, limit] of keys) {
         const t = throttles.get(key);
         const fresh = !t || Date.parse(t.windowStartedAt) + minutes(THROTTLE.windowMinutes) <= at;
         const failures = fresh ? 1 : t.failures + 1;
         const windowStartedAt = fresh ? iso(at) : t.windowStartedAt;
-        const blockedUntil = failures >= limit ? iso(at + minutes(THROTTLE.blockMinutes)) : (fresh ? null : t.blockedUntil);
+        const blockedUntil = failures >= limit ? iso(at + minutes(THROTTLE.blockMinutes)) : fresh ? null : t.blockedUntil;
         await store.saveThrottle(trx, key, { failures, windowStartedAt, blockedUntil });
       }
     });
@@ -72,7 +75,13 @@ export function createSessionsService(deps: { database: Database; users: UsersSe
       await checkThrottle(keys, at);
       const user = await deps.users.checkPassword(input.username, input.password);
       if (!user) {
-        await recordFailure([[accountKey(input.username), THROTTLE.accountFailures], ...(input.address ? [[addressKey(input.address), THROTTLE.addressFailures] as [string, number]] : [])], at);
+        await recordFailure(
+          [
+            [accountKey(input.username), THROTTLE.accountFailures],
+            ...(input.address ? [[addressKey(input.address), THROTTLE.addressFailures] as [string, number]] : []),
+          ],
+          at,
+        );
         throw errors.badCredentials();
       }
       await store.clearThrottle(db, accountKey(input.username));

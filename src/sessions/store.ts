@@ -19,7 +19,16 @@ export interface SessionUser {
 export async function insertSession(q: Queryable, s: Session & { digest: string; address: string | null }): Promise<void> {
   await q
     .insertInto('sessions')
-    .values({ id: s.id, digest: s.digest, user_id: s.userId, created_at: s.createdAt, last_seen_at: s.lastSeenAt, expires_at: s.expiresAt, revoked_at: null, address: s.address })
+    .values({
+      id: s.id,
+      digest: s.digest,
+      user_id: s.userId,
+      created_at: s.createdAt,
+      last_seen_at: s.lastSeenAt,
+      expires_at: s.expiresAt,
+      revoked_at: null,
+      address: s.address,
+    })
     .execute();
 }
 
@@ -62,7 +71,11 @@ export interface Throttle {
 }
 
 export async function findThrottles(q: Queryable, keys: readonly string[]): Promise<Map<string, Throttle>> {
-  const rows = await q.selectFrom('sign_in_throttles').selectAll().where('key', 'in', [...keys]).execute();
+  const rows = await q
+    .selectFrom('sign_in_throttles')
+    .selectAll()
+    .where('key', 'in', [...keys])
+    .execute();
   return new Map(rows.map((r) => [r.key, { failures: Number(r.failures), windowStartedAt: r.window_started_at, blockedUntil: r.blocked_until }]));
 }
 

@@ -45,7 +45,13 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
   app.post(
     '/workspaces/:workspace_id/state-versions',
     {
-      schema: { summary: 'Create a state version (the caller must hold the lock)', tags, params: WorkspaceParams, body: CreateStateVersionBody, response: responses({ 201: StateVersionDocument }) },
+      schema: {
+        summary: 'Create a state version (the caller must hold the lock)',
+        tags,
+        params: WorkspaceParams,
+        body: CreateStateVersionBody,
+        response: responses({ 201: StateVersionDocument }),
+      },
       bodyLimit: CREATE_BODY_LIMIT,
       // Authorized before the body is read: nobody who may not write the state gets Hangar to buffer and parse it.
       preParsing: async (request) => {
@@ -66,49 +72,130 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
     },
   );
 
-  app.get('/workspaces/:workspace_id/current-state-version', { schema: { summary: "Show a workspace's current state version", tags, params: WorkspaceParams, querystring: IncludeQuery, response: responses({ 200: StateVersionDocument }) } }, async (request) => {
-    return document(request, await stateVersions.current(request.caller, request.params.workspace_id), request.query.include);
-  });
+  app.get(
+    '/workspaces/:workspace_id/current-state-version',
+    {
+      schema: {
+        summary: "Show a workspace's current state version",
+        tags,
+        params: WorkspaceParams,
+        querystring: IncludeQuery,
+        response: responses({ 200: StateVersionDocument }),
+      },
+    },
+    async (request) => {
+      return document(request, await stateVersions.current(request.caller, request.params.workspace_id), request.query.include);
+    },
+  );
 
-  app.get('/state-versions', { schema: { summary: "List a workspace's state versions", tags, querystring: ListStateVersionsQuery, response: responses({ 200: StateVersionListDocument }) } }, async (request) => {
-    const q = request.query;
-    const page = parsePage(q);
-    const { items, total } = await stateVersions.list(request.caller, q['filter[organization][name]'], q['filter[workspace][name]'], page);
-    return { data: items.map((v) => stateVersionResource(v, origin(request))), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+  app.get(
+    '/state-versions',
+    {
+      schema: {
+        summary: "List a workspace's state versions",
+        tags,
+        querystring: ListStateVersionsQuery,
+        response: responses({ 200: StateVersionListDocument }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = parsePage(q);
+      const { items, total } = await stateVersions.list(request.caller, q['filter[organization][name]'], q['filter[workspace][name]'], page);
+      return { data: items.map((v) => stateVersionResource(v, origin(request))), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
-  app.get('/state-versions/:state_version_id', { schema: { summary: 'Show a state version', tags, params: StateVersionParams, querystring: IncludeQuery, response: responses({ 200: StateVersionDocument }) } }, async (request) => {
-    return document(request, await stateVersions.show(request.caller, request.params.state_version_id), request.query.include);
-  });
+  app.get(
+    '/state-versions/:state_version_id',
+    {
+      schema: {
+        summary: 'Show a state version',
+        tags,
+        params: StateVersionParams,
+        querystring: IncludeQuery,
+        response: responses({ 200: StateVersionDocument }),
+      },
+    },
+    async (request) => {
+      return document(request, await stateVersions.show(request.caller, request.params.state_version_id), request.query.include);
+    },
+  );
 
   // The bytes as they were uploaded: the md5 Terraform computes must match.
   for (const [path, kind] of [
     ['/state-versions/:state_version_id/download', 'state'],
     ['/state-versions/:state_version_id/json-download', 'json-state'],
   ] as const) {
-    app.get(path, { schema: { summary: `Download the ${kind === 'state' ? 'state' : 'JSON state'} of a state version`, tags, params: StateVersionParams, response: responses({ 200: StateBytes }) } }, async (request, reply) => {
-      const bytes = await stateVersions.download(request.caller, request.params.state_version_id, kind);
-      return reply.type('application/json').header('cache-control', 'no-store').send(bytes);
-    });
+    app.get(
+      path,
+      {
+        schema: {
+          summary: `Download the ${kind === 'state' ? 'state' : 'JSON state'} of a state version`,
+          tags,
+          params: StateVersionParams,
+          response: responses({ 200: StateBytes }),
+        },
+      },
+      async (request, reply) => {
+        const bytes = await stateVersions.download(request.caller, request.params.state_version_id, kind);
+        return reply.type('application/json').header('cache-control', 'no-store').send(bytes);
+      },
+    );
   }
 
-  app.get('/state-versions/:state_version_id/outputs', { schema: { summary: "List a state version's outputs", tags, params: StateVersionParams, querystring: OutputsQuery, response: responses({ 200: OutputListDocument }) } }, async (request) => {
-    const page = parsePage(request.query);
-    const { items, total } = await stateVersions.outputs(request.caller, request.params.state_version_id, page);
-    return { data: items.map(outputResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+  app.get(
+    '/state-versions/:state_version_id/outputs',
+    {
+      schema: {
+        summary: "List a state version's outputs",
+        tags,
+        params: StateVersionParams,
+        querystring: OutputsQuery,
+        response: responses({ 200: OutputListDocument }),
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const { items, total } = await stateVersions.outputs(request.caller, request.params.state_version_id, page);
+      return { data: items.map(outputResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
   // Terraform reads every output from one response: the whole list unless a page is asked for.
-  app.get('/workspaces/:workspace_id/current-state-version-outputs', { schema: { summary: "List the outputs of a workspace's current state (sensitive values null)", tags, params: WorkspaceParams, querystring: OutputsQuery, response: responses({ 200: OutputListDocument }) } }, async (request) => {
-    const all = await stateVersions.currentOutputs(request.caller, request.params.workspace_id);
-    const page = wantsPage(request.query) ? parsePage(request.query) : { number: 1, size: Math.max(all.length, 1), offset: 0 };
-    const items = all.slice(page.offset, page.offset + page.size);
-    return { data: items.map(outputResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, all.length) };
-  });
+  app.get(
+    '/workspaces/:workspace_id/current-state-version-outputs',
+    {
+      schema: {
+        summary: "List the outputs of a workspace's current state (sensitive values null)",
+        tags,
+        params: WorkspaceParams,
+        querystring: OutputsQuery,
+        response: responses({ 200: OutputListDocument }),
+      },
+    },
+    async (request) => {
+      const all = await stateVersions.currentOutputs(request.caller, request.params.workspace_id);
+      const page = wantsPage(request.query) ? parsePage(request.query) : { number: 1, size: Math.max(all.length, 1), offset: 0 };
+      const items = all.slice(page.offset, page.offset + page.size);
+      return { data: items.map(outputResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, all.length) };
+    },
+  );
 
-  app.get('/state-version-outputs/:state_version_output_id', { schema: { summary: 'Show a state version output, its value shown even when sensitive', tags, params: OutputParams, response: responses({ 200: OutputDocument }) } }, async (request) => {
-    return { data: outputResource(await stateVersions.output(request.caller, request.params.state_version_output_id)) };
-  });
+  app.get(
+    '/state-version-outputs/:state_version_output_id',
+    {
+      schema: {
+        summary: 'Show a state version output, its value shown even when sensitive',
+        tags,
+        params: OutputParams,
+        response: responses({ 200: OutputDocument }),
+      },
+    },
+    async (request) => {
+      return { data: outputResource(await stateVersions.output(request.caller, request.params.state_version_output_id)) };
+    },
+  );
 }
 
 /**
@@ -124,7 +211,13 @@ export async function stateUploadRoutes(app: Api, { stateVersions }: { stateVers
   app.put(
     '/state-versions/:state_version_id/upload/:kind',
     {
-      schema: { summary: 'Upload the bytes of a pending state version (no token: the signed URL is the permission)', tags, params: UploadParams, querystring: UploadQuery, response: responses({ 204: NoContent }) },
+      schema: {
+        summary: 'Upload the bytes of a pending state version (no token: the signed URL is the permission)',
+        tags,
+        params: UploadParams,
+        querystring: UploadQuery,
+        response: responses({ 204: NoContent }),
+      },
       // The credential is checked before the body is read: without one, nobody gets Hangar to buffer megabytes.
       onRequest: [
         onRequest,

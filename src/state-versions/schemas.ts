@@ -59,7 +59,9 @@ export const StateVersionResource = Resource('StateVersion', 'state-versions', {
     'vcs-commit-url': Type.Null(),
     'hosted-state-download-url': StringOrNull(),
     'hosted-json-state-download-url': StringOrNull(),
-    'hosted-state-upload-url': StringOrNull({ description: 'only in the answer to creating a pending version: signed, single-use, short-lived; PUT without a token' }),
+    'hosted-state-upload-url': StringOrNull({
+      description: 'only in the answer to creating a pending version: signed, single-use, short-lived; PUT without a token',
+    }),
     'hosted-json-state-upload-url': StringOrNull({ description: 'the same, for the JSON state' }),
   },
   relationships: {
@@ -75,7 +77,7 @@ export const OutputResource = Resource('StateVersionOutput', 'state-version-outp
     sensitive: Type.Boolean(),
     type: Type.String(),
     value: Type.Unsafe<unknown>({ description: 'any JSON value; null when sensitive, except where shown on its own' }),
-    'detailed-type': Type.Unsafe<unknown>({ description: "Terraform's type constraint, e.g. [\"list\",\"string\"]" }),
+    'detailed-type': Type.Unsafe<unknown>({ description: 'Terraform\'s type constraint, e.g. ["list","string"]' }),
   },
 });
 

@@ -140,13 +140,14 @@ const md5Of = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 function decodeBase64(text: string, attribute: string): Buffer {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) throw errors.invalidAttribute(`/data/attributes/${attribute}`, 'must be base64');
   const bytes = Buffer.from(text, 'base64');
-  if (bytes.length > MAX_STATE_BYTES) throw errors.invalidAttribute(`/data/attributes/${attribute}`, `is larger than the ${MAX_STATE_BYTES / 1024 / 1024} MiB Hangar stores`);
+  if (bytes.length > MAX_STATE_BYTES)
+    throw errors.invalidAttribute(`/data/attributes/${attribute}`, `is larger than the ${MAX_STATE_BYTES / 1024 / 1024} MiB Hangar stores`);
   return bytes;
 }
 
 const creatorLostLock = () =>
   errors.conflict('The workspace is no longer locked by the lock this state version was created under; create a new state version while holding the lock');
-const creatorLostAccess = () => errors.forbidden('The creator of this state version may no longer write this workspace\'s state');
+const creatorLostAccess = () => errors.forbidden("The creator of this state version may no longer write this workspace's state");
 
 /** A 404 from a lookup is "cannot see it" (null); anything else (the database went away) stays an error. */
 const unseen = (e: unknown): null => {
@@ -176,7 +177,10 @@ export function createStateVersionsService(deps: {
   workspaces.useResourceCountReader(async (q, ids) => {
     const current = await store.currentVersions(q, ids);
     return new Map(
-      [...current].map(([id, v]) => [id, { count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0, currentStateVersion: v.id }]),
+      [...current].map(([id, v]) => [
+        id,
+        { count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0, currentStateVersion: v.id },
+      ]),
     );
   });
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
@@ -193,7 +197,11 @@ export function createStateVersionsService(deps: {
   }
 
   /** The workspace of a state version, if the caller may do `action` there (404 for the unseen). */
-  async function versionFor(caller: Caller, id: string, action: 'read-state' | 'read-state-outputs'): Promise<{ version: StateVersion; found: FoundWorkspace }> {
+  async function versionFor(
+    caller: Caller,
+    id: string,
+    action: 'read-state' | 'read-state-outputs',
+  ): Promise<{ version: StateVersion; found: FoundWorkspace }> {
     const version = hasPrefix(id, 'sv') ? await store.findVersion(db, id) : undefined;
     if (!version) throw errors.notFound();
     const found = await workspaces.find(caller, { id: version.workspaceId });
@@ -202,7 +210,10 @@ export function createStateVersionsService(deps: {
   }
 
   async function views(versions: readonly StateVersion[]): Promise<StateVersionView[]> {
-    const outputs = await store.outputsOf(db, versions.map((v) => v.id));
+    const outputs = await store.outputsOf(
+      db,
+      versions.map((v) => v.id),
+    );
     return versions.map((version) => ({ version, outputIds: outputs.filter((o) => o.stateVersionId === version.id).map((o) => o.id) }));
   }
 
@@ -311,13 +322,21 @@ export function createStateVersionsService(deps: {
         await checkSequence(trx, found.workspace.id, input.serial, version.lineage ?? parsed?.lineage ?? null, md5, version.force);
         await store.insertVersion(trx, { ...version, lockHolderType: lock.holderType, lockHolderId: lock.holderId, lockLockedAt: lock.lockedAt });
         if (jsonState) {
-          await blobs.put(trx, { owner: version.id, kind: 'json-state' }, keyring().encryptBytes(jsonState, blobAd(version.id, 'json-state')), jsonState.length);
+          await blobs.put(
+            trx,
+            { owner: version.id, kind: 'json-state' },
+            keyring().encryptBytes(jsonState, blobAd(version.id, 'json-state')),
+            jsonState.length,
+          );
           await store.markJsonStateUploaded(trx, version.id);
         }
         if (state && parsed) await store.finalize(trx, version.id, await storeState(trx, version, state, parsed));
       });
       // A unique position taken by a concurrent writer: the same conflict the sequence check gives.
-      await guarded(write, { unique: () => errors.conflict('Another state version was written at the same moment; read the current state and retry'), foreignKey: () => errors.notFound() });
+      await guarded(write, {
+        unique: () => errors.conflict('Another state version was written at the same moment; read the current state and retry'),
+        foreignKey: () => errors.notFound(),
+      });
       const stored = (await store.findVersion(db, version.id))!;
       const [view] = await views([stored]);
       return stored.status === 'pending' ? { ...view!, uploadCredentials: uploadCredentials(stored.id) } : view!;
@@ -361,7 +380,8 @@ export function createStateVersionsService(deps: {
         return;
       }
       if (version.status !== 'pending') throw uploadUsedUp();
-      if (md5Of(bytes) !== version.md5) throw errors.invalidAttribute('/', 'The uploaded state does not match the md5 given when the state version was created');
+      if (md5Of(bytes) !== version.md5)
+        throw errors.invalidAttribute('/', 'The uploaded state does not match the md5 given when the state version was created');
       const parsed = parseState(bytes, '/');
       // The signed URL carries its creator's permission, so it ends with that permission: the
       // token must still be able to write this workspace's state.

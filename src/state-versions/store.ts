@@ -95,7 +95,18 @@ export type Finalization = Pick<
   StateVersion,
   'position' | 'stateSize' | 'stateFormatVersion' | 'terraformVersion' | 'resources' | 'providers' | 'modules' | 'billableRumCount' | 'finalizedAt' | 'lineage'
 >;
-const finalization = VERSIONS.patch('position', 'stateSize', 'stateFormatVersion', 'terraformVersion', 'resources', 'providers', 'modules', 'billableRumCount', 'finalizedAt', 'lineage');
+const finalization = VERSIONS.patch(
+  'position',
+  'stateSize',
+  'stateFormatVersion',
+  'terraformVersion',
+  'resources',
+  'providers',
+  'modules',
+  'billableRumCount',
+  'finalizedAt',
+  'lineage',
+);
 
 /** Pending → finalized, only if it still is pending (how many rows changed: 0 or 1). */
 export async function finalize(q: Queryable, id: string, f: Finalization): Promise<number> {
@@ -143,7 +154,10 @@ export async function currentVersions(q: Queryable, workspaceIds: readonly strin
       eb(
         'sv.position',
         '=',
-        eb.selectFrom('state_versions as latest').select((l) => l.fn.max('latest.position').as('p')).whereRef('latest.workspace_id', '=', 'sv.workspace_id'),
+        eb
+          .selectFrom('state_versions as latest')
+          .select((l) => l.fn.max('latest.position').as('p'))
+          .whereRef('latest.workspace_id', '=', 'sv.workspace_id'),
       ),
     )
     .execute();
@@ -166,7 +180,11 @@ export async function listVersions(q: Queryable, workspaceId: string, page: Wind
 }
 
 export async function countVersions(q: Queryable, workspaceId: string): Promise<number> {
-  const r = await q.selectFrom('state_versions').select(sql<number>`count(*)`.as('n')).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  const r = await q
+    .selectFrom('state_versions')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
   return Number(r?.n ?? 0);
 }
 
@@ -183,7 +201,13 @@ export async function findOutput(q: Queryable, id: string): Promise<StateOutput 
 /** The outputs of the given versions, in their order (one query). */
 export async function outputsOf(q: Queryable, versionIds: readonly string[]): Promise<StateOutput[]> {
   if (versionIds.length === 0) return [];
-  const rows = await q.selectFrom('state_version_outputs').selectAll().where('state_version_id', 'in', [...versionIds]).orderBy('state_version_id').orderBy('position').execute();
+  const rows = await q
+    .selectFrom('state_version_outputs')
+    .selectAll()
+    .where('state_version_id', 'in', [...versionIds])
+    .orderBy('state_version_id')
+    .orderBy('position')
+    .execute();
   return rows.map(OUTPUTS.read);
 }
 

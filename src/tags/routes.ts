@@ -35,7 +35,15 @@ export async function tagsRoutes(app: Api, { tags: service, workspaces }: { tags
   );
   app.patch(
     '/workspaces/:workspace_id/tag-bindings',
-    { schema: { summary: "Add to or change a workspace's tag bindings", tags, params: WorkspaceParams, body: TagBindingsBody, response: responses({ 200: TagBindingList }) } },
+    {
+      schema: {
+        summary: "Add to or change a workspace's tag bindings",
+        tags,
+        params: WorkspaceParams,
+        body: TagBindingsBody,
+        response: responses({ 200: TagBindingList }),
+      },
+    },
     async (request) => {
       const target = await workspace(request.caller, request.params.workspace_id);
       return { data: (await service.addWorkspaceBindings(target, bindingsOf(request.body.data))).map(bindingResource) };
@@ -43,7 +51,14 @@ export async function tagsRoutes(app: Api, { tags: service, workspaces }: { tags
   );
   app.get(
     '/workspaces/:workspace_id/effective-tag-bindings',
-    { schema: { summary: "List a workspace's tag bindings in effect (its own and its project's)", tags, params: WorkspaceParams, response: responses({ 200: EffectiveTagBindingList }) } },
+    {
+      schema: {
+        summary: "List a workspace's tag bindings in effect (its own and its project's)",
+        tags,
+        params: WorkspaceParams,
+        response: responses({ 200: EffectiveTagBindingList }),
+      },
+    },
     async (request) => {
       const bindings = await service.effectiveWorkspace(await workspace(request.caller, request.params.workspace_id));
       return { data: bindings.map(effectiveBindingResource) };
@@ -53,7 +68,15 @@ export async function tagsRoutes(app: Api, { tags: service, workspaces }: { tags
   // The flat tags of a workspace: the keys of its bindings.
   app.get(
     '/workspaces/:workspace_id/relationships/tags',
-    { schema: { summary: "List a workspace's flat tags", tags, params: WorkspaceParams, querystring: ListFlatTagsQuery, response: responses({ 200: FlatTagListDocument }) } },
+    {
+      schema: {
+        summary: "List a workspace's flat tags",
+        tags,
+        params: WorkspaceParams,
+        querystring: ListFlatTagsQuery,
+        response: responses({ 200: FlatTagListDocument }),
+      },
+    },
     async (request) => {
       const page = parsePage(request.query);
       const target = await workspace(request.caller, request.params.workspace_id);
@@ -86,12 +109,29 @@ export async function tagsRoutes(app: Api, { tags: service, workspaces }: { tags
   );
   app.patch(
     '/projects/:project_id/tag-bindings',
-    { schema: { summary: "Add to or change a project's tag bindings", tags, params: ProjectParams, body: TagBindingsBody, response: responses({ 200: TagBindingList }) } },
-    async (request) => ({ data: (await service.addProjectBindings(request.caller, request.params.project_id, bindingsOf(request.body.data))).map(bindingResource) }),
+    {
+      schema: {
+        summary: "Add to or change a project's tag bindings",
+        tags,
+        params: ProjectParams,
+        body: TagBindingsBody,
+        response: responses({ 200: TagBindingList }),
+      },
+    },
+    async (request) => ({
+      data: (await service.addProjectBindings(request.caller, request.params.project_id, bindingsOf(request.body.data))).map(bindingResource),
+    }),
   );
   app.get(
     '/projects/:project_id/effective-tag-bindings',
-    { schema: { summary: "List a project's tag bindings in effect (its own)", tags, params: ProjectParams, response: responses({ 200: EffectiveTagBindingList }) } },
+    {
+      schema: {
+        summary: "List a project's tag bindings in effect (its own)",
+        tags,
+        params: ProjectParams,
+        response: responses({ 200: EffectiveTagBindingList }),
+      },
+    },
     async (request) => ({ data: (await service.listProject(request.caller, request.params.project_id)).map(effectiveBindingResource) }),
   );
 }

@@ -46,7 +46,11 @@ export const refsOf = (data: ReadonlyArray<Static<typeof FlatTagData>>) =>
 /** What a workspace or project body says about tags, field by field. */
 export function tagChangeOf(body: {
   attributes?: { 'tag-names'?: string[]; [other: string]: unknown };
-  relationships?: { 'tag-bindings'?: { data: Array<Static<typeof TagBindingData>> }; tags?: { data: Array<Static<typeof FlatTagData>> }; [other: string]: unknown };
+  relationships?: {
+    'tag-bindings'?: { data: Array<Static<typeof TagBindingData>> };
+    tags?: { data: Array<Static<typeof FlatTagData>> };
+    [other: string]: unknown;
+  };
 }): TagChange {
   const r = body.relationships;
   return {
@@ -79,7 +83,6 @@ export function taggedFilter(query: Record<string, unknown>): Array<{ key: strin
     });
 }
 
-
 // ---- responses
 
 export const TagBindingResource = Resource('TagBinding', 'tag-bindings', {
@@ -94,7 +97,7 @@ export const EffectiveTagBindingResource = Open(
     attributes: Open({ key: Type.String(), value: Type.String() }),
     links: Type.Optional(Open({ 'inherited-from': Linkage('projects') }, { description: 'present when inherited from the project' })),
   },
-  { description: 'A tag binding in effect: the resource\'s own, or its project\'s' },
+  { description: "A tag binding in effect: the resource's own, or its project's" },
 );
 
 export const FlatTagResource = Resource('Tag', 'tags', { attributes: { name: Type.String() }, links: false });

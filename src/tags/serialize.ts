@@ -37,12 +37,13 @@ export function tagRelationships(self: string, effective?: readonly EffectiveBin
 export function includedBindings(lists: ReadonlyArray<readonly EffectiveBinding[] | undefined>) {
   const seen = new Set<string>();
   const out = [];
-  for (const list of lists) for (const b of list ?? []) {
-    const id = `${b.id}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    out.push(effectiveBindingResource(b));
-  }
+  for (const list of lists)
+    for (const b of list ?? []) {
+      const id = `${b.id}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push(effectiveBindingResource(b));
+    }
   return out;
 }
 

@@ -59,16 +59,22 @@ export interface WorkspaceTarget extends ProjectSubject {
 }
 
 const keyProblem = (key: string): string | null =>
-  key.length === 0 ? "Key can't be blank"
-  : key.length > MAX_KEY_LENGTH ? `Key is too long (maximum is ${MAX_KEY_LENGTH} characters)`
-  : !TAG_TEXT.test(key) ? 'Key may only contain letters, numbers and the characters _ . = + - @ :'
-  : RESERVED_PREFIX.test(key) ? 'Key may not begin with the reserved prefixes "hc:" or "hcp:"'
-  : null;
+  key.length === 0
+    ? "Key can't be blank"
+    : key.length > MAX_KEY_LENGTH
+      ? `Key is too long (maximum is ${MAX_KEY_LENGTH} characters)`
+      : !TAG_TEXT.test(key)
+        ? 'Key may only contain letters, numbers and the characters _ . = + - @ :'
+        : RESERVED_PREFIX.test(key)
+          ? 'Key may not begin with the reserved prefixes "hc:" or "hcp:"'
+          : null;
 
 const valueProblem = (value: string): string | null =>
-  value.length > MAX_VALUE_LENGTH ? `Value is too long (maximum is ${MAX_VALUE_LENGTH} characters)`
-  : value !== '' && !TAG_TEXT.test(value) ? 'Value may only contain letters, numbers and the characters _ . = + - @ :'
-  : null;
+  value.length > MAX_VALUE_LENGTH
+    ? `Value is too long (maximum is ${MAX_VALUE_LENGTH} characters)`
+    : value !== '' && !TAG_TEXT.test(value)
+      ? 'Value may only contain letters, numbers and the characters _ . = + - @ :'
+      : null;
 
 /** 422s for every bad key, value and repeated key, each at its own place in the body. */
 function bindingProblems(bindings: readonly BindingInput[], at: (i: number) => string): Problem[] {
@@ -139,7 +145,12 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
           }
           if (organizationId) {
             const keys = [...new Set(results.flat().map((b) => b.key))];
-            await store.ensureTags(trx, organizationId, keys.map((name) => ({ id: newId('tag'), name })), now());
+            await store.ensureTags(
+              trx,
+              organizationId,
+              keys.map((name) => ({ id: newId('tag'), name })),
+              now(),
+            );
           }
           await then?.(trx);
           return results;
@@ -154,7 +165,14 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
    * The set a create (`current` empty) or update leaves, from what its body says; 422 for bad
    * input. Flat tags named by id must be the organization's.
    */
-  async function resolve(q: Queryable, organizationId: string | null, current: readonly Binding[], change: TagChange, creating: boolean, refsAt = RELATIONSHIP_REFS): Promise<Binding[]> {
+  async function resolve(
+    q: Queryable,
+    organizationId: string | null,
+    current: readonly Binding[],
+    change: TagChange,
+    creating: boolean,
+    refsAt = RELATIONSHIP_REFS,
+  ): Promise<Binding[]> {
     const at = now();
     const problems = [
       ...bindingProblems(change.bindings ?? [], (i) => `/data/relationships/tag-bindings/data/${i}`),
@@ -184,15 +202,24 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
     }
     const keyOnly = [...(change.names ?? []), ...(change.refs ?? []).map((r) => r.name ?? known.get(r.id!)!)];
     for (const key of keyOnly) if (!result.some((b) => b.key === key)) result.push({ id: newId('tb'), key, value: '', createdAt: at });
-    if (result.length > MAX_BINDINGS) throw tooMany(change.bindings ? '/data/relationships/tag-bindings/data' : change.names ? '/data/attributes/tag-names' : refsAt.list);
+    if (result.length > MAX_BINDINGS)
+      throw tooMany(change.bindings ? '/data/relationships/tag-bindings/data' : change.names ? '/data/attributes/tag-names' : refsAt.list);
     return result;
   }
 
   /** Effective bindings of each workspace: two queries whatever their number. */
   async function effectiveOf(q: Queryable, workspaces: ReadonlyArray<{ id: string; projectId: string }>): Promise<Map<string, EffectiveBinding[]>> {
     const [own, inherited] = await Promise.all([
-      store.bindingsOf(q, 'workspace', workspaces.map((w) => w.id)),
-      store.bindingsOf(q, 'project', workspaces.map((w) => w.projectId)),
+      store.bindingsOf(
+        q,
+        'workspace',
+        workspaces.map((w) => w.id),
+      ),
+      store.bindingsOf(
+        q,
+        'project',
+        workspaces.map((w) => w.projectId),
+      ),
     ]);
     return new Map(
       workspaces.map((w) => {
@@ -242,12 +269,24 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
     },
 
     /** Writes the tags of a workspace or project just created or being updated, inside the caller's transaction. */
-    async apply(trx: Transaction<Schema>, owner: store.Owner, target: { id: string; organizationId: string }, change: TagChange | undefined, creating: boolean): Promise<void> {
+    async apply(
+      trx: Transaction<Schema>,
+      owner: store.Owner,
+      target: { id: string; organizationId: string },
+      change: TagChange | undefined,
+      creating: boolean,
+    ): Promise<void> {
       if (!hasChange(change)) return;
       const current = creating ? [] : ((await store.bindingsOf(trx, owner, [target.id])).get(target.id) ?? []);
       const result = await resolve(trx, target.organizationId, current, change!, creating);
       await store.writeBindings(trx, owner, target.id, result);
-      if (owner === 'workspace') await store.ensureTags(trx, target.organizationId, result.map((b) => ({ id: newId('tag'), name: b.key })), now());
+      if (owner === 'workspace')
+        await store.ensureTags(
+          trx,
+          target.organizationId,
+          result.map((b) => ({ id: newId('tag'), name: b.key })),
+          now(),
+        );
     },
 
     workspaceFilter: store.workspaceTagFilter,
@@ -276,7 +315,12 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
       authorize(target, 'manage-workspace-tags');
       const w = target.workspace;
       // The body is the relationship itself: its data is the top-level array.
-      await rewrite('workspace', [w.id], (current, _id, trx) => resolve(trx, w.organizationId, current, { refs }, true, { list: '/data', item: (i) => `/data/${i}` }), w.organizationId);
+      await rewrite(
+        'workspace',
+        [w.id],
+        (current, _id, trx) => resolve(trx, w.organizationId, current, { refs }, true, { list: '/data', item: (i) => `/data/${i}` }),
+        w.organizationId,
+      );
     },
 
     /** `DELETE /workspaces/:id/relationships/tags`: removes the keys named (by name or id); absent ones are ignored. */
@@ -296,7 +340,12 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
     /** The organization's tags among `ids` (one query). */
     tagsOf: (organizationId: string, ids: readonly string[]) => store.tagsByIds(db, organizationId, ids),
     /** The organization's workspaces that carry any of these tags (one query). */
-    holdersOf: (organizationId: string, tags: readonly FlatTag[]) => store.workspacesHolding(db, organizationId, tags.map((t) => t.name)),
+    holdersOf: (organizationId: string, tags: readonly FlatTag[]) =>
+      store.workspacesHolding(
+        db,
+        organizationId,
+        tags.map((t) => t.name),
+      ),
     listOrganization: (organizationId: string, filter: { search?: string; excludeWorkspaceId?: string }, page: Page) =>
       store.listOrganizationTags(db, { organizationId, ...filter }, page),
 
@@ -326,10 +375,20 @@ export function createTagsService(deps: { database: Database; projectAccess: Pro
     async deleteFromOrganization(organizationId: string, tags: readonly FlatTag[], holders: readonly string[]): Promise<void> {
       const names = new Set(tags.map((t) => t.name));
       await guarded(
-        rewrite('workspace', holders, async (current) => withoutKeys(current, names), undefined, async (trx) => {
-          if ((await store.workspacesHolding(trx, organizationId, [...names])).length > 0) throw changedMeanwhile();
-          await store.deleteTags(trx, organizationId, tags.map((t) => t.id));
-        }),
+        rewrite(
+          'workspace',
+          holders,
+          async (current) => withoutKeys(current, names),
+          undefined,
+          async (trx) => {
+            if ((await store.workspacesHolding(trx, organizationId, [...names])).length > 0) throw changedMeanwhile();
+            await store.deleteTags(
+              trx,
+              organizationId,
+              tags.map((t) => t.id),
+            );
+          },
+        ),
         { foreignKey: changedMeanwhile },
       );
     },

@@ -69,7 +69,12 @@ export async function ensureTags(q: Queryable, organizationId: string, tags: rea
 /** The organization's tags among `ids` (one query). */
 export async function tagsByIds(q: Queryable, organizationId: string, ids: readonly string[]): Promise<FlatTag[]> {
   if (ids.length === 0) return [];
-  return q.selectFrom('tags').select(['id', 'name']).where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)]).execute();
+  return q
+    .selectFrom('tags')
+    .select(['id', 'name'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
 }
 
 /** The keys of a workspace as flat tags, in arrival order, optionally those whose name contains `search`. */
@@ -105,7 +110,9 @@ export async function listOrganizationTags(q: Queryable, f: { organizationId: st
   const excluded = f.excludeWorkspaceId;
   if (excluded) {
     base = base.where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('workspace_tag_bindings as own').select('own.key').where('own.workspace_id', '=', excluded).whereRef('own.key', '=', 't.name'))),
+      eb.not(
+        eb.exists(eb.selectFrom('workspace_tag_bindings as own').select('own.key').where('own.workspace_id', '=', excluded).whereRef('own.key', '=', 't.name')),
+      ),
     );
   }
   const rows = base
@@ -123,7 +130,12 @@ export async function listOrganizationTags(q: Queryable, f: { organizationId: st
     ])
     .orderBy('t.name')
     .orderBy('t.id');
-  return listWithTotal(base, rows, page, (r): OrganizationTag => ({ id: r.id, name: r.name, createdAt: r.created_at, instanceCount: Number(r.instance_count ?? 0) }));
+  return listWithTotal(base, rows, page, (r): OrganizationTag => ({
+    id: r.id,
+    name: r.name,
+    createdAt: r.created_at,
+    instanceCount: Number(r.instance_count ?? 0),
+  }));
 }
 
 /** The organization's workspaces whose own bindings hold any of `keys` (one query). */
@@ -144,7 +156,11 @@ export async function workspacesHolding(q: Queryable, organizationId: string, ke
 /** Forgets the organization's tags among `ids` (their names get new ids if used again). */
 export async function deleteTags(q: Queryable, organizationId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await q.deleteFrom('tags').where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)]).execute();
+  await q
+    .deleteFrom('tags')
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
 }
 
 export interface TagMatch {
@@ -165,7 +181,11 @@ function workspaceHolds(eb: WorkspaceEb, m: TagMatch): Expression<SqlBool> {
     if (withValue && m.value !== undefined) s = s.where('wtb.value', '=', m.value);
     return s;
   };
-  let inherited = eb.selectFrom('project_tag_bindings as ptb').select('ptb.key').whereRef('ptb.project_id', '=', 'workspaces.project_id').where('ptb.key', '=', m.key);
+  let inherited = eb
+    .selectFrom('project_tag_bindings as ptb')
+    .select('ptb.key')
+    .whereRef('ptb.project_id', '=', 'workspaces.project_id')
+    .where('ptb.key', '=', m.key);
   if (m.value !== undefined) inherited = inherited.where('ptb.value', '=', m.value);
   const fromProject = m.value === undefined ? eb.exists(inherited) : eb.and([eb.exists(inherited), eb.not(eb.exists(own(false)))]);
   return eb.or([eb.exists(own(true)), fromProject]);

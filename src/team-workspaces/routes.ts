@@ -29,36 +29,71 @@ const custom = (a: Attributes) => ({
 });
 
 export async function teamWorkspacesRoutes(app: Api, { teamWorkspaces }: { teamWorkspaces: TeamWorkspacesService }): Promise<void> {
-  app.get('/team-workspaces', { schema: { summary: "List teams' access to a workspace (filter[workspace][id] is required)", tags, querystring: ListTeamWorkspacesQuery, response: responses({ 200: TeamWorkspaceListDocument }) } }, async (request) => {
-    const page = parsePage(request.query);
-    const { items, total } = await teamWorkspaces.list(request.caller, { workspaceId: request.query['filter[workspace][id]'] }, page);
-    return { data: items.map(teamWorkspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
-  });
+  app.get(
+    '/team-workspaces',
+    {
+      schema: {
+        summary: "List teams' access to a workspace (filter[workspace][id] is required)",
+        tags,
+        querystring: ListTeamWorkspacesQuery,
+        response: responses({ 200: TeamWorkspaceListDocument }),
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const { items, total } = await teamWorkspaces.list(request.caller, { workspaceId: request.query['filter[workspace][id]'] }, page);
+      return { data: items.map(teamWorkspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
 
   // TFE answers 200 (go-tfe accepts any 2xx).
-  app.post('/team-workspaces', { schema: { summary: 'Give a team access to a workspace', tags, body: CreateTeamWorkspaceBody, response: responses({ 200: TeamWorkspaceDocument }) } }, async (request) => {
-    const { attributes: a, relationships: r } = request.body.data;
-    const created = await teamWorkspaces.create(request.caller, {
-      access: a.access,
-      custom: custom(a),
-      workspaceId: r.workspace.data.id,
-      teamId: r.team.data.id,
-    });
-    return { data: teamWorkspaceResource(created) };
-  });
+  app.post(
+    '/team-workspaces',
+    { schema: { summary: 'Give a team access to a workspace', tags, body: CreateTeamWorkspaceBody, response: responses({ 200: TeamWorkspaceDocument }) } },
+    async (request) => {
+      const { attributes: a, relationships: r } = request.body.data;
+      const created = await teamWorkspaces.create(request.caller, {
+        access: a.access,
+        custom: custom(a),
+        workspaceId: r.workspace.data.id,
+        teamId: r.team.data.id,
+      });
+      return { data: teamWorkspaceResource(created) };
+    },
+  );
 
-  app.get('/team-workspaces/:team_workspace_id', { schema: { summary: "Show a team's access to a workspace", tags, params: TeamWorkspaceParams, response: responses({ 200: TeamWorkspaceDocument }) } }, async (request) => {
-    return { data: teamWorkspaceResource(await teamWorkspaces.show(request.caller, request.params.team_workspace_id)) };
-  });
+  app.get(
+    '/team-workspaces/:team_workspace_id',
+    { schema: { summary: "Show a team's access to a workspace", tags, params: TeamWorkspaceParams, response: responses({ 200: TeamWorkspaceDocument }) } },
+    async (request) => {
+      return { data: teamWorkspaceResource(await teamWorkspaces.show(request.caller, request.params.team_workspace_id)) };
+    },
+  );
 
-  app.patch('/team-workspaces/:team_workspace_id', { schema: { summary: "Change a team's access to a workspace", tags, params: TeamWorkspaceParams, body: UpdateTeamWorkspaceBody, response: responses({ 200: TeamWorkspaceDocument }) } }, async (request) => {
-    const a = request.body.data.attributes ?? {};
-    const updated = await teamWorkspaces.update(request.caller, request.params.team_workspace_id, { access: a.access, custom: custom(a) });
-    return { data: teamWorkspaceResource(updated) };
-  });
+  app.patch(
+    '/team-workspaces/:team_workspace_id',
+    {
+      schema: {
+        summary: "Change a team's access to a workspace",
+        tags,
+        params: TeamWorkspaceParams,
+        body: UpdateTeamWorkspaceBody,
+        response: responses({ 200: TeamWorkspaceDocument }),
+      },
+    },
+    async (request) => {
+      const a = request.body.data.attributes ?? {};
+      const updated = await teamWorkspaces.update(request.caller, request.params.team_workspace_id, { access: a.access, custom: custom(a) });
+      return { data: teamWorkspaceResource(updated) };
+    },
+  );
 
-  app.delete('/team-workspaces/:team_workspace_id', { schema: { summary: "Remove a team's access to a workspace", tags, params: TeamWorkspaceParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await teamWorkspaces.destroy(request.caller, request.params.team_workspace_id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/team-workspaces/:team_workspace_id',
+    { schema: { summary: "Remove a team's access to a workspace", tags, params: TeamWorkspaceParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await teamWorkspaces.destroy(request.caller, request.params.team_workspace_id);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -31,7 +31,10 @@ export function createWorkspaceGiftsLoader(deps: { database: Database; workspace
   return async (standing: Standing, teamId: string): Promise<WorkspaceGift[]> => {
     const grants = await store.grantsOfTeam(deps.database.db, teamId);
     if (grants.length === 0) return [];
-    const held = await deps.workspaces.heldOn(standing, grants.map((g) => g.workspaceId));
+    const held = await deps.workspaces.heldOn(
+      standing,
+      grants.map((g) => g.workspaceId),
+    );
     return grants.map((to) => ({ workspaceId: to.workspaceId, to, held: held.get(to.workspaceId) ?? [] }));
   };
 }

@@ -79,5 +79,11 @@ export const TeamResource = Resource('Team', 'teams', {
 // here by reference rather than imported.
 const Included = Type.Union([UserResource, Type.Unsafe({ $ref: 'OrganizationMembership#' })]);
 
-export const TeamDocument = Document(TeamResource, 'The team (with its users and memberships in `included` when asked: include=users,organization-memberships)', Included);
-export const TeamListDocument = ListDocument(TeamResource, 'A page of teams (with their users and memberships in `included` when asked)', { included: Included });
+export const TeamDocument = Document(
+  TeamResource,
+  'The team (with its users and memberships in `included` when asked: include=users,organization-memberships)',
+  Included,
+);
+export const TeamListDocument = ListDocument(TeamResource, 'A page of teams (with their users and memberships in `included` when asked)', {
+  included: Included,
+});

@@ -125,7 +125,11 @@ export function createTeamsService(deps: {
     // Owners may give anything: nothing to load.
     if (standing.owner) return authorize({ standing, organizationAccess, projects: [] }, 'give-access');
     const grants = await deps.teamGrants(team.id);
-    const held = await deps.projectAccess.heldGrants(db, standing, grants.map((g) => g.projectId));
+    const held = await deps.projectAccess.heldGrants(
+      db,
+      standing,
+      grants.map((g) => g.projectId),
+    );
     const projects = grants.map((to): ProjectGift => ({ projectId: to.projectId, to, held: held.get(to.projectId) ?? [] }));
     const workspaces = await deps.workspaceGifts(standing, team.id);
     authorize({ standing, organizationAccess, projects, workspaces }, 'give-access');
@@ -153,7 +157,12 @@ export function createTeamsService(deps: {
   async function usersByName(usernames: readonly string[]): Promise<string[]> {
     const found = await deps.users.findByUsernames(usernames);
     const known = new Set(found.filter((u) => !u.isServiceAccount).map((u) => u.username.toLowerCase()));
-    const problems = unknownIds(usernames, (name) => known.has(name.toLowerCase()), 'User', (i) => `/data/${i}/id`);
+    const problems = unknownIds(
+      usernames,
+      (name) => known.has(name.toLowerCase()),
+      'User',
+      (i) => `/data/${i}/id`,
+    );
     if (problems.length) throw errors.invalid(problems);
     return found.map((u) => u.id);
   }
@@ -230,13 +239,16 @@ export function createTeamsService(deps: {
 
     /** Teams as a caller with `standing` in their organization sees them (one query for their members). */
     async viewsOf(standing: Standing, teams: readonly Team[]): Promise<TeamView[]> {
-      const members = await store.members.of(db, teams.map((t) => t.id));
+      const members = await store.members.of(
+        db,
+        teams.map((t) => t.id),
+      );
       return teams.map((team) => viewOf(team, members.get(team.id) ?? [], standing));
     },
 
     /** Takes a user off every team of an organization (leaving it); the owners team keeps one member. */
     async leaveOrganization(trx: Queryable, organizationId: string, userId: string): Promise<void> {
-      const teams = (await store.teamsOfUser(trx, userId, [organizationId]));
+      const teams = await store.teamsOfUser(trx, userId, [organizationId]);
       for (const team of teams) await takeOff(trx, team, [userId]);
     },
 
@@ -296,7 +308,10 @@ export function createTeamsService(deps: {
     ): Promise<TeamsDocument<TeamView[]> & { total: number }> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName, 'read-teams');
       const { items, total } = await store.listTeams(db, { organizationId: org.id, ...filter, visible: teamFilter(standing) }, page);
-      const members = await store.members.of(db, items.map((t) => t.id));
+      const members = await store.members.of(
+        db,
+        items.map((t) => t.id),
+      );
       const views = items.map((team) => viewOf(team, members.get(team.id) ?? [], standing));
       return { ...(await withUsers(caller, views, views, include)), total };
     },

@@ -129,6 +129,11 @@ export async function teamsOfUsers(q: Queryable, organizationId: string, userIds
 
 export async function findTeamsByIds(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Team[]> {
   if (ids.length === 0) return [];
-  const rows = await q.selectFrom('teams').selectAll().where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await q
+    .selectFrom('teams')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return rows.map(TEAMS.read);
 }

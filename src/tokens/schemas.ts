@@ -8,8 +8,7 @@ export const TokenParams = Type.Object({ token_id: Type.String() });
 /** Unpaginated unless a page parameter is given. */
 export const ListUserTokensQuery = Type.Object({ ...PageParams });
 
-const NullableString = (options: { maxLength: number }) =>
-  Type.Union([Type.String(options), Type.Null()]);
+const NullableString = (options: { maxLength: number }) => Type.Union([Type.String(options), Type.Null()]);
 
 // go-tfe's token create options carry no JSON:API type, so it sends `"type": ""`.
 const NoType = Type.Literal('');

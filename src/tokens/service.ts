@@ -82,7 +82,8 @@ interface Authenticated {
 }
 
 /** Of a kind the surface accepts, and not expired at `at`. */
-const usable = (entry: Authenticated, accept: readonly TokenKind[], at: number) => accept.includes(entry.kind) && (entry.expiresAt === null || entry.expiresAt > at);
+const usable = (entry: Authenticated, accept: readonly TokenKind[], at: number) =>
+  accept.includes(entry.kind) && (entry.expiresAt === null || entry.expiresAt > at);
 
 const API_KINDS: readonly TokenKind[] = ['user', 'organization', 'team'];
 const AGENT_KINDS: readonly TokenKind[] = ['agent'];
@@ -256,8 +257,7 @@ export function createTokensService(deps: { database: Database; users: UsersServ
     issue,
 
     /** A pool's agent tokens; the agent pools domain has already checked the caller. */
-    listAgentTokens: (agentPoolId: string, order: { descending: boolean }, page: Window) =>
-      store.listAgentTokens(db, agentPoolId, order, page),
+    listAgentTokens: (agentPoolId: string, order: { descending: boolean }, page: Window) => store.listAgentTokens(db, agentPoolId, order, page),
 
     /** For the CLI: a token for a user, no caller involved. */
     async issueUserToken(userId: string, description: string | null): Promise<IssuedToken> {
@@ -268,7 +268,15 @@ export function createTokensService(deps: { database: Database; users: UsersServ
       // A user manages only their own tokens; to anyone else the user's tokens do not exist.
       authorize({ principal: caller.principal, userId }, 'manage-user-tokens');
       const expiredAt = checkExpiry(input.expiredAt);
-      return issue({ kind: 'user', description: input.description ?? null, userId, organizationId: null, agentPoolId: null, createdByUserId: userId, expiredAt });
+      return issue({
+        kind: 'user',
+        description: input.description ?? null,
+        userId,
+        organizationId: null,
+        agentPoolId: null,
+        createdByUserId: userId,
+        expiredAt,
+      });
     },
 
     async listUserTokens(caller: Caller, userId: string, page: Window | null) {
@@ -347,7 +355,12 @@ export function createTokensService(deps: { database: Database; users: UsersServ
      * The organization's team tokens, of the teams the caller sees, for those who manage teams
      * (who may issue, show and revoke each of them).
      */
-    async listTeamTokens(caller: Caller, organizationName: string, filter: { search?: string; sort: { field: TeamTokenSortField; descending: boolean } }, page: Window) {
+    async listTeamTokens(
+      caller: Caller,
+      organizationName: string,
+      filter: { search?: string; sort: { field: TeamTokenSortField; descending: boolean } },
+      page: Window,
+    ) {
       const { org, standing } = await organizationLookup.find(caller, organizationName, 'list-team-tokens');
       return store.listTeamTokens(db, { organizationId: org.id, search: filter.search, visible: teamFilter(standing) }, filter.sort, page);
     },

@@ -38,7 +38,10 @@ const TOKENS = columns<AuthTokensTable, Token>({
 });
 
 export async function insertToken(q: Queryable, t: Token, digest: string): Promise<void> {
-  await q.insertInto('auth_tokens').values({ ...TOKENS.write(t), digest }).execute();
+  await q
+    .insertInto('auth_tokens')
+    .values({ ...TOKENS.write(t), digest })
+    .execute();
 }
 
 /**
@@ -94,12 +97,7 @@ export async function findTokenById(q: Queryable, id: string): Promise<Token | u
 
 /** The organization's token of `kind` (`organization` or `audit-trail`): at most one of each. */
 export async function findOrganizationToken(q: Queryable, organizationId: string, kind: TokenKind): Promise<Token | undefined> {
-  const r = await q
-    .selectFrom('auth_tokens')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('kind', '=', kind)
-    .executeTakeFirst();
+  const r = await q.selectFrom('auth_tokens').selectAll().where('organization_id', '=', organizationId).where('kind', '=', kind).executeTakeFirst();
   return r && TOKENS.read(r);
 }
 
@@ -122,14 +120,25 @@ export async function deleteToken(q: Queryable, id: string): Promise<void> {
 
 /** A team's legacy token: the one without a description (at most one, migration 0015). */
 export async function findTeamToken(q: Queryable, teamId: string): Promise<Token | undefined> {
-  const r = await q.selectFrom('auth_tokens').selectAll().where('team_id', '=', teamId).where('kind', '=', 'team').where('description', 'is', null).executeTakeFirst();
+  const r = await q
+    .selectFrom('auth_tokens')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('kind', '=', 'team')
+    .where('description', 'is', null)
+    .executeTakeFirst();
   return r && TOKENS.read(r);
 }
 
 /** Deletes a team's legacy token; its tokens with a description stay. */
 /** How many tokens a team holds (legacy and described). */
 export async function countTeamTokens(q: Queryable, teamId: string): Promise<number> {
-  const r = await q.selectFrom('auth_tokens').select((eb) => eb.fn.countAll<number | string>().as('n')).where('team_id', '=', teamId).where('kind', '=', 'team').executeTakeFirst();
+  const r = await q
+    .selectFrom('auth_tokens')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('team_id', '=', teamId)
+    .where('kind', '=', 'team')
+    .executeTakeFirst();
   return Number(r?.n ?? 0);
 }
 
@@ -168,23 +177,21 @@ export async function listTeamTokens(q: Queryable, f: TeamTokenFilter, sort: { f
   const rows = base.selectAll('auth_tokens');
   // Only the sort by creator needs the users table.
   const ordered =
-    sort.field === 'team-name' ? rows.orderBy(sql`lower(teams.name)`, direction)
-    : sort.field === 'created-by' ?
-      base
-        .leftJoin('users as creator', 'creator.id', 'auth_tokens.created_by_user_id')
-        .selectAll('auth_tokens')
-        .orderBy(sql`creator.username is null`, direction)
-        .orderBy(sql.ref('creator.username'), direction)
-    : sort.field === 'expired-at' ? rows.orderBy(sql`auth_tokens.expired_at is null`, direction).orderBy('auth_tokens.expired_at', direction)
-    : rows.orderBy(sql`auth_tokens.last_used_at is not null`, direction).orderBy('auth_tokens.last_used_at', direction);
+    sort.field === 'team-name'
+      ? rows.orderBy(sql`lower(teams.name)`, direction)
+      : sort.field === 'created-by'
+        ? base
+            .leftJoin('users as creator', 'creator.id', 'auth_tokens.created_by_user_id')
+            .selectAll('auth_tokens')
+            .orderBy(sql`creator.username is null`, direction)
+            .orderBy(sql.ref('creator.username'), direction)
+        : sort.field === 'expired-at'
+          ? rows.orderBy(sql`auth_tokens.expired_at is null`, direction).orderBy('auth_tokens.expired_at', direction)
+          : rows.orderBy(sql`auth_tokens.last_used_at is not null`, direction).orderBy('auth_tokens.last_used_at', direction);
   return listWithTotal(base, ordered.orderBy('auth_tokens.seq', direction), page, TOKENS.read);
 }
 
 export async function deleteOrganizationToken(q: Queryable, organizationId: string, kind: TokenKind): Promise<number> {
-  const r = await q
-    .deleteFrom('auth_tokens')
-    .where('organization_id', '=', organizationId)
-    .where('kind', '=', kind)
-    .executeTakeFirst();
+  const r = await q.deleteFrom('auth_tokens').where('organization_id', '=', organizationId).where('kind', '=', kind).executeTakeFirst();
   return Number(r.numDeletedRows);
 }

@@ -34,7 +34,11 @@ function viewFor(caller: Caller, user: User): UserView {
 
 /** A username from an address's local part: its letters, digits, ".", "-" and "_" (never a service account's prefix). */
 function invitedUsername(email: string): string {
-  const local = email.slice(0, email.lastIndexOf('@')).replace(/[^A-Za-z0-9._-]/g, '').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
+  const local = email
+    .slice(0, email.lastIndexOf('@'))
+    .replace(/[^A-Za-z0-9._-]/g, '')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
   const name = local.length === 0 ? 'user' : local;
   return name.toLowerCase().startsWith(SERVICE_ACCOUNT_PREFIX) ? `user-${name}`.slice(0, 64) : name;
 }

@@ -40,7 +40,11 @@ export async function findUserById(q: Queryable, id: string): Promise<User | und
 
 export async function findUsersByIds(q: Queryable, ids: readonly string[]): Promise<User[]> {
   if (ids.length === 0) return [];
-  const rows = await q.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await q
+    .selectFrom('users')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return rows.map(USERS.read);
 }
 

@@ -38,7 +38,12 @@ export const CreateVariableSetBody = Type.Object({
       Type.Object({
         // The owner: the organization (the default) or one of its projects.
         parent: Type.Optional(
-          Type.Object({ data: Type.Union([Type.Null(), Type.Object({ type: Type.Union([Type.Literal('organizations'), Type.Literal('projects')]), id: Type.String({ minLength: 1, maxLength: 255 }) })]) }),
+          Type.Object({
+            data: Type.Union([
+              Type.Null(),
+              Type.Object({ type: Type.Union([Type.Literal('organizations'), Type.Literal('projects')]), id: Type.String({ minLength: 1, maxLength: 255 }) }),
+            ]),
+          }),
         ),
         ...Relationships,
       }),

@@ -105,7 +105,13 @@ export function createVariableSetsService(deps: {
    * Every id must be a workspace (project) of the organization, and, for a set a project owns, of
    * that project: otherwise a project's set could reach into workspaces its managers do not hold.
    */
-  async function unknown(q: Queryable, set: Pick<VariableSet, 'organizationId' | 'projectId'>, relation: Relation, ids: readonly string[], pointer: (i: number) => string) {
+  async function unknown(
+    q: Queryable,
+    set: Pick<VariableSet, 'organizationId' | 'projectId'>,
+    relation: Relation,
+    ids: readonly string[],
+    pointer: (i: number) => string,
+  ) {
     const wanted = dedupe(ids);
     let known: Set<string>;
     if (relation === 'workspaces') {
@@ -218,7 +224,13 @@ export function createVariableSetsService(deps: {
       await translated(
         database.transaction(async (trx) => {
           await checkRelationships(trx, set, input);
-          await store.updateSet(trx, set.id, { name: input.name, description: input.description, global: input.global, priority: input.priority, updatedAt: at });
+          await store.updateSet(trx, set.id, {
+            name: input.name,
+            description: input.description,
+            global: input.global,
+            priority: input.priority,
+            updatedAt: at,
+          });
           if (input.workspaceIds) await store.setWorkspaces.replace(trx, set.id, dedupe(input.workspaceIds), at);
           if (input.projectIds) await store.setProjects.replace(trx, set.id, dedupe(input.projectIds), at);
         }),

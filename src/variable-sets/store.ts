@@ -74,7 +74,10 @@ export async function listSets(q: Queryable, scope: SetScope, search: string | u
   } else if (scope.kind === 'project') {
     const { projectId } = scope;
     base = base.where((eb) =>
-      eb.or([eb('project_id', '=', projectId), eb('id', 'in', eb.selectFrom('variable_set_projects').select('variable_set_id').where('project_id', '=', projectId))]),
+      eb.or([
+        eb('project_id', '=', projectId),
+        eb('id', 'in', eb.selectFrom('variable_set_projects').select('variable_set_id').where('project_id', '=', projectId)),
+      ]),
     );
   }
   if (search) base = base.where(containsInsensitive('name', search));
@@ -102,10 +105,22 @@ export async function setsApplyingTo(q: Queryable, w: { organizationId: string; 
       's.priority',
       's.global',
       eb
-        .exists(eb.selectFrom('variable_set_workspaces as vw').select('vw.workspace_id').whereRef('vw.variable_set_id', '=', 's.id').where('vw.workspace_id', '=', w.workspaceId))
+        .exists(
+          eb
+            .selectFrom('variable_set_workspaces as vw')
+            .select('vw.workspace_id')
+            .whereRef('vw.variable_set_id', '=', 's.id')
+            .where('vw.workspace_id', '=', w.workspaceId),
+        )
         .as('on_workspace'),
       eb
-        .exists(eb.selectFrom('variable_set_projects as vp').select('vp.project_id').whereRef('vp.variable_set_id', '=', 's.id').where('vp.project_id', '=', w.projectId))
+        .exists(
+          eb
+            .selectFrom('variable_set_projects as vp')
+            .select('vp.project_id')
+            .whereRef('vp.variable_set_id', '=', 's.id')
+            .where('vp.project_id', '=', w.projectId),
+        )
         .as('on_project'),
     ])
     .where('s.organization_id', '=', w.organizationId)

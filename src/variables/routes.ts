@@ -54,79 +54,212 @@ export async function variablesRoutes(app: Api, { variables }: { variables: Vari
 
   // ---- a workspace's own variables
 
-  app.get('/workspaces/:workspace_id/vars', { schema: { summary: "List a workspace's variables (unpaginated unless a page is asked for)", tags, params: WorkspaceParams, querystring: ListVariablesQuery, response: responses({ 200: VariableListDocument }) } }, async (request) =>
-    listed(url(request), request.query, (page) => variables.list(request.caller, request.params.workspace_id, page)),
+  app.get(
+    '/workspaces/:workspace_id/vars',
+    {
+      schema: {
+        summary: "List a workspace's variables (unpaginated unless a page is asked for)",
+        tags,
+        params: WorkspaceParams,
+        querystring: ListVariablesQuery,
+        response: responses({ 200: VariableListDocument }),
+      },
+    },
+    async (request) => listed(url(request), request.query, (page) => variables.list(request.caller, request.params.workspace_id, page)),
   );
 
-  app.post('/workspaces/:workspace_id/vars', { schema: { summary: 'Create a workspace variable (a sensitive value is never shown again)', tags, params: WorkspaceParams, body: CreateVariableBody, response: responses({ 201: VariableDocument }) } }, async (request, reply) => {
-    const a = request.body.data.attributes;
-    const created = await variables.create(request.caller, request.params.workspace_id, { ...input(a), key: a.key, category: a.category });
-    return reply.code(201).send({ data: variableResource(created) });
-  });
+  app.post(
+    '/workspaces/:workspace_id/vars',
+    {
+      schema: {
+        summary: 'Create a workspace variable (a sensitive value is never shown again)',
+        tags,
+        params: WorkspaceParams,
+        body: CreateVariableBody,
+        response: responses({ 201: VariableDocument }),
+      },
+    },
+    async (request, reply) => {
+      const a = request.body.data.attributes;
+      const created = await variables.create(request.caller, request.params.workspace_id, { ...input(a), key: a.key, category: a.category });
+      return reply.code(201).send({ data: variableResource(created) });
+    },
+  );
 
-  app.get('/workspaces/:workspace_id/vars/:variable_id', { schema: { summary: 'Show a workspace variable', tags, params: WorkspaceVariableParams, response: responses({ 200: VariableDocument }) } }, async (request) => ({
-    data: variableResource(await variables.show(request.caller, request.params.workspace_id, request.params.variable_id)),
-  }));
+  app.get(
+    '/workspaces/:workspace_id/vars/:variable_id',
+    { schema: { summary: 'Show a workspace variable', tags, params: WorkspaceVariableParams, response: responses({ 200: VariableDocument }) } },
+    async (request) => ({
+      data: variableResource(await variables.show(request.caller, request.params.workspace_id, request.params.variable_id)),
+    }),
+  );
 
-  app.patch('/workspaces/:workspace_id/vars/:variable_id', { schema: { summary: 'Update a workspace variable', tags, params: WorkspaceVariableParams, body: UpdateVariableBody, response: responses({ 200: VariableDocument }) } }, async (request) => {
-    const { workspace_id, variable_id } = request.params;
-    return { data: variableResource(await variables.update(request.caller, workspace_id, variable_id, input(request.body.data.attributes))) };
-  });
+  app.patch(
+    '/workspaces/:workspace_id/vars/:variable_id',
+    {
+      schema: {
+        summary: 'Update a workspace variable',
+        tags,
+        params: WorkspaceVariableParams,
+        body: UpdateVariableBody,
+        response: responses({ 200: VariableDocument }),
+      },
+    },
+    async (request) => {
+      const { workspace_id, variable_id } = request.params;
+      return { data: variableResource(await variables.update(request.caller, workspace_id, variable_id, input(request.body.data.attributes))) };
+    },
+  );
 
-  app.delete('/workspaces/:workspace_id/vars/:variable_id', { schema: { summary: 'Delete a workspace variable', tags, params: WorkspaceVariableParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await variables.destroy(request.caller, request.params.workspace_id, request.params.variable_id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/workspaces/:workspace_id/vars/:variable_id',
+    { schema: { summary: 'Delete a workspace variable', tags, params: WorkspaceVariableParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await variables.destroy(request.caller, request.params.workspace_id, request.params.variable_id);
+      return reply.code(204).send();
+    },
+  );
 
-  app.get('/workspaces/:workspace_id/all-vars', { schema: { summary: 'List the variables a run of the workspace gets: its own and its variable sets, after precedence', tags, params: WorkspaceParams, response: responses({ 200: EffectiveVariableListDocument }) } }, async (request) => ({
-    data: (await variables.effectiveFor(request.caller, request.params.workspace_id)).map(variableResource),
-  }));
+  app.get(
+    '/workspaces/:workspace_id/all-vars',
+    {
+      schema: {
+        summary: 'List the variables a run of the workspace gets: its own and its variable sets, after precedence',
+        tags,
+        params: WorkspaceParams,
+        response: responses({ 200: EffectiveVariableListDocument }),
+      },
+    },
+    async (request) => ({
+      data: (await variables.effectiveFor(request.caller, request.params.workspace_id)).map(variableResource),
+    }),
+  );
 
   // ---- TFE's older routes for a workspace's variables, still served by TFE and used by old clients
 
-  app.get('/vars', { schema: { summary: "List a workspace's variables, the workspace named by organization and name (older form)", tags, querystring: LegacyListVariablesQuery, response: responses({ 200: VariableListDocument }) } }, async (request) => {
-    const q = request.query;
-    return listed(url(request), q, (page) => variables.legacy.list(request.caller, q['filter[organization][name]'], q['filter[workspace][name]'], page));
-  });
+  app.get(
+    '/vars',
+    {
+      schema: {
+        summary: "List a workspace's variables, the workspace named by organization and name (older form)",
+        tags,
+        querystring: LegacyListVariablesQuery,
+        response: responses({ 200: VariableListDocument }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return listed(url(request), q, (page) => variables.legacy.list(request.caller, q['filter[organization][name]'], q['filter[workspace][name]'], page));
+    },
+  );
 
-  app.post('/vars', { schema: { summary: 'Create a workspace variable, the workspace named in the body (older form)', tags, body: LegacyCreateVariableBody, response: responses({ 201: VariableDocument }) } }, async (request, reply) => {
-    const { attributes: a, relationships } = request.body.data;
-    const created = await variables.create(request.caller, relationships.workspace.data.id, { ...input(a), key: a.key, category: a.category });
-    return reply.code(201).send({ data: variableResource(created) });
-  });
+  app.post(
+    '/vars',
+    {
+      schema: {
+        summary: 'Create a workspace variable, the workspace named in the body (older form)',
+        tags,
+        body: LegacyCreateVariableBody,
+        response: responses({ 201: VariableDocument }),
+      },
+    },
+    async (request, reply) => {
+      const { attributes: a, relationships } = request.body.data;
+      const created = await variables.create(request.caller, relationships.workspace.data.id, { ...input(a), key: a.key, category: a.category });
+      return reply.code(201).send({ data: variableResource(created) });
+    },
+  );
 
-  app.patch('/vars/:variable_id', { schema: { summary: 'Update a workspace variable (older form)', tags, params: LegacyVariableParams, body: UpdateVariableBody, response: responses({ 200: VariableDocument }) } }, async (request) => ({
-    data: variableResource(await variables.legacy.update(request.caller, request.params.variable_id, input(request.body.data.attributes))),
-  }));
+  app.patch(
+    '/vars/:variable_id',
+    {
+      schema: {
+        summary: 'Update a workspace variable (older form)',
+        tags,
+        params: LegacyVariableParams,
+        body: UpdateVariableBody,
+        response: responses({ 200: VariableDocument }),
+      },
+    },
+    async (request) => ({
+      data: variableResource(await variables.legacy.update(request.caller, request.params.variable_id, input(request.body.data.attributes))),
+    }),
+  );
 
-  app.delete('/vars/:variable_id', { schema: { summary: 'Delete a workspace variable (older form)', tags, params: LegacyVariableParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await variables.legacy.destroy(request.caller, request.params.variable_id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/vars/:variable_id',
+    { schema: { summary: 'Delete a workspace variable (older form)', tags, params: LegacyVariableParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await variables.legacy.destroy(request.caller, request.params.variable_id);
+      return reply.code(204).send();
+    },
+  );
 
   // ---- a variable set's variables
 
-  app.get('/varsets/:varset_id/relationships/vars', { schema: { summary: "List a variable set's variables (unpaginated unless a page is asked for)", tags, params: SetVariablesParams, querystring: ListVariablesQuery, response: responses({ 200: VariableListDocument }) } }, async (request) =>
-    listed(url(request), request.query, (page) => variables.inSet.list(request.caller, request.params.varset_id, page)),
+  app.get(
+    '/varsets/:varset_id/relationships/vars',
+    {
+      schema: {
+        summary: "List a variable set's variables (unpaginated unless a page is asked for)",
+        tags,
+        params: SetVariablesParams,
+        querystring: ListVariablesQuery,
+        response: responses({ 200: VariableListDocument }),
+      },
+    },
+    async (request) => listed(url(request), request.query, (page) => variables.inSet.list(request.caller, request.params.varset_id, page)),
   );
 
-  app.post('/varsets/:varset_id/relationships/vars', { schema: { summary: 'Add a variable to a variable set (a sensitive value is never shown again)', tags, params: SetVariablesParams, body: CreateVariableBody, response: responses({ 201: VariableDocument }) } }, async (request, reply) => {
-    const a = request.body.data.attributes;
-    const created = await variables.inSet.create(request.caller, request.params.varset_id, { ...input(a), key: a.key, category: a.category });
-    return reply.code(201).send({ data: variableResource(created) });
-  });
+  app.post(
+    '/varsets/:varset_id/relationships/vars',
+    {
+      schema: {
+        summary: 'Add a variable to a variable set (a sensitive value is never shown again)',
+        tags,
+        params: SetVariablesParams,
+        body: CreateVariableBody,
+        response: responses({ 201: VariableDocument }),
+      },
+    },
+    async (request, reply) => {
+      const a = request.body.data.attributes;
+      const created = await variables.inSet.create(request.caller, request.params.varset_id, { ...input(a), key: a.key, category: a.category });
+      return reply.code(201).send({ data: variableResource(created) });
+    },
+  );
 
-  app.get('/varsets/:varset_id/relationships/vars/:set_variable_id', { schema: { summary: "Show a variable set's variable", tags, params: SetVariableParams, response: responses({ 200: VariableDocument }) } }, async (request) => ({
-    data: variableResource(await variables.inSet.show(request.caller, request.params.varset_id, request.params.set_variable_id)),
-  }));
+  app.get(
+    '/varsets/:varset_id/relationships/vars/:set_variable_id',
+    { schema: { summary: "Show a variable set's variable", tags, params: SetVariableParams, response: responses({ 200: VariableDocument }) } },
+    async (request) => ({
+      data: variableResource(await variables.inSet.show(request.caller, request.params.varset_id, request.params.set_variable_id)),
+    }),
+  );
 
-  app.patch('/varsets/:varset_id/relationships/vars/:set_variable_id', { schema: { summary: "Update a variable set's variable", tags, params: SetVariableParams, body: UpdateVariableBody, response: responses({ 200: VariableDocument }) } }, async (request) => {
-    const { varset_id, set_variable_id } = request.params;
-    return { data: variableResource(await variables.inSet.update(request.caller, varset_id, set_variable_id, input(request.body.data.attributes))) };
-  });
+  app.patch(
+    '/varsets/:varset_id/relationships/vars/:set_variable_id',
+    {
+      schema: {
+        summary: "Update a variable set's variable",
+        tags,
+        params: SetVariableParams,
+        body: UpdateVariableBody,
+        response: responses({ 200: VariableDocument }),
+      },
+    },
+    async (request) => {
+      const { varset_id, set_variable_id } = request.params;
+      return { data: variableResource(await variables.inSet.update(request.caller, varset_id, set_variable_id, input(request.body.data.attributes))) };
+    },
+  );
 
-  app.delete('/varsets/:varset_id/relationships/vars/:set_variable_id', { schema: { summary: "Delete a variable set's variable", tags, params: SetVariableParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await variables.inSet.destroy(request.caller, request.params.varset_id, request.params.set_variable_id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/varsets/:varset_id/relationships/vars/:set_variable_id',
+    { schema: { summary: "Delete a variable set's variable", tags, params: SetVariableParams, response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await variables.inSet.destroy(request.caller, request.params.varset_id, request.params.set_variable_id);
+      return reply.code(204).send();
+    },
+  );
 }

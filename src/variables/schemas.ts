@@ -82,4 +82,6 @@ export const VariableResource = Resource('Variable', 'vars', {
 
 export const VariableDocument = Document(VariableResource, 'The variable');
 export const VariableListDocument = ListDocument(VariableResource, 'The variables (every one, unless a page is asked for)', { paginated: 'when-asked' });
-export const EffectiveVariableListDocument = Open({ data: Type.Array(VariableResource, { description: 'The variables a run of the workspace gets, one per category and key' }) });
+export const EffectiveVariableListDocument = Open({
+  data: Type.Array(VariableResource, { description: 'The variables a run of the workspace gets, one per category and key' }),
+});

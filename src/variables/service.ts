@@ -86,7 +86,12 @@ export function effective<V extends { key: string; category: Category; setId: st
  * Workspace variables and variable set variables. Sensitive values exist in clear text only in
  * the request that writes them and in `forRun`; everything else sees `value: null`.
  */
-export function createVariablesService(deps: { database: Database; workspaces: WorkspacesService; variableSets: VariableSetsService; keyring: Keyring | null }) {
+export function createVariablesService(deps: {
+  database: Database;
+  workspaces: WorkspacesService;
+  variableSets: VariableSetsService;
+  keyring: Keyring | null;
+}) {
   const { database } = deps;
   const db = database.db;
   const keyring = () => loadedKeyring(deps.keyring);
@@ -185,7 +190,11 @@ export function createVariablesService(deps: { database: Database; workspaces: W
   /** The workspace's own variables and those of every set applied to it, with stored values, and the sets. */
   async function candidates(q: Queryable, w: { id: string; organizationId: string; projectId: string }) {
     const sets = await deps.variableSets.applyingTo(w, q);
-    const rows = await store.variablesOf(q, w.id, sets.map((s) => s.id));
+    const rows = await store.variablesOf(
+      q,
+      w.id,
+      sets.map((s) => s.id),
+    );
     return { sets, rows };
   }
 
@@ -202,7 +211,9 @@ export function createVariablesService(deps: { database: Database; workspaces: W
     const variable = hasPrefix(id, 'var') ? await store.findVariableById(db, id) : undefined;
     return variable?.workspaceId ?? NO_WORKSPACE;
   };
-  const set = async (caller: Caller, setId: string, mode: 'read' | 'manage'): Promise<Owner> => ({ setId: (await deps.variableSets.find(caller, setId, mode)).set.id });
+  const set = async (caller: Caller, setId: string, mode: 'read' | 'manage'): Promise<Owner> => ({
+    setId: (await deps.variableSets.find(caller, setId, mode)).set.id,
+  });
 
   // Every view of a workspace and of a set lists its variables' ids.
   deps.workspaces.useVariableIdsReader((q, ids) => store.idsByOwner(q, 'workspace_id', ids));
@@ -213,7 +224,8 @@ export function createVariablesService(deps: { database: Database; workspaces: W
     create: async (caller: Caller, workspaceId: string, input: VariableInput & { key: string; category: Category }) =>
       create(await ws(caller, workspaceId, 'write-variables'), input),
     show: async (caller: Caller, workspaceId: string, id: string) => show(await ws(caller, workspaceId, 'read-variables'), id),
-    update: async (caller: Caller, workspaceId: string, id: string, input: VariableInput) => update(await ws(caller, workspaceId, 'write-variables'), id, input),
+    update: async (caller: Caller, workspaceId: string, id: string, input: VariableInput) =>
+      update(await ws(caller, workspaceId, 'write-variables'), id, input),
     destroy: async (caller: Caller, workspaceId: string, id: string) => destroy(await ws(caller, workspaceId, 'write-variables'), id),
 
     /** TFE's older routes: `/vars?filter[organization][name]=…&filter[workspace][name]=…` and `/vars/:id`. */
@@ -229,7 +241,8 @@ export function createVariablesService(deps: { database: Database; workspaces: W
     /** The variables of a variable set: read and managed as the set is. */
     inSet: {
       list: async (caller: Caller, setId: string, page: Page) => store.listVariables(db, await set(caller, setId, 'read'), page),
-      create: async (caller: Caller, setId: string, input: VariableInput & { key: string; category: Category }) => create(await set(caller, setId, 'manage'), input),
+      create: async (caller: Caller, setId: string, input: VariableInput & { key: string; category: Category }) =>
+        create(await set(caller, setId, 'manage'), input),
       show: async (caller: Caller, setId: string, id: string) => show(await set(caller, setId, 'read'), id),
       update: async (caller: Caller, setId: string, id: string, input: VariableInput) => update(await set(caller, setId, 'manage'), id, input),
       destroy: async (caller: Caller, setId: string, id: string) => destroy(await set(caller, setId, 'manage'), id),
@@ -239,7 +252,10 @@ export function createVariablesService(deps: { database: Database; workspaces: W
     async effectiveFor(caller: Caller, workspaceId: string): Promise<Variable[]> {
       const { workspace } = await deps.workspaces.find(caller, { id: workspaceId }, 'read-variables');
       const { sets, rows } = await candidates(db, workspace);
-      return effective(rows.map((r) => r.variable), sets);
+      return effective(
+        rows.map((r) => r.variable),
+        sets,
+      );
     },
 
     /**
@@ -251,9 +267,18 @@ export function createVariablesService(deps: { database: Database; workspaces: W
       if (!workspace) throw errors.notFound();
       const { sets, rows } = await candidates(db, workspace);
       const stored = new Map(rows.map((r) => [r.variable.id, r.stored]));
-      return effective(rows.map((r) => r.variable), sets).map((v) => {
+      return effective(
+        rows.map((r) => r.variable),
+        sets,
+      ).map((v) => {
         const s = stored.get(v.id)!;
-        return { key: v.key, category: v.category, hcl: v.hcl, sensitive: v.sensitive, value: v.sensitive ? open(v.id, s.encryptedValue ?? '') : (s.value ?? '') };
+        return {
+          key: v.key,
+          category: v.category,
+          hcl: v.hcl,
+          sensitive: v.sensitive,
+          value: v.sensitive ? open(v.id, s.encryptedValue ?? '') : (s.value ?? ''),
+        };
       });
     },
 

@@ -104,7 +104,12 @@ export async function variablesOf(q: Queryable, workspaceId: string, setIds: rea
 export async function idsByOwner(q: Queryable, column: 'workspace_id' | 'variable_set_id', ownerIds: readonly string[]): Promise<Map<string, string[]>> {
   const result = new Map<string, string[]>(ownerIds.map((id) => [id, []]));
   if (ownerIds.length === 0) return result;
-  const rows = await q.selectFrom('variables').select(['id', column]).where(column, 'in', [...ownerIds]).orderBy('seq').execute();
+  const rows = await q
+    .selectFrom('variables')
+    .select(['id', column])
+    .where(column, 'in', [...ownerIds])
+    .orderBy('seq')
+    .execute();
   for (const r of rows) result.get((r as Record<string, string>)[column]!)?.push(r.id);
   return result;
 }

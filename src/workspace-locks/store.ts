@@ -37,7 +37,13 @@ export async function findLock(q: Queryable, workspaceId: string, forUpdate = fa
 
 export async function findLocks(q: Queryable, workspaceIds: readonly string[]): Promise<WorkspaceLock[]> {
   if (workspaceIds.length === 0) return [];
-  return (await q.selectFrom('workspace_locks').selectAll().where('workspace_id', 'in', [...workspaceIds]).execute()).map(read);
+  return (
+    await q
+      .selectFrom('workspace_locks')
+      .selectAll()
+      .where('workspace_id', 'in', [...workspaceIds])
+      .execute()
+  ).map(read);
 }
 
 /** Releases the lock if `holder` holds it (or anyone, without a holder); how many rows went. */

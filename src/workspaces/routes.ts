@@ -69,7 +69,12 @@ const tags = ['Workspaces'];
 
 export async function workspacesRoutes(
   app: Api,
-  { workspaces, stateVersions, runs, terraformVersion }: { workspaces: WorkspacesService; stateVersions: StateVersionsService; runs: RunsService; terraformVersion: () => string },
+  {
+    workspaces,
+    stateVersions,
+    runs,
+    terraformVersion,
+  }: { workspaces: WorkspacesService; stateVersions: StateVersionsService; runs: RunsService; terraformVersion: () => string },
 ): Promise<void> {
   /** `included` for the views (all of one organization), as `include` asked. */
   async function included(wanted: readonly string[], views: readonly WorkspaceView[], request?: FastifyRequest) {
@@ -86,7 +91,15 @@ export async function workspacesRoutes(
 
   app.post(
     '/organizations/:organization_name/workspaces',
-    { schema: { summary: 'Create a workspace (in the default project unless one is given)', tags, params: OrganizationParams, body: CreateWorkspaceBody, response: responses({ 201: WorkspaceDocument }) } },
+    {
+      schema: {
+        summary: 'Create a workspace (in the default project unless one is given)',
+        tags,
+        params: OrganizationParams,
+        body: CreateWorkspaceBody,
+        response: responses({ 201: WorkspaceDocument }),
+      },
+    },
     async (request, reply) => {
       const a = request.body.data.attributes;
       const given = input(request.body);
@@ -101,13 +114,23 @@ export async function workspacesRoutes(
 
   app.get(
     '/organizations/:organization_name/workspaces',
-    { schema: { summary: "List an organization's workspaces", tags, params: OrganizationParams, querystring: ListWorkspacesQuery, response: responses({ 200: WorkspaceListDocument }) } },
+    {
+      schema: {
+        summary: "List an organization's workspaces",
+        tags,
+        params: OrganizationParams,
+        querystring: ListWorkspacesQuery,
+        response: responses({ 200: WorkspaceListDocument }),
+      },
+    },
     async (request) => {
       const query = request.query;
       const page = parsePage(query);
       const wanted = includes(query.include, WORKSPACE_INCLUDES);
       // A status Hangar does not know matches nothing.
-      const statuses = commaList(query['filter[current-run][status]'], 'filter[current-run][status]')?.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-'));
+      const statuses = commaList(query['filter[current-run][status]'], 'filter[current-run][status]')?.map((s) =>
+        (RUN_STATUSES as readonly string[]).includes(s) ? s : '-',
+      );
       const tagQuery = {
         all: [...taggedFilter(query), ...(commaList(query['search[tags]'], 'search[tags]') ?? []).map((key) => ({ key }))],
         none: (commaList(query['search[exclude-tags]'], 'search[exclude-tags]') ?? []).map((key) => ({ key })),
@@ -156,9 +179,13 @@ export async function workspacesRoutes(
         };
       },
     );
-    app.patch(path, { schema: { summary: `Update a workspace, ${by}`, tags, params, body: UpdateWorkspaceBody, response: responses({ 200: WorkspaceDocument }) } }, async (request) => {
-      return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };
-    });
+    app.patch(
+      path,
+      { schema: { summary: `Update a workspace, ${by}`, tags, params, body: UpdateWorkspaceBody, response: responses({ 200: WorkspaceDocument }) } },
+      async (request) => {
+        return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };
+      },
+    );
     app.delete(path, { schema: { summary: `Delete a workspace, ${by}`, tags, params, response: responses({ 204: NoContent }) } }, async (request, reply) => {
       await workspaces.destroy(request.caller, refOf(request.params));
       return reply.code(204).send();
@@ -190,12 +217,20 @@ export async function workspacesRoutes(
     await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'add');
     return reply.code(204).send();
   });
-  app.patch(consumers, { schema: { ...changes, summary: 'Replace the remote state consumers', response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'replace');
-    return reply.code(204).send();
-  });
-  app.delete(consumers, { schema: { ...changes, summary: 'Remove remote state consumers', response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'remove');
-    return reply.code(204).send();
-  });
+  app.patch(
+    consumers,
+    { schema: { ...changes, summary: 'Replace the remote state consumers', response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'replace');
+      return reply.code(204).send();
+    },
+  );
+  app.delete(
+    consumers,
+    { schema: { ...changes, summary: 'Remove remote state consumers', response: responses({ 204: NoContent }) } },
+    async (request, reply) => {
+      await workspaces.changeRemoteStateConsumers(request.caller, request.params.workspace_id, ids(request.body), 'remove');
+      return reply.code(204).send();
+    },
+  );
 }

@@ -2,13 +2,25 @@ import { Type } from 'typebox';
 import { PageParams } from '../jsonapi/pagination.ts';
 import { SortParam } from '../jsonapi/query.ts';
 import { EffectiveTagBindingResource, TagBindingsRelationship, TagNamesAttribute, TagRelationshipsSchema, TagsRelationship } from '../tags/schemas.ts';
-import { Document, Flags, ListDocument, Open, RelatedLink, Resource, StringOrNull, Timestamp, TimestampOrNull, ToMany, ToOne, ToOneOrNone } from '../jsonapi/schemas.ts';
+import {
+  Document,
+  Flags,
+  ListDocument,
+  Open,
+  RelatedLink,
+  Resource,
+  StringOrNull,
+  Timestamp,
+  TimestampOrNull,
+  ToMany,
+  ToOne,
+  ToOneOrNone,
+} from '../jsonapi/schemas.ts';
 import { OrganizationResource } from '../organizations/schemas.ts';
 import { WorkspaceOutputResource } from '../state-versions/schemas.ts';
 
 export const WorkspaceParams = Type.Object({ workspace_id: Type.String() });
 export const OrganizationWorkspaceParams = Type.Object({ organization_name: Type.String(), workspace_name: Type.String() });
-
 
 export const ListWorkspacesQuery = Type.Object({
   ...PageParams,
@@ -130,22 +142,25 @@ export const RemoteStateConsumersBody = Type.Object({
 export const RemoteStateConsumersQuery = Type.Object({ ...PageParams });
 // ---- responses
 
-const WorkspacePermissions = Flags([
-  'can-update',
-  'can-destroy',
-  'can-force-delete',
-  'can-read-settings',
-  'can-queue-run',
-  'can-queue-apply',
-  'can-queue-destroy',
-  'can-lock',
-  'can-unlock',
-  'can-force-unlock',
-  'can-read-state-versions',
-  'can-create-state-versions',
-], {
-  description: 'what the caller may do with the workspace',
-});
+const WorkspacePermissions = Flags(
+  [
+    'can-update',
+    'can-destroy',
+    'can-force-delete',
+    'can-read-settings',
+    'can-queue-run',
+    'can-queue-apply',
+    'can-queue-destroy',
+    'can-lock',
+    'can-unlock',
+    'can-force-unlock',
+    'can-read-state-versions',
+    'can-create-state-versions',
+  ],
+  {
+    description: 'what the caller may do with the workspace',
+  },
+);
 
 export const WorkspaceResource = Resource('Workspace', 'workspaces', {
   attributes: {
@@ -193,7 +208,10 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
       { description: 'its newest configuration version that is not provisional; null before it has one' },
     ),
     'remote-state-consumers': RelatedLink,
-    'current-run': Open({ data: ToOneOrNone('runs').properties.data, links: Type.Optional(Open({ related: Type.String() })) }, { description: 'its newest run that is not speculative; null before it has one' }),
+    'current-run': Open(
+      { data: ToOneOrNone('runs').properties.data, links: Type.Optional(Open({ related: Type.String() })) },
+      { description: 'its newest run that is not speculative; null before it has one' },
+    ),
     'latest-run': Open({ data: ToOneOrNone('runs').properties.data, links: Type.Optional(Open({ related: Type.String() })) }),
     'current-state-version': Open({ data: ToOneOrNone('state-versions').properties.data, links: Type.Optional(Open({ related: Type.String() })) }),
     'locked-by': Type.Optional(
@@ -217,4 +235,7 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
 const WorkspaceIncluded = Type.Union([OrganizationResource, EffectiveTagBindingResource, WorkspaceOutputResource, Type.Unknown()]);
 export const WorkspaceDocument = Document(WorkspaceResource, 'The workspace', WorkspaceIncluded);
 export const WorkspaceListDocument = ListDocument(WorkspaceResource, 'A page of workspaces the caller can see', { included: WorkspaceIncluded });
-export const RemoteStateConsumersDocument = ListDocument(WorkspaceResource, 'A page of the workspaces that may read the workspace\'s state, of those the caller can see');
+export const RemoteStateConsumersDocument = ListDocument(
+  WorkspaceResource,
+  "A page of the workspaces that may read the workspace's state, of those the caller can see",
+);

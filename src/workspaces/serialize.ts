@@ -53,7 +53,9 @@ export function workspaceResource(v: WorkspaceView) {
       organization: toOne('organizations', organizationName),
       project: toOne('projects', w.projectId),
       'agent-pool': { data: execution.agentPoolId ? { id: execution.agentPoolId, type: 'agent-pools' } : null },
-      'current-configuration-version': current ? { data: { id: current, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${current}` } } : { data: null },
+      'current-configuration-version': current
+        ? { data: { id: current, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${current}` } }
+        : { data: null },
       'current-run': runs.current ? toOne('runs', runs.current) : { data: null },
       'latest-run': runs.current ? toOne('runs', runs.current) : { data: null },
       'current-state-version': v.currentStateVersionId ? toOne('state-versions', v.currentStateVersionId) : { data: null },

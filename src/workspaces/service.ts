@@ -285,10 +285,17 @@ export function createWorkspacesService(deps: {
    * by grants on the workspace itself. Three queries at most (projects, project grants, workspace grants).
    */
   async function withAuthority(standing: Standing, org: Organization, workspaces: readonly Workspace[]): Promise<FoundWorkspace[]> {
-    const projects = await projectAccess.rows(db, workspaces.map((w) => w.projectId));
+    const projects = await projectAccess.rows(
+      db,
+      workspaces.map((w) => w.projectId),
+    );
     const byId = new Map(projects.map((p) => [p.id, p]));
     const authority = await projectAccess.authorities(db, standing, projects);
-    const grants = await ownGrants(db, standing, workspaces.map((w) => w.id));
+    const grants = await ownGrants(
+      db,
+      standing,
+      workspaces.map((w) => w.id),
+    );
     return workspaces.map((workspace) => ({
       workspace,
       standing,
@@ -333,7 +340,12 @@ export function createWorkspacesService(deps: {
     const resources = found.length ? await readResourceCounts(q, ids) : new Map<string, { count: number; currentStateVersion: string }>();
     const variables = found.length ? await readVariableIds(q, ids) : new Map<string, string[]>();
     const own = await deps.tags.workspaceBindings(q, ids);
-    const inEffect = effective ? await deps.tags.effectiveOf(q, found.map((f) => f.workspace)) : undefined;
+    const inEffect = effective
+      ? await deps.tags.effectiveOf(
+          q,
+          found.map((f) => f.workspace),
+        )
+      : undefined;
     return found.map(({ workspace, standing, org, project, authority }) => ({
       workspace,
       organizationName: standing.organizationName,
@@ -391,7 +403,10 @@ export function createWorkspacesService(deps: {
         const workspaces = await store.lockWorkspaces(trx, ids);
         const byId = new Map(workspaces.map((w) => [w.id, w]));
         const sourceIds = [...new Set(workspaces.filter((w) => w.organizationId === destination.organizationId).map((w) => w.projectId))];
-        const sources = await projectAccess.rows(trx, sourceIds.filter((id) => id !== destination.id));
+        const sources = await projectAccess.rows(
+          trx,
+          sourceIds.filter((id) => id !== destination.id),
+        );
         const authority = await projectAccess.authorities(trx, standing, [destination, ...sources]);
         authorize({ standing, authority: authority.get(destination.id)! }, 'move-workspaces-into');
         const offending = ids.filter((id) => {
@@ -419,11 +434,17 @@ export function createWorkspacesService(deps: {
      */
     async heldOn(standing: Standing, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceGrant[]>> {
       const workspaces = await store.findWorkspacesByIds(db, workspaceIds);
-      const projectGrants = await projectAccess.heldGrants(db, standing, workspaces.map((w) => w.projectId));
-      const own = await ownGrants(db, standing, workspaces.map((w) => w.id));
-      return new Map(
-        workspaces.map((w) => [w.id, [...(projectGrants.get(w.projectId) ?? []).map(fromProjectGrant), ...(own.get(w.id) ?? [])]]),
+      const projectGrants = await projectAccess.heldGrants(
+        db,
+        standing,
+        workspaces.map((w) => w.projectId),
       );
+      const own = await ownGrants(
+        db,
+        standing,
+        workspaces.map((w) => w.id),
+      );
+      return new Map(workspaces.map((w) => [w.id, [...(projectGrants.get(w.projectId) ?? []).map(fromProjectGrant), ...(own.get(w.id) ?? [])]]));
     },
 
     /**
@@ -536,7 +557,15 @@ export function createWorkspacesService(deps: {
     async list(
       caller: Caller,
       organizationName: string,
-      filter: { projectId?: string; search?: string; wildcardName?: string; descending: boolean; tags?: WorkspaceTagQuery; sort?: 'name' | 'current-run.created-at'; currentRunStatuses?: readonly string[] },
+      filter: {
+        projectId?: string;
+        search?: string;
+        wildcardName?: string;
+        descending: boolean;
+        tags?: WorkspaceTagQuery;
+        sort?: 'name' | 'current-run.created-at';
+        currentRunStatuses?: readonly string[];
+      },
       page: Page,
     ) {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
@@ -544,10 +573,17 @@ export function createWorkspacesService(deps: {
       const column = currentRunColumn;
       const byRun: Pick<store.WorkspaceListFilter, 'currentRun' | 'order'> = {
         ...(currentRunStatuses && column ? { currentRun: (eb) => eb(column(eb, 'status') as Expression<string>, 'in', [...currentRunStatuses]) } : {}),
-        order: sort === 'current-run.created-at' && column ? { by: 'expression', expression: (eb) => column(eb, 'created_at') } : { by: sort === 'name' ? 'name' : 'creation' },
+        order:
+          sort === 'current-run.created-at' && column
+            ? { by: 'expression', expression: (eb) => column(eb, 'created_at') }
+            : { by: sort === 'name' ? 'name' : 'creation' },
       };
       const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
-      const { items, total } = await store.listWorkspaces(db, { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...byRun, ...(tagged ? { tagged } : {}) }, page);
+      const { items, total } = await store.listWorkspaces(
+        db,
+        { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...byRun, ...(tagged ? { tagged } : {}) },
+        page,
+      );
       return { items: await views(await withAuthority(standing, org, items), db, tags?.effective), total };
     },
 
@@ -561,7 +597,12 @@ export function createWorkspacesService(deps: {
       const found = new Map<string, FoundWorkspace>();
       for (const orgId of new Set(items.map((w) => w.organizationId))) {
         const { standing, org } = await deps.organizationLookup.findById(caller, orgId);
-        for (const f of await withAuthority(standing, org, items.filter((w) => w.organizationId === orgId))) found.set(f.workspace.id, f);
+        for (const f of await withAuthority(
+          standing,
+          org,
+          items.filter((w) => w.organizationId === orgId),
+        ))
+          found.set(f.workspace.id, f);
       }
       return { items: await views(items.map((w) => found.get(w.id)!)), total };
     },
@@ -664,7 +705,12 @@ export function createWorkspacesService(deps: {
       const w = found.workspace;
       const candidates = await inOrganization(found.standing, found.org, [...new Set(ids)]);
       const seen = new Set(candidates.filter((c) => can(c, 'read-workspace')).map((c) => c.workspace.id));
-      const problems = unknownIds(ids, (i) => seen.has(i), 'Workspace', (i) => `/data/${i}/id`);
+      const problems = unknownIds(
+        ids,
+        (i) => seen.has(i),
+        'Workspace',
+        (i) => `/data/${i}/id`,
+      );
       const self = ids.indexOf(w.id);
       if (self >= 0 && how !== 'remove') problems.push({ pointer: `/data/${self}/id`, detail: 'A workspace cannot be its own remote state consumer' });
       if (problems.length) throw errors.invalid(problems);

@@ -131,7 +131,12 @@ export async function findWorkspaceByName(q: Queryable, organizationId: string, 
 /** Which of `ids` are workspaces of the organization (one query). */
 export async function workspaceIdsInOrganization(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await q.selectFrom('workspaces').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  const rows = await q
+    .selectFrom('workspaces')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -141,7 +146,11 @@ export async function workspaceIdsInOrganization(q: Queryable, organizationId: s
  */
 export async function lockWorkspaces(q: Queryable, ids: readonly string[]): Promise<Workspace[]> {
   if (ids.length === 0) return [];
-  let query = q.selectFrom('workspaces').selectAll().where('id', 'in', [...ids]).orderBy('id');
+  let query = q
+    .selectFrom('workspaces')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .orderBy('id');
   if (supportsRowLocks(q)) query = query.forUpdate();
   return (await query.execute()).map(WORKSPACES.read);
 }
@@ -200,7 +209,8 @@ export interface WorkspaceListFilter {
   descending: boolean;
 }
 
-export type WorkspaceOrder = { by: 'name' } | { by: 'creation' } | { by: 'expression'; expression: (eb: ExpressionBuilder<Schema, 'workspaces'>) => Expression<unknown> };
+export type WorkspaceOrder =
+  { by: 'name' } | { by: 'creation' } | { by: 'expression'; expression: (eb: ExpressionBuilder<Schema, 'workspaces'>) => Expression<unknown> };
 
 /** Orders a list; an expression's nulls (no current run) come last either way, as TFE lists them. */
 function ordered<Q extends SelectQueryBuilder<Schema, 'workspaces', any>>(rows: Q, order: WorkspaceOrder, descending: boolean): Q {
@@ -208,7 +218,10 @@ function ordered<Q extends SelectQueryBuilder<Schema, 'workspaces', any>>(rows: 
   if (order.by === 'name') return rows.orderBy(sql`lower(name)`, direction).orderBy('seq', direction) as Q;
   if (order.by === 'creation') return rows.orderBy('seq', direction) as Q;
   const e = order.expression;
-  return rows.orderBy((eb) => eb.case().when(e(eb), 'is', null).then(1).else(0).end()).orderBy(e, direction).orderBy('seq', direction) as Q;
+  return rows
+    .orderBy((eb) => eb.case().when(e(eb), 'is', null).then(1).else(0).end())
+    .orderBy(e, direction)
+    .orderBy('seq', direction) as Q;
 }
 
 export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page: Window) {
@@ -246,7 +259,13 @@ export async function listAllWorkspaces(q: Queryable, f: AdminWorkspaceFilter, p
 /** The workspaces with these ids (one query), in no particular order. */
 export async function findWorkspacesByIds(q: Queryable, ids: readonly string[]): Promise<Workspace[]> {
   if (ids.length === 0) return [];
-  return (await q.selectFrom('workspaces').selectAll().where('id', 'in', [...ids]).execute()).map(WORKSPACES.read);
+  return (
+    await q
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute()
+  ).map(WORKSPACES.read);
 }
 
 /** One page of the workspaces that may read `workspaceId`'s state, of those `visible` lets through, by name. */
@@ -255,7 +274,15 @@ export async function listRemoteStateConsumers(q: Queryable, workspaceId: string
     .selectFrom('workspaces')
     .where('id', 'in', (eb) => eb.selectFrom('workspace_remote_state_consumers').select('consumer_id').where('workspace_id', '=', workspaceId));
   if (visible) base = base.where(visible);
-  return listWithTotal(base, base.selectAll().orderBy(sql`lower(name)`).orderBy('id'), page, WORKSPACES.read);
+  return listWithTotal(
+    base,
+    base
+      .selectAll()
+      .orderBy(sql`lower(name)`)
+      .orderBy('id'),
+    page,
+    WORKSPACES.read,
+  );
 }
 
 /** Adds the pairs not there yet (one statement). */

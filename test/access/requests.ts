@@ -41,18 +41,21 @@ const tagBindings = (key: string, value: string) => ({ data: [{ type: 'tag-bindi
 const tagged = new WeakMap<World, Promise<string>>();
 export function taggedWorkspace(w: World): Promise<string> {
   if (!tagged.has(w)) {
-    tagged.set(w, (async () => {
-      const token = (await w.org()).owner.token;
-      const id = (await w.workspace()).id;
-      for (const [url, body] of [
-        [`/api/v2/projects/${await w.project()}/tag-bindings`, tagBindings('inherited', 'yes')],
-        [`/api/v2/workspaces/${id}/tag-bindings`, tagBindings('own', 'yes')],
-      ] as const) {
-        const res = await w.ctx.patch(url, token, body);
-        if (res.status !== 200) throw new Error(`tagging failed: ${res.status} ${res.raw}`);
-      }
-      return id;
-    })());
+    tagged.set(
+      w,
+      (async () => {
+        const token = (await w.org()).owner.token;
+        const id = (await w.workspace()).id;
+        for (const [url, body] of [
+          [`/api/v2/projects/${await w.project()}/tag-bindings`, tagBindings('inherited', 'yes')],
+          [`/api/v2/workspaces/${id}/tag-bindings`, tagBindings('own', 'yes')],
+        ] as const) {
+          const res = await w.ctx.patch(url, token, body);
+          if (res.status !== 200) throw new Error(`tagging failed: ${res.status} ${res.raw}`);
+        }
+        return id;
+      })(),
+    );
   }
   return tagged.get(w)!;
 }
@@ -97,12 +100,15 @@ const consumed = new WeakMap<World, Promise<string>>();
 /** The rows' workspace, given (once per world) a consumer in the same project, so that its list is not empty. */
 function withConsumer(w: World): Promise<string> {
   if (!consumed.has(w)) {
-    consumed.set(w, (async () => {
-      const { params, body } = await consumers(w);
-      const res = await w.ctx.post(`/api/v2/workspaces/${params.workspace_id}/relationships/remote-state-consumers`, (await w.org()).owner.token, body);
-      if (res.status !== 204) throw new Error(`adding a consumer failed: ${res.status} ${res.raw}`);
-      return params.workspace_id;
-    })());
+    consumed.set(
+      w,
+      (async () => {
+        const { params, body } = await consumers(w);
+        const res = await w.ctx.post(`/api/v2/workspaces/${params.workspace_id}/relationships/remote-state-consumers`, (await w.org()).owner.token, body);
+        if (res.status !== 204) throw new Error(`adding a consumer failed: ${res.status} ${res.raw}`);
+        return params.workspace_id;
+      })(),
+    );
   }
   return consumed.get(w)!;
 }
@@ -117,7 +123,11 @@ function stateVersion(w: World) {
       const token = (await w.org()).owner.token;
       const state = stateFile();
       await lock(w.ctx, workspace.id, token);
-      const res = await w.ctx.post(`/api/v2/workspaces/${workspace.id}/state-versions`, token, versionBody(state, 1, { 'json-state': Buffer.from('{}').toString('base64') }));
+      const res = await w.ctx.post(
+        `/api/v2/workspaces/${workspace.id}/state-versions`,
+        token,
+        versionBody(state, 1, { 'json-state': Buffer.from('{}').toString('base64') }),
+      );
       await unlock(w.ctx, workspace.id, token);
       if (res.status !== 201) throw new Error(`state version failed: ${res.status} ${res.raw}`);
       return { workspace, version: { id: res.body.data.id as string, outputId: res.body.data.relationships.outputs.data[0].id as string } };
@@ -342,8 +352,12 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/v2/workspaces/:workspace_id/actions/lock': {
     make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: { data: { type: '', attributes: { reason: 'matrix' } } } }),
   },
-  'POST /api/v2/workspaces/:workspace_id/actions/unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
-  'POST /api/v2/workspaces/:workspace_id/actions/force-unlock': { make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }) },
+  'POST /api/v2/workspaces/:workspace_id/actions/unlock': {
+    make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }),
+  },
+  'POST /api/v2/workspaces/:workspace_id/actions/force-unlock': {
+    make: async (w) => ({ params: { workspace_id: await lockedByOwner(w) }, contentType: 'application/vnd.api+json' }),
+  },
   // ---- safe delete: a fresh workspace each cell
   'POST /api/v2/workspaces/:workspace_id/actions/safe-delete': {
     make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, contentType: 'application/vnd.api+json' }),
@@ -366,7 +380,9 @@ export const REQUESTS: Record<string, RowRequest> = {
     },
   },
   'GET /api/v2/workspaces/:workspace_id/current-state-version': { make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }) },
-  'GET /api/v2/workspaces/:workspace_id/current-state-version-outputs': { make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }) },
+  'GET /api/v2/workspaces/:workspace_id/current-state-version-outputs': {
+    make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }),
+  },
   'GET /api/v2/state-versions': {
     make: async (w) => ({ query: `filter[workspace][name]=${(await stateVersion(w)).workspace.name}&filter[organization][name]=${(await w.org()).name}` }),
   },
@@ -464,7 +480,9 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/runs/:run_id/comments': { make: async (w) => ({ params: { run_id: (await w.plannedRun()).id } }) },
   'GET /api/v2/comments/:comment_id': { make: async (w) => ({ params: { comment_id: await w.comment() } }) },
   'GET /api/v2/admin/runs': { make: async (w) => (await w.run(), { query: 'include=workspace,workspace.organization' }) },
-  'GET /api/v2/admin/workspaces': { make: async (w) => (await w.run(), { query: 'include=organization,current_run&sort=-current-run.created-at&filter[current_run][status]=plan_queued' }) },
+  'GET /api/v2/admin/workspaces': {
+    make: async (w) => (await w.run(), { query: 'include=organization,current_run&sort=-current-run.created-at&filter[current_run][status]=plan_queued' }),
+  },
   'GET /api/v2/admin/workspaces/:workspace_id': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
   'DELETE /api/v2/admin/workspaces/:workspace_id': { make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id } }) },
   'POST /api/v2/admin/runs/:run_id/actions/force-cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
@@ -475,7 +493,9 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/runs/:run_id/policy-checks': { make: async (w) => ({ params: { run_id: (await w.policyCheck()).runId } }) },
   'GET /api/v2/policy-checks/:policy_check_id': { make: async (w) => ({ params: { policy_check_id: (await w.policyCheck()).checkId } }) },
   'GET /api/v2/policy-checks/:policy_check_id/output': { make: async (w) => ({ params: { policy_check_id: (await w.policyCheck()).checkId } }) },
-  'POST /api/v2/policy-checks/:policy_check_id/actions/override': { make: async (w) => ({ params: { policy_check_id: (await w.freshSoftFailedCheck()).checkId }, body: {} }) },
+  'POST /api/v2/policy-checks/:policy_check_id/actions/override': {
+    make: async (w) => ({ params: { policy_check_id: (await w.freshSoftFailedCheck()).checkId }, body: {} }),
+  },
   'POST /api/v2/runs/:run_id/actions/cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },
 
   // ---- workspace team access
@@ -487,7 +507,10 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'POST /api/v2/team-workspaces [read access for another team]': {
     make: async (w) => {
-      const relationships = { workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } }, team: { data: { type: 'teams', id: await w.freshTeam() } } };
+      const relationships = {
+        workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } },
+        team: { data: { type: 'teams', id: await w.freshTeam() } },
+      };
       return { body: doc('team-workspaces', { access: 'read' }, { relationships }) };
     },
   },
@@ -604,11 +627,15 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/v2/workspaces/:workspace_id/vars': {
     make: async (w) => ({ params: { workspace_id: (await w.workspace()).id }, body: doc('vars', { key: unique('key'), value: 'v', category: 'terraform' }) }),
   },
-  'GET /api/v2/workspaces/:workspace_id/vars/:variable_id': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id, variable_id: await w.variable() } }) },
+  'GET /api/v2/workspaces/:workspace_id/vars/:variable_id': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id, variable_id: await w.variable() } }),
+  },
   'PATCH /api/v2/workspaces/:workspace_id/vars/:variable_id': {
     make: async (w) => ({ params: { workspace_id: (await w.workspace()).id, variable_id: await w.variable() }, body: doc('vars', { value: unique('value') }) }),
   },
-  'DELETE /api/v2/workspaces/:workspace_id/vars/:variable_id': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id, variable_id: await w.freshVariable() } }) },
+  'DELETE /api/v2/workspaces/:workspace_id/vars/:variable_id': {
+    make: async (w) => ({ params: { workspace_id: (await w.workspace()).id, variable_id: await w.freshVariable() } }),
+  },
   'GET /api/v2/vars': {
     make: async (w) => {
       await w.variable();
@@ -617,7 +644,11 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'POST /api/v2/vars': {
     make: async (w) => ({
-      body: doc('vars', { key: unique('key'), value: 'v', category: 'env' }, { relationships: { workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } } } }),
+      body: doc(
+        'vars',
+        { key: unique('key'), value: 'v', category: 'env' },
+        { relationships: { workspace: { data: { type: 'workspaces', id: (await w.workspace()).id } } } },
+      ),
     }),
   },
   'PATCH /api/v2/vars/:variable_id': { make: async (w) => ({ params: { variable_id: await w.variable() }, body: doc('vars', { value: unique('value') }) }) },
@@ -631,7 +662,9 @@ export const REQUESTS: Record<string, RowRequest> = {
       return { params: await org(w) };
     },
   },
-  'POST /api/v2/organizations/:organization_name/varsets': { make: async (w) => ({ params: await org(w), body: doc('varsets', { name: unique('varset'), global: false }) }) },
+  'POST /api/v2/organizations/:organization_name/varsets': {
+    make: async (w) => ({ params: await org(w), body: doc('varsets', { name: unique('varset'), global: false }) }),
+  },
   'POST /api/v2/organizations/:organization_name/varsets [owned by the project]': {
     make: async (w) => ({
       params: await org(w),
@@ -652,7 +685,9 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'GET /api/v2/varsets/:varset_id': { make: async (w) => ({ params: { varset_id: await w.variableSet() } }) },
   'GET /api/v2/varsets/:varset_id [owned by the project]': { make: async (w) => ({ params: { varset_id: await w.projectVariableSet() } }) },
-  'PATCH /api/v2/varsets/:varset_id': { make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: doc('varsets', { description: unique('d') }) }) },
+  'PATCH /api/v2/varsets/:varset_id': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: doc('varsets', { description: unique('d') }) }),
+  },
   'PATCH /api/v2/varsets/:varset_id [owned by the project]': {
     make: async (w) => ({ params: { varset_id: await w.projectVariableSet() }, body: doc('varsets', { description: unique('d') }) }),
   },
@@ -664,8 +699,12 @@ export const REQUESTS: Record<string, RowRequest> = {
   'DELETE /api/v2/varsets/:varset_id/relationships/workspaces': {
     make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: workspaceRefs((await w.workspace()).id) }),
   },
-  'POST /api/v2/varsets/:varset_id/relationships/projects': { make: async (w) => ({ params: { varset_id: await w.freshVariableSet() }, body: projectRefs(await w.project()) }) },
-  'DELETE /api/v2/varsets/:varset_id/relationships/projects': { make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: projectRefs(await w.project()) }) },
+  'POST /api/v2/varsets/:varset_id/relationships/projects': {
+    make: async (w) => ({ params: { varset_id: await w.freshVariableSet() }, body: projectRefs(await w.project()) }),
+  },
+  'DELETE /api/v2/varsets/:varset_id/relationships/projects': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: projectRefs(await w.project()) }),
+  },
   'GET /api/v2/varsets/:varset_id/relationships/vars': {
     make: async (w) => {
       await w.setVariable();
@@ -675,9 +714,14 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/v2/varsets/:varset_id/relationships/vars': {
     make: async (w) => ({ params: { varset_id: await w.variableSet() }, body: doc('vars', { key: unique('key'), value: 'v', category: 'env' }) }),
   },
-  'GET /api/v2/varsets/:varset_id/relationships/vars/:set_variable_id': { make: async (w) => ({ params: { varset_id: await w.variableSet(), set_variable_id: await w.setVariable() } }) },
+  'GET /api/v2/varsets/:varset_id/relationships/vars/:set_variable_id': {
+    make: async (w) => ({ params: { varset_id: await w.variableSet(), set_variable_id: await w.setVariable() } }),
+  },
   'PATCH /api/v2/varsets/:varset_id/relationships/vars/:set_variable_id': {
-    make: async (w) => ({ params: { varset_id: await w.variableSet(), set_variable_id: await w.setVariable() }, body: doc('vars', { value: unique('value') }) }),
+    make: async (w) => ({
+      params: { varset_id: await w.variableSet(), set_variable_id: await w.setVariable() },
+      body: doc('vars', { value: unique('value') }),
+    }),
   },
   'DELETE /api/v2/varsets/:varset_id/relationships/vars/:set_variable_id': {
     make: async (w) => ({ params: { varset_id: await w.variableSet(), set_variable_id: await w.freshSetVariable() } }),

@@ -171,7 +171,12 @@ export class World {
 
   /** A new configuration version of the shared workspace, uploaded when `upload` (for runs). */
   async freshConfigurationVersion(upload = false, workspaceId?: string): Promise<string> {
-    const cv = await this.#post(`/api/v2/workspaces/${workspaceId ?? (await this.workspace()).id}/configuration-versions`, { data: { type: 'configuration-versions' } }, 201, 'configuration version');
+    const cv = await this.#post(
+      `/api/v2/workspaces/${workspaceId ?? (await this.workspace()).id}/configuration-versions`,
+      { data: { type: 'configuration-versions' } },
+      201,
+      'configuration version',
+    );
     if (upload) {
       const res = await this.ctx.app.inject({ method: 'PUT', url: new URL(cv.attributes['upload-url']).pathname, payload: Buffer.from([0x1f, 0x8b, 8, 0]) });
       if (res.statusCode !== 200) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
@@ -195,7 +200,10 @@ export class World {
     const body = {
       data: {
         type: 'runs',
-        relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } },
+        relationships: {
+          workspace: { data: { type: 'workspaces', id: workspaceId } },
+          'configuration-version': { data: { type: 'configuration-versions', id: cvId } },
+        },
       },
     };
     return { id: (await this.#post('/api/v2/runs', body, 201, 'run')).id as string, workspaceId };
@@ -207,7 +215,10 @@ export class World {
     const body = {
       data: {
         type: 'runs',
-        relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } },
+        relationships: {
+          workspace: { data: { type: 'workspaces', id: workspaceId } },
+          'configuration-version': { data: { type: 'configuration-versions', id: cvId } },
+        },
       },
     };
     await this.#post('/api/v2/runs', body, 201, 'run');
@@ -221,7 +232,10 @@ export class World {
     const db = this.ctx.database.db;
     const all = await jobs.ofRuns(db, [id]);
     const queued = all.find((j) => j.phase === 'plan')!;
-    const running = (await jobs.move(db, queued, ['queued'], 'running', new Date().toISOString(), { runner: 'matrix', heartbeatAt: new Date().toISOString() }))!;
+    const running = (await jobs.move(db, queued, ['queued'], 'running', new Date().toISOString(), {
+      runner: 'matrix',
+      heartbeatAt: new Date().toISOString(),
+    }))!;
     await runs.pipeline.started(running);
     if (status === 'planned') {
       await jobs.appendLog(running.id, Buffer.from('Plan: 1 to add, 0 to change, 0 to destroy.\n'));
@@ -253,7 +267,10 @@ export class World {
       data: {
         type: 'team-workspaces',
         attributes: { access: 'read' },
-        relationships: { workspace: { data: { type: 'workspaces', id: (await this.workspace()).id } }, team: { data: { type: 'teams', id: await this.freshTeam() } } },
+        relationships: {
+          workspace: { data: { type: 'workspaces', id: (await this.workspace()).id } },
+          team: { data: { type: 'teams', id: await this.freshTeam() } },
+        },
       },
     };
     return (await this.#post('/api/v2/team-workspaces', body, 200, 'team-workspace')).id;
@@ -286,7 +303,12 @@ export class World {
   /** A new audit-trail token of the organization (replacing any before it). */
   async freshAuditTrailToken(): Promise<{ id: string }> {
     const org = await this.org();
-    const token = await this.#post(`/api/v2/organizations/${org.name}/authentication-token?token=audit-trails`, { data: { type: '' } }, 201, 'audit-trail token');
+    const token = await this.#post(
+      `/api/v2/organizations/${org.name}/authentication-token?token=audit-trails`,
+      { data: { type: '' } },
+      201,
+      'audit-trail token',
+    );
     return { id: token.id as string };
   }
 
@@ -341,8 +363,17 @@ export class World {
 
   /** A new policy of the organization, its source uploaded. */
   async freshPolicy(): Promise<string> {
-    const policy = await this.#post(`/api/v2/organizations/${(await this.org()).name}/policies`, { data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': 'advisory' } } }, 201, 'policy');
-    const up = await this.ctx.request('PUT', `/api/v2/policies/${policy.id}/upload`, { token: (await this.#owner()).token, rawBody: 'main = rule { true }', contentType: 'application/octet-stream' });
+    const policy = await this.#post(
+      `/api/v2/organizations/${(await this.org()).name}/policies`,
+      { data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': 'advisory' } } },
+      201,
+      'policy',
+    );
+    const up = await this.ctx.request('PUT', `/api/v2/policies/${policy.id}/upload`, {
+      token: (await this.#owner()).token,
+      rawBody: 'main = rule { true }',
+      contentType: 'application/octet-stream',
+    });
     if (up.status !== 204) throw new Error(`world set-up: policy upload answered ${up.status}: ${up.raw}`);
     return policy.id;
   }
@@ -352,10 +383,27 @@ export class World {
   /** A run whose policy check found a soft-mandatory failure (`policy_override`): returns the check's id. */
   async freshSoftFailedCheck(): Promise<{ runId: string; checkId: string }> {
     const { workspaceId, cvId } = await this.freshRunnableWorkspace();
-    const policy = await this.#post(`/api/v2/organizations/${(await this.org()).name}/policies`, { data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': 'soft-mandatory' } } }, 201, 'policy');
-    await this.ctx.request('PUT', `/api/v2/policies/${policy.id}/upload`, { token: (await this.#owner()).token, rawBody: 'main = rule { false }', contentType: 'application/octet-stream' });
+    const policy = await this.#post(
+      `/api/v2/organizations/${(await this.org()).name}/policies`,
+      { data: { type: 'policies', attributes: { name: unique('pol'), 'enforcement-level': 'soft-mandatory' } } },
+      201,
+      'policy',
+    );
+    await this.ctx.request('PUT', `/api/v2/policies/${policy.id}/upload`, {
+      token: (await this.#owner()).token,
+      rawBody: 'main = rule { false }',
+      contentType: 'application/octet-stream',
+    });
     await this.linkWorkspaces(await this.freshPolicySetHolding([policy.id]), 'workspaces', [workspaceId]);
-    const body = { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } }, 'configuration-version': { data: { type: 'configuration-versions', id: cvId } } } } };
+    const body = {
+      data: {
+        type: 'runs',
+        relationships: {
+          workspace: { data: { type: 'workspaces', id: workspaceId } },
+          'configuration-version': { data: { type: 'configuration-versions', id: cvId } },
+        },
+      },
+    };
     const runId = (await this.#post('/api/v2/runs', body, 201, 'run')).id as string;
     const { jobs, runs } = this.ctx.services;
     const db = this.ctx.database.db;
@@ -386,7 +434,11 @@ export class World {
   policySetVersion = () =>
     this.#once('policySetVersion', async () => {
       const url = `/api/v2/policy-sets/${await this.freshPolicySet()}/versions`;
-      const created = await must(this.ctx.request('POST', url, { token: (await this.#owner()).token, contentType: 'application/vnd.api+json' }), 201, 'policy set version');
+      const created = await must(
+        this.ctx.request('POST', url, { token: (await this.#owner()).token, contentType: 'application/vnd.api+json' }),
+        201,
+        'policy set version',
+      );
       return created.id as string;
     });
   // ---- variables and variable sets ----------------------------------------------------------
@@ -426,7 +478,9 @@ export class World {
   /** A new invitation to the organization (of a new address), by its owner: the membership id. */
   async freshInvitation(): Promise<string> {
     const org = await this.org();
-    return (await this.#post(`/api/v2/organizations/${org.name}/organization-memberships`, invitationBody(`${unique('invitee')}@example.test`), 201, 'invitation')).id;
+    return (
+      await this.#post(`/api/v2/organizations/${org.name}/organization-memberships`, invitationBody(`${unique('invitee')}@example.test`), 201, 'invitation')
+    ).id;
   }
 
   invitation = () => this.#once('invitation', () => this.freshInvitation());
@@ -442,7 +496,8 @@ export class World {
     const account = await this.ctx.get('/api/v2/account/details', token);
     const email = account.status === 200 ? (account.body.data.attributes.email as string) : `${unique('nobody')}@example.test`;
     const org = await this.invitingOrg();
-    return (await must(this.ctx.post(`/api/v2/organizations/${org.name}/organization-memberships`, org.owner.token, invitationBody(email)), 201, 'invitation')).id;
+    return (await must(this.ctx.post(`/api/v2/organizations/${org.name}/organization-memberships`, org.owner.token, invitationBody(email)), 201, 'invitation'))
+      .id;
   }
 }
 

@@ -38,15 +38,19 @@ export interface RequestOptions {
 }
 
 /** A scratch database of one dialect, removed by `drop()`. */
-export async function scratchDatabase(
-  dialect: Dialect,
-  onQuery?: (sql: string) => void,
-): Promise<{ url: string; database: Database; drop(): Promise<void> }> {
+export async function scratchDatabase(dialect: Dialect, onQuery?: (sql: string) => void): Promise<{ url: string; database: Database; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'hangar-test-'));
     const url = `sqlite:${path.join(dir, 'hangar.db')}`;
     const database = openDatabase(url, { onQuery });
-    return { url, database, drop: async () => { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      url,
+      database,
+      drop: async () => {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const scratch = await scratchPostgres(POSTGRES_URL!);
   const database = openDatabase(scratch.url, { onQuery });

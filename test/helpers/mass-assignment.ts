@@ -76,7 +76,12 @@ async function snapshot(ctx: TestContext, tables: readonly string[]): Promise<Sn
 }
 
 const keyOf = (row: DbRow, omit: ReadonlySet<string>) =>
-  JSON.stringify(Object.keys(row).filter((k) => !omit.has(k)).sort().map((k) => [k, row[k]]));
+  JSON.stringify(
+    Object.keys(row)
+      .filter((k) => !omit.has(k))
+      .sort()
+      .map((k) => [k, row[k]]),
+  );
 
 /** A row's identity: its id, or for a join table the ids it joins. */
 const identity = (row: DbRow) => ('id' in row ? String(row.id) : keyOf(Object.fromEntries(Object.entries(row).filter(([k]) => k.endsWith('_id'))), new Set()));

@@ -10,7 +10,9 @@ const MIGRATIONS = path.resolve(import.meta.dirname, '../../src/db/migrations');
 /** Runs every migration whose name sorts before `name`, as a database made before it would have. */
 export async function migrateBefore(database: Database, name: string): Promise<void> {
   const migrations: Record<string, Migration> = {};
-  for (const file of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const file of readdirSync(MIGRATIONS)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     const migration = file.replace(/\.ts$/, '');
     if (migration < name) migrations[migration] = await import(path.join(MIGRATIONS, file));
   }

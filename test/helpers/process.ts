@@ -10,12 +10,21 @@ const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
 /** Runs `hangar <args>` to completion (`input`: what it reads on standard input). */
 export function hangar(args: string[], env: Record<string, string>, input?: string) {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000, ...(input === undefined ? {} : { input }) });
+  const r = spawnSync(process.execPath, [MAIN, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+    ...(input === undefined ? {} : { input }),
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Runs `hangar <args>` to completion without blocking this process (which may be serving the other end). */
-export function hangarAsync(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function hangarAsync(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
     let stdout = '';

@@ -41,13 +41,7 @@ export function workspaceBody(attributes: Record<string, unknown>, projectId?: s
   };
 }
 
-export async function createWorkspace(
-  ctx: TestContext,
-  org: Org,
-  projectId?: string,
-  attributes: Record<string, unknown> = {},
-  token = org.owner.token,
-) {
+export async function createWorkspace(ctx: TestContext, org: Org, projectId?: string, attributes: Record<string, unknown> = {}, token = org.owner.token) {
   const res = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, token, workspaceBody({ name: unique('ws'), ...attributes }, projectId));
   await expectStatus(res, 201, 'workspace create');
   return res.body.data as { id: string; attributes: Record<string, any>; relationships: Record<string, any> };
@@ -71,7 +65,12 @@ export async function grant(ctx: TestContext, org: Org, teamId: string, projectI
 }
 
 /** A member on a team with no organization access, holding `access` on each listed project. */
-export async function memberWithAccess(ctx: TestContext, org: Org, grants: Array<[projectId: string, access: string]>, orgAccess: Record<string, boolean> = {}) {
+export async function memberWithAccess(
+  ctx: TestContext,
+  org: Org,
+  grants: Array<[projectId: string, access: string]>,
+  orgAccess: Record<string, boolean> = {},
+) {
   const member = await ctx.member(org, orgAccess);
   for (const [projectId, access] of grants) await grant(ctx, org, member.teamId, projectId, access);
   return member;
@@ -106,6 +105,10 @@ export async function seedWorkspaces(ctx: TestContext, org: Org, projectId: stri
 /** project id of every listed workspace, read straight from the database. */
 export async function projectsOf(ctx: TestContext, workspaceIds: readonly string[]): Promise<Map<string, string>> {
   if (workspaceIds.length === 0) return new Map();
-  const rows = await ctx.database.db.selectFrom('workspaces').select(['id', 'project_id']).where('id', 'in', [...workspaceIds]).execute();
+  const rows = await ctx.database.db
+    .selectFrom('workspaces')
+    .select(['id', 'project_id'])
+    .where('id', 'in', [...workspaceIds])
+    .execute();
   return new Map(rows.map((r) => [r.id, r.project_id]));
 }

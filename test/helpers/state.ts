@@ -67,6 +67,11 @@ export async function createStateVersion(ctx: TestContext, workspaceId: string, 
 /** A PUT to an upload URL; `contentType` null sends none. */
 export async function put(ctx: TestContext, absoluteUrl: string, bytes: Buffer, contentType: string | null = 'application/octet-stream') {
   const url = new URL(absoluteUrl);
-  const res = await ctx.app.inject({ method: 'PUT', url: url.pathname + url.search, headers: contentType === null ? {} : { 'content-type': contentType }, payload: bytes });
+  const res = await ctx.app.inject({
+    method: 'PUT',
+    url: url.pathname + url.search,
+    headers: contentType === null ? {} : { 'content-type': contentType },
+    payload: bytes,
+  });
   return { status: res.statusCode, headers: res.headers, raw: res.body, body: res.body ? JSON.parse(res.body) : undefined };
 }

@@ -23,4 +23,3 @@ export async function createSetVariable(ctx: TestContext, token: string, setId: 
   if (res.status !== 201) throw new Error(`set variable create failed: ${res.status} ${res.raw}`);
   return res.body.data;
 }
-

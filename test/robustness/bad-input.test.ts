@@ -59,8 +59,13 @@ const badToken = fc.oneof(
 
 /** A JSON body that is never a valid document: the wrong `data.type`, junk attributes. */
 const badBody = fc.oneof(
-  fc.record({ data: fc.record({ type: junkString.filter((t) => t !== '' && !/^[a-z-]+s$/.test(t)), attributes: fc.dictionary(junkString, fc.anything()) }) }).map((b) => JSON.stringify(b)),
-  fc.anything().filter((v) => !(v && typeof v === 'object' && 'data' in (v as object))).map((v) => JSON.stringify(v) ?? 'null'),
+  fc
+    .record({ data: fc.record({ type: junkString.filter((t) => t !== '' && !/^[a-z-]+s$/.test(t)), attributes: fc.dictionary(junkString, fc.anything()) }) })
+    .map((b) => JSON.stringify(b)),
+  fc
+    .anything()
+    .filter((v) => !(v && typeof v === 'object' && 'data' in (v as object)))
+    .map((v) => JSON.stringify(v) ?? 'null'),
   fc.constantFrom('{"data":', '{', '[', 'nul', '{"data":{"type":"projects","attributes":{"name":"x"}}}garbage', '\u0000'),
 );
 
@@ -86,13 +91,21 @@ function fuzzed(routes: RouteEntry[], world: World, lists: RouteEntry[]): fc.Arb
       why: 'bad token',
     })),
     // Unknown ids, ids of another organization, path tricks.
-    fc.record({ route: fc.constantFrom(...api.filter((r) => r.url.includes(':'))), id: badId, foreign: fc.boolean() }).map(({ route, id, foreign: wantForeign }) => {
-      const foreign = wantForeign && scoped.includes(route);
-      const names = [...route.url.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
-      const target = names[names.length - 1]!;
-      const url = fill(route, world, (name) => (name !== target ? real(name) : foreign && world.params[name] ? world.params[name].foreign : id));
-      return { method: route.method, url, headers: { authorization: `Bearer ${world.ownerToken}`, ...json }, payload: route.hasBody ? '{"data":[]}' : undefined, why: foreign ? 'foreign id' : 'unknown id' };
-    }),
+    fc
+      .record({ route: fc.constantFrom(...api.filter((r) => r.url.includes(':'))), id: badId, foreign: fc.boolean() })
+      .map(({ route, id, foreign: wantForeign }) => {
+        const foreign = wantForeign && scoped.includes(route);
+        const names = [...route.url.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
+        const target = names[names.length - 1]!;
+        const url = fill(route, world, (name) => (name !== target ? real(name) : foreign && world.params[name] ? world.params[name].foreign : id));
+        return {
+          method: route.method,
+          url,
+          headers: { authorization: `Bearer ${world.ownerToken}`, ...json },
+          payload: route.hasBody ? '{"data":[]}' : undefined,
+          why: foreign ? 'foreign id' : 'unknown id',
+        };
+      }),
     // A foreign organization's owner against our resources.
     fc.constantFrom(...scoped).map((route) => ({
       method: route.method,
@@ -102,52 +115,71 @@ function fuzzed(routes: RouteEntry[], world: World, lists: RouteEntry[]): fc.Arb
       why: 'foreign caller',
     })),
     // Broken, mistyped or huge bodies, and wrong content types, on routes that take a body.
-    fc.record({
-      // Not the routes whose body is optional and lenient (a workspace lock takes go-tfe's body,
-      // any other object or none, and reads only the reason): no body is wrong for them.
-      route: fc.constantFrom(...api.filter((r) => r.hasBody && !(r.body as any)?.anyOf?.some((b: any) => b.type === 'null'))),
-      body: badBody,
-      contentType: fc.constantFrom('application/vnd.api+json', 'application/vnd.api+json; charset=utf-8', 'application/json', 'text/plain', 'multipart/form-data', ''),
-      asMember: fc.boolean(),
-    }).map(({ route, body, contentType, asMember }) => ({
-      method: route.method,
-      url: fill(route, world, real),
-      headers: { authorization: `Bearer ${asMember ? world.memberToken : world.ownerToken}`, ...(contentType ? { 'content-type': contentType } : {}) },
-      payload: body,
-      why: 'bad body',
-    })),
+    fc
+      .record({
+        // Not the routes whose body is optional and lenient (a workspace lock takes go-tfe's body,
+        // any other object or none, and reads only the reason): no body is wrong for them.
+        route: fc.constantFrom(...api.filter((r) => r.hasBody && !(r.body as any)?.anyOf?.some((b: any) => b.type === 'null'))),
+        body: badBody,
+        contentType: fc.constantFrom(
+          'application/vnd.api+json',
+          'application/vnd.api+json; charset=utf-8',
+          'application/json',
+          'text/plain',
+          'multipart/form-data',
+          '',
+        ),
+        asMember: fc.boolean(),
+      })
+      .map(({ route, body, contentType, asMember }) => ({
+        method: route.method,
+        url: fill(route, world, real),
+        headers: { authorization: `Bearer ${asMember ? world.memberToken : world.ownerToken}`, ...(contentType ? { 'content-type': contentType } : {}) },
+        payload: body,
+        why: 'bad body',
+      })),
     // The agent protocol (plain JSON): only agent tokens, well-formed bodies, the pool's own agents.
-    fc.record({
-      path: fc.constantFrom('/api/agent/register', '/api/agent/status'),
-      auth: fc.oneof(badToken, fc.constantFrom(`Bearer ${world.ownerToken}`, `Bearer ${world.memberToken}`)),
-      body: fc.option(badBody),
-    }).map(({ path, auth, body }) => ({
-      method: 'POST',
-      url: path,
-      headers: { ...(auth ? { authorization: auth } : {}), 'content-type': 'application/json' },
-      payload: body ?? undefined,
-      why: 'agent endpoint without an agent token',
-    })),
-    fc.record({
-      path: fc.constantFrom('/api/agent/register', '/api/agent/status'),
-      defect: fc.constantFrom('content type', 'broken json', 'foreign agent', 'bad status'),
-    }).map(({ path, defect }) => {
-      const headers = { authorization: `Bearer ${world.agentToken}`, 'content-type': defect === 'content type' ? 'text/plain' : 'application/json' };
-      const payload =
-        defect === 'broken json' ? '{"name":' : defect === 'foreign agent' ? JSON.stringify({ id: world.foreignAgentId, status: 'busy', name: 7 }) : JSON.stringify({ id: world.agentId, status: 'sleeping', name: 7 });
-      return { method: 'POST', url: path, headers, payload, why: `agent endpoint, ${defect}` };
-    }),
+    fc
+      .record({
+        path: fc.constantFrom('/api/agent/register', '/api/agent/status'),
+        auth: fc.oneof(badToken, fc.constantFrom(`Bearer ${world.ownerToken}`, `Bearer ${world.memberToken}`)),
+        body: fc.option(badBody),
+      })
+      .map(({ path, auth, body }) => ({
+        method: 'POST',
+        url: path,
+        headers: { ...(auth ? { authorization: auth } : {}), 'content-type': 'application/json' },
+        payload: body ?? undefined,
+        why: 'agent endpoint without an agent token',
+      })),
+    fc
+      .record({
+        path: fc.constantFrom('/api/agent/register', '/api/agent/status'),
+        defect: fc.constantFrom('content type', 'broken json', 'foreign agent', 'bad status'),
+      })
+      .map(({ path, defect }) => {
+        const headers = { authorization: `Bearer ${world.agentToken}`, 'content-type': defect === 'content type' ? 'text/plain' : 'application/json' };
+        const payload =
+          defect === 'broken json'
+            ? '{"name":'
+            : defect === 'foreign agent'
+              ? JSON.stringify({ id: world.foreignAgentId, status: 'busy', name: 7 })
+              : JSON.stringify({ id: world.agentId, status: 'sleeping', name: 7 });
+        return { method: 'POST', url: path, headers, payload, why: `agent endpoint, ${defect}` };
+      }),
     // Bad pagination parameters on list routes.
-    fc.record({
-      route: fc.constantFrom(...lists),
-      key: fc.constantFrom('page[number]', 'page[size]', 'page%5Bnumber%5D'),
-      value: fc.constantFrom('0', '-1', 'abc', '1.5', '', '99999999999999999999', '%00'),
-    }).map(({ route, key, value }) => ({
-      method: 'GET',
-      url: `${fill(route, world, real)}?${key}=${value}`,
-      headers: { authorization: `Bearer ${world.ownerToken}` },
-      why: 'bad page parameter',
-    })),
+    fc
+      .record({
+        route: fc.constantFrom(...lists),
+        key: fc.constantFrom('page[number]', 'page[size]', 'page%5Bnumber%5D'),
+        value: fc.constantFrom('0', '-1', 'abc', '1.5', '', '99999999999999999999', '%00'),
+      })
+      .map(({ route, key, value }) => ({
+        method: 'GET',
+        url: `${fill(route, world, real)}?${key}=${value}`,
+        headers: { authorization: `Bearer ${world.ownerToken}` },
+        why: 'bad page parameter',
+      })),
   );
 }
 

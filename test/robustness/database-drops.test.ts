@@ -36,16 +36,35 @@ describe('pg_terminate_backend under a write load', { skip: !POSTGRES_URL && 'ne
     let stop = false;
     let seq = 0;
     const writes = [
-      (n: number) => ({ path: '/api/v2/organizations/drops/teams', type: 'teams', attributes: { name: `t-${n}` }, check: (id: string) => `/api/v2/teams/${id}` }),
-      (n: number) => ({ path: '/api/v2/organizations/drops/projects', type: 'projects', attributes: { name: `p-${n}` }, check: (id: string) => `/api/v2/projects/${id}` }),
-      (n: number) => ({ path: '/api/v2/organizations', type: 'organizations', attributes: { name: `o-${n}`, email: 'o@example.test' }, check: (id: string) => `/api/v2/organizations/${id}` }),
+      (n: number) => ({
+        path: '/api/v2/organizations/drops/teams',
+        type: 'teams',
+        attributes: { name: `t-${n}` },
+        check: (id: string) => `/api/v2/teams/${id}`,
+      }),
+      (n: number) => ({
+        path: '/api/v2/organizations/drops/projects',
+        type: 'projects',
+        attributes: { name: `p-${n}` },
+        check: (id: string) => `/api/v2/projects/${id}`,
+      }),
+      (n: number) => ({
+        path: '/api/v2/organizations',
+        type: 'organizations',
+        attributes: { name: `o-${n}`, email: 'o@example.test' },
+        check: (id: string) => `/api/v2/organizations/${id}`,
+      }),
     ];
     const writer = async (w: number) => {
       while (!stop) {
         const n = ++seq;
         const write = writes[(n + w) % writes.length]!(n);
         try {
-          const res = await fetch(`${url}${write.path}`, { method: 'POST', headers, body: JSON.stringify({ data: { type: write.type, attributes: write.attributes } }) });
+          const res = await fetch(`${url}${write.path}`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ data: { type: write.type, attributes: write.attributes } }),
+          });
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           const text = await res.text();
           if (res.status >= 200 && res.status < 300) {

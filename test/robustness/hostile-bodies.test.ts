@@ -49,7 +49,9 @@ for (const dialect of dialects()) {
             s.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${MiB}`,
             ...(s.withToken ? [`Authorization: Bearer ${token}`] : []),
           ].join('\r\n');
-          const framed = s.chunked ? Buffer.concat([Buffer.from(`${(body.length).toString(16)}\r\n`), body, Buffer.from(s.complete ? '\r\n0\r\n\r\n' : '')]) : body;
+          const framed = s.chunked
+            ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from(s.complete ? '\r\n0\r\n\r\n' : '')])
+            : body;
           const res = await exchange(port, Buffer.concat([Buffer.from(`${headers}\r\n\r\n`), framed]));
           res.socket.destroy();
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -114,7 +116,9 @@ for (const dialect of dialects()) {
             s.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${payload.length}`,
             ...(s.bogusToken ? ['Authorization: Bearer AAAAAAAAAAAAAA.atlasv1.bogus'] : []),
           ].join('\r\n');
-          const framed = s.chunked ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from(s.complete ? '\r\n0\r\n\r\n' : '')]) : body;
+          const framed = s.chunked
+            ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from(s.complete ? '\r\n0\r\n\r\n' : '')])
+            : body;
           const res = await exchange(port, Buffer.concat([Buffer.from(`${headers}\r\n\r\n`), framed]));
           res.socket.destroy();
           assert.equal(res.status, 401, `${method} ${url}: ${res.body}`);
@@ -145,7 +149,19 @@ suite('robustness: over-deep JSON on every route that takes a body', (ctx) => {
     const world = await buildWorld(ctx);
     const routes = ctx.app.routeTable.filter((r) => r.hasBody);
     assert.ok(routes.length > 10, 'found the routes with bodies');
-    const tables: Array<keyof Schema> = ['organizations', 'teams', 'team_memberships', 'auth_tokens', 'projects', 'workspaces', 'team_projects', 'policy_sets', 'policy_set_parameters', 'agent_pools', 'agents'];
+    const tables: Array<keyof Schema> = [
+      'organizations',
+      'teams',
+      'team_memberships',
+      'auth_tokens',
+      'projects',
+      'workspaces',
+      'team_projects',
+      'policy_sets',
+      'policy_set_parameters',
+      'agent_pools',
+      'agents',
+    ];
     const counts = () =>
       Promise.all(tables.map(async (t) => (await sql<{ n: number }>`select count(*) as n from ${sql.table(t)}`.execute(ctx.database.db)).rows[0]!.n));
     const before = await counts();
@@ -181,7 +197,10 @@ suite('robustness: over-deep JSON on every route that takes a body', (ctx) => {
     const world = await buildWorld(ctx);
     const routes = ctx.app.routeTable.filter((r) => r.method !== 'GET' && r.method !== 'HEAD');
     const bodiless = routes.filter((r) => !r.hasBody);
-    assert.ok(bodiless.some((r) => r.method === 'DELETE'), 'found DELETE routes without a body schema');
+    assert.ok(
+      bodiless.some((r) => r.method === 'DELETE'),
+      'found DELETE routes without a body schema',
+    );
     const body = deepDocument(20_000);
     const answers: string[] = [];
     for (const route of routes) {

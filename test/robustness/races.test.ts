@@ -41,7 +41,9 @@ suite('robustness: concurrent writers', (ctx) => {
 
     const actions: Array<() => Promise<unknown>> = [
       async () => {
-        const res = await call('create project', 'POST', `/api/v2/organizations/${org.name}/projects`, { data: { type: 'projects', attributes: { name: name() } } });
+        const res = await call('create project', 'POST', `/api/v2/organizations/${org.name}/projects`, {
+          data: { type: 'projects', attributes: { name: name() } },
+        });
         if (res.status === 201) projects.push(res.body.data.id);
       },
       async () => {
@@ -85,7 +87,9 @@ suite('robustness: concurrent writers', (ctx) => {
         if (id && (await call('delete workspace', 'DELETE', `/api/v2/workspaces/${id}`)).status === 204) forget(workspaces, id);
       },
       async () => {
-        const res = await call('create token', 'POST', `/api/v2/users/${org.owner.id}/authentication-tokens`, { data: { type: 'authentication-tokens', attributes: {} } });
+        const res = await call('create token', 'POST', `/api/v2/users/${org.owner.id}/authentication-tokens`, {
+          data: { type: 'authentication-tokens', attributes: {} },
+        });
         if (res.status === 201) tokens.push({ id: res.body.data.id, secret: res.body.data.attributes.token });
       },
       async () => {
@@ -118,12 +122,7 @@ suite('robustness: concurrent writers', (ctx) => {
     assert.deepEqual(serverErrors, [], 'no request may fail with a 5xx');
     const db = ctx.database.db;
     // No workspace in a missing project (the foreign key says so too; this checks the data).
-    const orphans = await db
-      .selectFrom('workspaces as w')
-      .leftJoin('projects as p', 'p.id', 'w.project_id')
-      .select('w.id')
-      .where('p.id', 'is', null)
-      .execute();
+    const orphans = await db.selectFrom('workspaces as w').leftJoin('projects as p', 'p.id', 'w.project_id').select('w.id').where('p.id', 'is', null).execute();
     assert.deepEqual(orphans, []);
     // Every project answered 204 on delete is gone, and took no workspace with it.
     for (const id of deletedProjects) {
@@ -143,11 +142,19 @@ suite('robustness: concurrent writers', (ctx) => {
     const listed = await ctx.get(`/api/v2/organizations/${org.name}/projects?page[size]=100`, t);
     assert.equal(listed.status, 200);
     for (const p of listed.body.data) {
-      const real = await db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', p.id).executeTakeFirstOrThrow();
+      const real = await db
+        .selectFrom('workspaces')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('project_id', '=', p.id)
+        .executeTakeFirstOrThrow();
       assert.equal(p.attributes['workspace-count'], Number(real.n), `workspace-count of ${p.id}`);
     }
     const orgRow = await db.selectFrom('organizations').select('id').where('name', '=', org.name).executeTakeFirstOrThrow();
-    const projectRows = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', orgRow.id).executeTakeFirstOrThrow();
+    const projectRows = await db
+      .selectFrom('projects')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', orgRow.id)
+      .executeTakeFirstOrThrow();
     assert.equal(listed.body.meta.pagination['total-count'], Number(projectRows.n));
     // The gram counters (migration 0014) equal the names left: an owner's q= of one or two
     // characters is answered from them.
@@ -157,7 +164,12 @@ suite('robustness: concurrent writers', (ctx) => {
       const grams = new Set([...name].flatMap((c, i) => (i + 1 < name.length ? [c, name.slice(i, i + 2)] : [c])));
       for (const g of grams) expected.set(g, (expected.get(g) ?? 0) + 1);
     }
-    const counters = await db.selectFrom('project_name_grams').select(['gram', 'projects']).where('organization_id', '=', orgRow.id).where('projects', '<>', 0).execute();
+    const counters = await db
+      .selectFrom('project_name_grams')
+      .select(['gram', 'projects'])
+      .where('organization_id', '=', orgRow.id)
+      .where('projects', '<>', 0)
+      .execute();
     const sorted = (m: Iterable<[string, number]>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     assert.deepEqual(sorted(counters.map((c) => [c.gram, Number(c.projects)])), sorted(expected), 'gram counters');
     for (const q of ['a', 'L', 'ph', '-', '1', 'Ta', 'x']) {

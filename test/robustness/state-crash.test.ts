@@ -32,7 +32,8 @@ for (const dialect of dialects()) {
       let server = await startServer(db.env);
       const token = hangar(['bootstrap'], db.env).stdout.trim();
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' };
-      const post = (url: string, body?: unknown) => fetch(`${server.url}/api/v2${url}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const post = (url: string, body?: unknown) =>
+        fetch(`${server.url}/api/v2${url}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
       assert.equal((await post('/organizations', { data: { type: 'organizations', attributes: { name: 'crash', email: 'c@example.test' } } })).status, 201);
       const workspaces: string[] = [];
       for (let i = 0; i < WRITERS; i++) {
@@ -50,10 +51,16 @@ for (const dialect of dialects()) {
           // About half a megabyte, so that a kill often lands mid-body.
           const state = stateFile({ serial, resources: 600 });
           try {
-            const created = await post(`/workspaces/${workspaceId}/state-versions`, { data: { type: 'state-versions', attributes: { serial, md5: md5(state), lineage: 'crash' } } });
+            const created = await post(`/workspaces/${workspaceId}/state-versions`, {
+              data: { type: 'state-versions', attributes: { serial, md5: md5(state), lineage: 'crash' } },
+            });
             if (created.status !== 201) return;
             const sv = ((await created.json()) as any).data;
-            const put = await fetch(sv.attributes['hosted-state-upload-url'], { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: state });
+            const put = await fetch(sv.attributes['hosted-state-upload-url'], {
+              method: 'PUT',
+              headers: { 'content-type': 'application/octet-stream' },
+              body: state,
+            });
             if (put.status === 204) acknowledged.set(sv.id, md5(state));
           } catch {
             return; // the server is gone
@@ -69,7 +76,8 @@ for (const dialect of dialects()) {
 
       server = await startServer(db.env);
       try {
-        const get = async (url: string) => fetch(url.startsWith('http') ? url : `${server.url}/api/v2${url}`, { headers: { authorization: `Bearer ${token}` } });
+        const get = async (url: string) =>
+          fetch(url.startsWith('http') ? url : `${server.url}/api/v2${url}`, { headers: { authorization: `Bearer ${token}` } });
         let finalized = 0;
         for (let i = 0; i < WRITERS; i++) {
           const list = (await (await get(`/state-versions?filter[organization][name]=crash&filter[workspace][name]=w${i}&page[size]=100`)).json()) as any;

@@ -26,8 +26,14 @@ async function organizationWorld(ctx: TestContext) {
   const org = await ctx.organization();
   const t = org.owner.token;
   const member = await ctx.member(org);
-  const token = await must(ctx.post(`/api/v2/users/${org.owner.id}/authentication-tokens`, t, { data: { type: 'authentication-tokens', attributes: {} } }), 'token');
-  const project = await must(ctx.post(`/api/v2/organizations/${org.name}/projects`, t, { data: { type: 'projects', attributes: { name: 'fuzz-project' } } }), 'project');
+  const token = await must(
+    ctx.post(`/api/v2/users/${org.owner.id}/authentication-tokens`, t, { data: { type: 'authentication-tokens', attributes: {} } }),
+    'token',
+  );
+  const project = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/projects`, t, { data: { type: 'projects', attributes: { name: 'fuzz-project' } } }),
+    'project',
+  );
   const workspace = await must(
     ctx.post(`/api/v2/organizations/${org.name}/workspaces`, t, {
       data: { type: 'workspaces', attributes: { name: `ws-${org.name}` }, relationships: { project: { data: { type: 'projects', id: project.id } } } },
@@ -54,33 +60,59 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'team workspace access',
   );
-  const policySet = await must(ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, { data: { type: 'policy-sets', attributes: { name: 'fuzz-set' } } }), 'policy set');
+  const policySet = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, { data: { type: 'policy-sets', attributes: { name: 'fuzz-set' } } }),
+    'policy set',
+  );
   const parameter = await must(
     ctx.post(`/api/v2/policy-sets/${policySet.id}/parameters`, t, {
       data: { type: 'vars', attributes: { key: 'secret', value: 'fuzz-sensitive-value', category: 'policy-set', sensitive: true } },
     }),
     'parameter',
   );
-  const policy = await must(ctx.post(`/api/v2/organizations/${org.name}/policies`, t, { data: { type: 'policies', attributes: { name: 'fuzz-policy', 'enforcement-level': 'advisory' } } }), 'policy');
-  const versioned = await must(ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, { data: { type: 'policy-sets', attributes: { name: 'fuzz-versioned' } } }), 'versioned policy set');
-  const version = await must(ctx.request('POST', `/api/v2/policy-sets/${versioned.id}/versions`, { token: t, contentType: 'application/vnd.api+json' }), 'policy set version');
-  const pool = await must(ctx.post(`/api/v2/organizations/${org.name}/agent-pools`, t, { data: { type: 'agent-pools', attributes: { name: 'fuzz-pool' } } }), 'agent pool');
+  const policy = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/policies`, t, {
+      data: { type: 'policies', attributes: { name: 'fuzz-policy', 'enforcement-level': 'advisory' } },
+    }),
+    'policy',
+  );
+  const versioned = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, t, { data: { type: 'policy-sets', attributes: { name: 'fuzz-versioned' } } }),
+    'versioned policy set',
+  );
+  const version = await must(
+    ctx.request('POST', `/api/v2/policy-sets/${versioned.id}/versions`, { token: t, contentType: 'application/vnd.api+json' }),
+    'policy set version',
+  );
+  const pool = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/agent-pools`, t, { data: { type: 'agent-pools', attributes: { name: 'fuzz-pool' } } }),
+    'agent pool',
+  );
   const agentToken = await must(
     ctx.post(`/api/v2/agent-pools/${pool.id}/authentication-tokens`, t, { data: { type: 'authentication-tokens', attributes: { description: 'fuzz' } } }),
     'agent token',
   );
   const agentSecret = agentToken.attributes.token as string;
   const invitation = await must(
-    ctx.post(`/api/v2/organizations/${org.name}/organization-memberships`, t, { data: { type: 'organization-memberships', attributes: { email: `invitee@${org.name}.test` } } }),
+    ctx.post(`/api/v2/organizations/${org.name}/organization-memberships`, t, {
+      data: { type: 'organization-memberships', attributes: { email: `invitee@${org.name}.test` } },
+    }),
     'invitation',
   );
   const variable = await must(
-    ctx.post(`/api/v2/workspaces/${workspace.id}/vars`, t, { data: { type: 'vars', attributes: { key: 'fuzz_var', value: 'fuzz-variable-value', category: 'terraform', sensitive: true } } }),
+    ctx.post(`/api/v2/workspaces/${workspace.id}/vars`, t, {
+      data: { type: 'vars', attributes: { key: 'fuzz_var', value: 'fuzz-variable-value', category: 'terraform', sensitive: true } },
+    }),
     'workspace variable',
   );
-  const varset = await must(ctx.post(`/api/v2/organizations/${org.name}/varsets`, t, { data: { type: 'varsets', attributes: { name: 'fuzz-varset' } } }), 'variable set');
+  const varset = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/varsets`, t, { data: { type: 'varsets', attributes: { name: 'fuzz-varset' } } }),
+    'variable set',
+  );
   const setVariable = await must(
-    ctx.post(`/api/v2/varsets/${varset.id}/relationships/vars`, t, { data: { type: 'vars', attributes: { key: 'fuzz_set_var', value: 'fuzz-set-value', category: 'env' } } }),
+    ctx.post(`/api/v2/varsets/${varset.id}/relationships/vars`, t, {
+      data: { type: 'vars', attributes: { key: 'fuzz_set_var', value: 'fuzz-set-value', category: 'env' } },
+    }),
     'variable set variable',
   );
   const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });

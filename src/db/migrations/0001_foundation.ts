@@ -11,7 +11,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('is_service_account', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('users_username_unique').on('users').expression(sql`lower(username)`).unique().execute();
+  await db.schema
+    .createIndex('users_username_unique')
+    .on('users')
+    .expression(sql`lower(username)`)
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('organizations')
@@ -21,7 +26,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('service_user_id', 'text', (c) => c.notNull().references('users.id'))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('organizations_name_unique').on('organizations').expression(sql`lower(name)`).unique().execute();
+  await db.schema
+    .createIndex('organizations_name_unique')
+    .on('organizations')
+    .expression(sql`lower(name)`)
+    .unique()
+    .execute();
   await db.schema.createIndex('organizations_service_user').on('organizations').column('service_user_id').execute();
 
   await db.schema
@@ -42,13 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .unique()
     .execute();
   // At most one owners team per organization, enforced by the schema.
-  await db.schema
-    .createIndex('teams_one_owners_team')
-    .on('teams')
-    .column('organization_id')
-    .unique()
-    .where(sql.ref('is_owners'), '=', true)
-    .execute();
+  await db.schema.createIndex('teams_one_owners_team').on('teams').column('organization_id').unique().where(sql.ref('is_owners'), '=', true).execute();
 
   await db.schema
     .createTable('team_memberships')
@@ -101,13 +105,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .expression(sql`lower(name)`)
     .unique()
     .execute();
-  await db.schema
-    .createIndex('projects_one_default')
-    .on('projects')
-    .column('organization_id')
-    .unique()
-    .where(sql.ref('is_default'), '=', true)
-    .execute();
+  await db.schema.createIndex('projects_one_default').on('projects').column('organization_id').unique().where(sql.ref('is_default'), '=', true).execute();
 }
 
 export async function down(): Promise<void> {

@@ -56,24 +56,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     )
     .execute();
   // Keys are unique within a set, case-sensitively (both engines compare text byte-wise here).
-  await db.schema
-    .createIndex('policy_set_parameters_set_key_unique')
-    .on('policy_set_parameters')
-    .columns(['policy_set_id', 'key'])
-    .unique()
-    .execute();
-  await db.schema
-    .createIndex('policy_set_parameters_set_created')
-    .on('policy_set_parameters')
-    .columns(['policy_set_id', 'created_at', 'id'])
-    .execute();
+  await db.schema.createIndex('policy_set_parameters_set_key_unique').on('policy_set_parameters').columns(['policy_set_id', 'key']).unique().execute();
+  await db.schema.createIndex('policy_set_parameters_set_created').on('policy_set_parameters').columns(['policy_set_id', 'created_at', 'id']).execute();
   // `hangar rotate-key` walks the sensitive rows by id.
-  await db.schema
-    .createIndex('policy_set_parameters_sensitive')
-    .on('policy_set_parameters')
-    .column('id')
-    .where(sql.ref('sensitive'), '=', true)
-    .execute();
+  await db.schema.createIndex('policy_set_parameters_sensitive').on('policy_set_parameters').column('id').where(sql.ref('sensitive'), '=', true).execute();
 }
 
 export async function down(): Promise<void> {

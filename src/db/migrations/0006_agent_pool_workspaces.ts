@@ -13,11 +13,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('agent_pool_allowed_workspaces_pk', ['agent_pool_id', 'workspace_id'])
     .execute();
   // Behind the cascade when a workspace is deleted.
-  await db.schema
-    .createIndex('agent_pool_allowed_workspaces_workspace')
-    .on('agent_pool_allowed_workspaces')
-    .column('workspace_id')
-    .execute();
+  await db.schema.createIndex('agent_pool_allowed_workspaces_workspace').on('agent_pool_allowed_workspaces').column('workspace_id').execute();
 }
 
 export async function down(): Promise<void> {

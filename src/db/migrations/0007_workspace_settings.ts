@@ -24,7 +24,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     ['trigger_patterns', 'text', '[]'],
   ];
   for (const [name, type, value] of settings) {
-    await db.schema.alterTable('workspaces').addColumn(name, type, (c) => c.notNull().defaultTo(value)).execute();
+    await db.schema
+      .alterTable('workspaces')
+      .addColumn(name, type, (c) => c.notNull().defaultTo(value))
+      .execute();
   }
   for (const name of ['source_name', 'source_url', 'auto_destroy_at']) {
     await db.schema.alterTable('workspaces').addColumn(name, 'text').execute();
@@ -41,20 +44,31 @@ export async function up(db: Kysely<any>): Promise<void> {
     .alterTable('workspaces')
     .addColumn('agent_pool_id', 'text', (c) =>
       // A pool exactly when the workspace's own mode is `agent`.
-      c.references('agent_pools.id').onDelete('no action').check(sql`(agent_pool_id is not null) = (coalesce(execution_mode, '') = 'agent')`),
+      c
+        .references('agent_pools.id')
+        .onDelete('no action')
+        .check(sql`(agent_pool_id is not null) = (coalesce(execution_mode, '') = 'agent')`),
     )
     .execute();
   await db.schema.createIndex('workspaces_agent_pool').on('workspaces').column('agent_pool_id').execute();
 
   await db.schema
     .alterTable('organizations')
-    .addColumn('default_execution_mode', 'text', (c) => c.notNull().defaultTo('remote').check(sql`default_execution_mode in ${MODES}`))
+    .addColumn('default_execution_mode', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('remote')
+        .check(sql`default_execution_mode in ${MODES}`),
+    )
     .execute();
   await db.schema
     .alterTable('organizations')
     .addColumn('default_agent_pool_id', 'text', (c) =>
       // A pool exactly when the default mode is `agent`.
-      c.references('agent_pools.id').onDelete('no action').check(sql`(default_agent_pool_id is not null) = (default_execution_mode = 'agent')`),
+      c
+        .references('agent_pools.id')
+        .onDelete('no action')
+        .check(sql`(default_agent_pool_id is not null) = (default_execution_mode = 'agent')`),
     )
     .execute();
   await db.schema.createIndex('organizations_default_agent_pool').on('organizations').column('default_agent_pool_id').execute();

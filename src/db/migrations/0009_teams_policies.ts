@@ -18,11 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('policy_set_workspace_exclusions_pk', ['policy_set_id', 'workspace_id'])
     .execute();
   // The primary key serves lookups by set; this one serves the cascade when a workspace is deleted.
-  await db.schema
-    .createIndex('policy_set_workspace_exclusions_workspace')
-    .on('policy_set_workspace_exclusions')
-    .column('workspace_id')
-    .execute();
+  await db.schema.createIndex('policy_set_workspace_exclusions_workspace').on('policy_set_workspace_exclusions').column('workspace_id').execute();
 }
 
 export async function down(): Promise<void> {

@@ -7,7 +7,10 @@ import { binaryType } from '../sql.ts';
 export async function up(db: Kysely<any>): Promise<void> {
   // A team token belongs to its team: deleting the team deletes it. At most one per team (TFE's
   // "legacy" team token: creating another replaces it).
-  await db.schema.alterTable('auth_tokens').addColumn('team_id', 'text', (c) => c.references('teams.id').onDelete('cascade')).execute();
+  await db.schema
+    .alterTable('auth_tokens')
+    .addColumn('team_id', 'text', (c) => c.references('teams.id').onDelete('cascade'))
+    .execute();
   await db.schema.createIndex('auth_tokens_one_team_token').on('auth_tokens').column('team_id').unique().where(sql.ref('kind'), '=', 'team').execute();
 
   await db.schema

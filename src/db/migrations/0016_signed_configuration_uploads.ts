@@ -43,7 +43,9 @@ async function rebuildOnSqlite(db: Kysely<any>): Promise<void> {
         .addCheckConstraint('configuration_versions_uploaded_has_archive', sql`(status = 'uploaded') = (archive is not null)`)
         .execute();
       await sql`insert into configuration_versions_new (id, workspace_id, status, source, auto_queue_runs, speculative, provisional, archive, archive_size, created_at, uploaded_at)
-        select id, workspace_id, status, source, auto_queue_runs, speculative, provisional, archive, archive_size, created_at, uploaded_at from configuration_versions`.execute(db);
+        select id, workspace_id, status, source, auto_queue_runs, speculative, provisional, archive, archive_size, created_at, uploaded_at from configuration_versions`.execute(
+        db,
+      );
       await db.schema.dropTable('configuration_versions').execute();
       await db.schema.alterTable('configuration_versions_new').renameTo('configuration_versions').execute();
       await db.schema.createIndex('configuration_versions_workspace').on('configuration_versions').columns(['workspace_id', 'created_at']).execute();

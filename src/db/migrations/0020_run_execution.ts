@@ -9,7 +9,22 @@ import { isPostgres } from '../sql.ts';
 const sqlIn = (column: string, values: readonly string[]) => sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
 
 // Frozen here as they were when this migration was written (runs/statuses.ts owns the live lists).
-const RUN_STATUSES = ['pending', 'plan_queued', 'planning', 'planned', 'planned_and_finished', 'planned_and_saved', 'confirmed', 'apply_queued', 'applying', 'applied', 'discarded', 'errored', 'canceled', 'force_canceled'] as const;
+const RUN_STATUSES = [
+  'pending',
+  'plan_queued',
+  'planning',
+  'planned',
+  'planned_and_finished',
+  'planned_and_saved',
+  'confirmed',
+  'apply_queued',
+  'applying',
+  'applied',
+  'discarded',
+  'errored',
+  'canceled',
+  'force_canceled',
+] as const;
 const JOB_STATUSES = ['pending', 'queued', 'running', 'finished', 'errored', 'canceled', 'unreachable'] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {

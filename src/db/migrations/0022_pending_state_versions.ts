@@ -8,7 +8,10 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('state_versions').addColumn('force', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  await db.schema
+    .alterTable('state_versions')
+    .addColumn('force', 'boolean', (c) => c.notNull().defaultTo(false))
+    .execute();
   await db.schema.alterTable('state_versions').addColumn('lock_holder_type', 'text').execute();
   await db.schema.alterTable('state_versions').addColumn('lock_holder_id', 'text').execute();
   await db.schema.alterTable('state_versions').addColumn('lock_locked_at', 'text').execute();

@@ -33,7 +33,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('organization_membership_teams_team').on('organization_membership_teams').column('team_id').execute();
 
   // Invitations find the user an address belongs to.
-  await db.schema.createIndex('users_email_lower').on('users').expression(sql`lower(email)`).execute();
+  await db.schema
+    .createIndex('users_email_lower')
+    .on('users')
+    .expression(sql`lower(email)`)
+    .execute();
   // `scrypt$<N>$<r>$<p>$<salt>$<hash>` (base64): the parameters travel with each hash, so they can
   // be raised later and old hashes still verify. Null: the user has no password.
   await db.schema.alterTable('users').addColumn('password_hash', 'text').execute();
@@ -46,7 +50,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .orderBy('created_at')
     .execute();
   for (let i = 0; i < pairs.length; i += 500) {
-    const rows = pairs.slice(i, i + 500).map((p) => ({ id: `ou-${randomBase62(16)}`, organization_id: p.organization_id, user_id: p.user_id, status: 'active', created_at: p.created_at }));
+    const rows = pairs
+      .slice(i, i + 500)
+      .map((p) => ({ id: `ou-${randomBase62(16)}`, organization_id: p.organization_id, user_id: p.user_id, status: 'active', created_at: p.created_at }));
     await db.insertInto('organization_memberships').values(rows).execute();
   }
 

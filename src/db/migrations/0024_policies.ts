@@ -24,7 +24,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint('policies_query_opa_only', sql`kind = 'opa' or query is null`)
     .execute();
   await addCreationOrder(db, 'policies');
-  await db.schema.createIndex('policies_org_name_unique').on('policies').column('organization_id').expression(sql`lower(name)`).unique().execute();
+  await db.schema
+    .createIndex('policies_org_name_unique')
+    .on('policies')
+    .column('organization_id')
+    .expression(sql`lower(name)`)
+    .unique()
+    .execute();
   // The list's order, with and without its kind filter.
   await db.schema.createIndex('policies_org_seq').on('policies').columns(['organization_id', 'seq']).execute();
   await db.schema.createIndex('policies_org_kind_seq').on('policies').columns(['organization_id', 'kind', 'seq']).execute();

@@ -5,19 +5,42 @@ import { addCreationOrder } from '../creation-order.ts';
 import { isPostgres } from '../sql.ts';
 
 // Frozen here (runs/statuses.ts owns the live list).
-const RUN_STATUSES = ['pending', 'plan_queued', 'planning', 'planned', 'planned_and_finished', 'planned_and_saved', 'confirmed', 'apply_queued', 'applying', 'applied', 'discarded', 'errored', 'canceled', 'force_canceled', 'policy_checking', 'policy_checked', 'policy_override'];
+const RUN_STATUSES = [
+  'pending',
+  'plan_queued',
+  'planning',
+  'planned',
+  'planned_and_finished',
+  'planned_and_saved',
+  'confirmed',
+  'apply_queued',
+  'applying',
+  'applied',
+  'discarded',
+  'errored',
+  'canceled',
+  'force_canceled',
+  'policy_checking',
+  'policy_checked',
+  'policy_override',
+];
 const sqlIn = (column: string, values: readonly string[]) => sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
-    const { rows } = await sql<{ conname: string }>`select conname from pg_constraint where conrelid = 'runs'::regclass and contype = 'c' and pg_get_constraintdef(oid) like '%status%'`.execute(db);
+    const { rows } = await sql<{
+      conname: string;
+    }>`select conname from pg_constraint where conrelid = 'runs'::regclass and contype = 'c' and pg_get_constraintdef(oid) like '%status%'`.execute(db);
     for (const r of rows) await sql`alter table runs drop constraint ${sql.ref(r.conname)}`.execute(db);
     await sql`alter table runs add constraint runs_status_check check (status in (${sql.join(RUN_STATUSES.map((s) => sql.lit(s)))}))`.execute(db);
   } else {
     // SQLite cannot change a check constraint in place, and rebuilding `runs` would cascade into
     // the tables that reference it: the status moves to a new column with the wider check (a
     // column's own check does not stop DROP COLUMN). The default only satisfies ADD COLUMN.
-    await db.schema.alterTable('runs').addColumn('status_next', 'text', (c) => c.notNull().defaultTo('pending').check(sqlIn('status_next', RUN_STATUSES))).execute();
+    await db.schema
+      .alterTable('runs')
+      .addColumn('status_next', 'text', (c) => c.notNull().defaultTo('pending').check(sqlIn('status_next', RUN_STATUSES)))
+      .execute();
     await sql`update runs set status_next = status`.execute(db);
     await db.schema.dropIndex('runs_status').execute();
     await db.schema.alterTable('runs').dropColumn('status').execute();
@@ -29,7 +52,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('policy_checks')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id').onDelete('cascade'))
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending', 'queued', 'passed', 'soft_failed', 'hard_failed', 'overridden', 'errored', 'canceled', 'unreachable')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().check(sql`status in ('pending', 'queued', 'passed', 'soft_failed', 'hard_failed', 'overridden', 'errored', 'canceled', 'unreachable')`),
+    )
     .addColumn('scope', 'text', (c) => c.notNull().check(sql`scope in ('organization', 'workspace')`))
     // JSON: TFE's `result` object (counts, duration, per-policy outcome), once evaluated.
     .addColumn('result', 'text')
