@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
-import { DecryptionError, loadedKeyring, type Keyring } from '../crypto/keyring.ts';
+import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
+import { sensitiveValues } from '../crypto/sensitive-values.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
 import { errors } from '../jsonapi/errors.ts';
@@ -49,20 +50,7 @@ export function createPolicySetParametersService(deps: { database: Database; pol
 
   const keyring = () => loadedKeyring(deps.keyring);
 
-  /** The parameter id is the associated data: a ciphertext moved to another row will not open. */
-  function toStored(id: string, value: string, sensitive: boolean): StoredValue {
-    return sensitive ? { value: null, encryptedValue: keyring().encrypt(value, id) } : { value, encryptedValue: null };
-  }
-
-  /** Names the parameter when a value cannot be opened (a missing key, say); never the value. */
-  function open(id: string, ciphertext: string): string {
-    try {
-      return keyring().decrypt(ciphertext, id);
-    } catch (e) {
-      if (e instanceof DecryptionError) throw new DecryptionError(`parameter ${id}: ${e.message}`);
-      throw e;
-    }
-  }
+  const { toStored, open } = sensitiveValues(keyring, 'parameter');
 
   async function parameterOf(policySetId: string, id: string): Promise<Parameter> {
     const parameter = await store.findParameter(db, policySetId, id);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../auth/caller.ts';
-import { DecryptionError, loadedKeyring, type Keyring } from '../crypto/keyring.ts';
+import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
+import { sensitiveValues } from '../crypto/sensitive-values.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { hasPrefix, newId } from '../ids.ts';
@@ -96,20 +97,7 @@ export function createVariablesService(deps: {
   const db = database.db;
   const keyring = () => loadedKeyring(deps.keyring);
 
-  /** The variable id is the associated data: a ciphertext moved to another row will not open. */
-  function toStored(id: string, value: string, sensitive: boolean): StoredValue {
-    return sensitive ? { value: null, encryptedValue: keyring().encrypt(value, id) } : { value, encryptedValue: null };
-  }
-
-  /** Names the variable when a value cannot be opened (a missing key, say); never the value. */
-  function open(id: string, ciphertext: string): string {
-    try {
-      return keyring().decrypt(ciphertext, id);
-    } catch (e) {
-      if (e instanceof DecryptionError) throw new DecryptionError(`variable ${id}: ${e.message}`);
-      throw e;
-    }
-  }
+  const { toStored, open } = sensitiveValues(keyring, 'variable');
 
   const taken = () => errors.taken('key');
 
