@@ -50,7 +50,8 @@ export function createPolicySetParametersService(deps: { database: Database; pol
 
   const keyring = () => loadedKeyring(deps.keyring);
 
-  const { toStored, open } = sensitiveValues(keyring, 'parameter');
+  const sealing = sensitiveValues(keyring, 'parameter');
+  const { toStored, open } = sealing;
 
   async function parameterOf(policySetId: string, id: string): Promise<Parameter> {
     const parameter = await store.findParameter(db, policySetId, id);
@@ -164,21 +165,12 @@ export function createPolicySetParametersService(deps: { database: Database; pol
      * rerun continues where it stopped.
      */
     async rotateEncryption(options: { batchSize?: number } = {}): Promise<{ reencrypted: number; keyId: string }> {
-      const ring = keyring();
-      const batchSize = options.batchSize ?? ROTATION_BATCH_SIZE;
-      let reencrypted = 0;
-      let after = '';
-      for (;;) {
-        const batch = await database.transaction(async (trx) => {
-          const rows = await store.staleCiphertexts(trx, ring.primaryPrefix, after, batchSize);
-          for (const row of rows) await store.replaceCiphertext(trx, row.id, ring.encrypt(open(row.id, row.encryptedValue), row.id));
-          return rows;
-        });
-        reencrypted += batch.length;
-        if (batch.length < batchSize) break;
-        after = batch[batch.length - 1]!.id;
-      }
-      return { reencrypted, keyId: ring.primaryKeyId };
+      const reencrypted = await sealing.rotate(
+        database,
+        { stale: store.staleCiphertexts, replace: store.replaceCiphertext },
+        options.batchSize ?? ROTATION_BATCH_SIZE,
+      );
+      return { reencrypted, keyId: keyring().primaryKeyId };
     },
   };
 }

@@ -97,7 +97,8 @@ export function createVariablesService(deps: {
   const db = database.db;
   const keyring = () => loadedKeyring(deps.keyring);
 
-  const { toStored, open } = sensitiveValues(keyring, 'variable');
+  const sealing = sensitiveValues(keyring, 'variable');
+  const { toStored, open } = sealing;
 
   const taken = () => errors.taken('key');
 
@@ -272,20 +273,11 @@ export function createVariablesService(deps: {
 
     /** `hangar rotate-key`: re-seals every sensitive value under the first key, batch by batch. */
     async rotateEncryption(options: { batchSize?: number } = {}): Promise<number> {
-      const ring = keyring();
-      const batchSize = options.batchSize ?? ROTATION_BATCH_SIZE;
-      let reencrypted = 0;
-      let after = '';
-      for (;;) {
-        const batch = await database.transaction(async (trx) => {
-          const rows = await store.staleCiphertexts(trx, ring.primaryPrefix, after, batchSize);
-          for (const row of rows) await store.replaceCiphertext(trx, row.id, ring.encrypt(open(row.id, row.encryptedValue), row.id));
-          return rows;
-        });
-        reencrypted += batch.length;
-        if (batch.length < batchSize) break;
-        after = batch[batch.length - 1]!.id;
-      }
+      const reencrypted = await sealing.rotate(
+        database,
+        { stale: store.staleCiphertexts, replace: store.replaceCiphertext },
+        options.batchSize ?? ROTATION_BATCH_SIZE,
+      );
       return reencrypted;
     },
   };
