@@ -21,6 +21,8 @@ import {
 import { parseQuery } from './jsonapi/query.ts';
 import { agentPoolsRoutes } from './agent-pools/routes.ts';
 import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
+import { agentProtocolRoutes } from './agent-protocol/routes.ts';
+import { localJobPort } from './runner/local.ts';
 import { organizationsRoutes } from './organizations/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { teamProjectsRoutes } from './team-projects/routes.ts';
@@ -262,6 +264,9 @@ export async function buildApp({ config, database, logger, keyring, services: gi
       requireAgentToken(agentApi, { authenticate: services.tokens.authenticateAgent, admit: limits.admit });
       plainJsonScope(agentApi);
       await agentEndpointRoutes(agentApi as unknown as Api, services);
+      // The job protocol for agents: the server's own workers' port, behind the token's pool.
+      const localPort = localJobPort({ ...services, database, variables: services.variables });
+      await agentProtocolRoutes(agentApi as unknown as Api, { ...services, database, localPort });
     },
     { prefix: '/api/agent' },
   );

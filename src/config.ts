@@ -40,6 +40,10 @@ export interface Config {
   policyTimeoutMs: number;
   /** Log bytes kept per plan or apply. */
   runMaxLogBytes: number;
+  /** How long a running job's runner (a worker here, or an agent) may go without a heartbeat before the job is errored. */
+  runnerSilenceTimeoutMs: number;
+  /** `hangar agent`: where Hangar is, the agent token, the agent's name, jobs at once (checked by the agent command). */
+  agent: { url: string | null; token: string | null; name: string | null; concurrency: number };
   /** The terraform binary jobs run (`terraform`: found on PATH). */
   terraformBinary: string;
   /** Passed to jobs as TF_PLUGIN_CACHE_DIR / TF_CLI_CONFIG_FILE (a provider cache or mirror); null = none. */
@@ -138,6 +142,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runTimeoutMs: integer(env, 'HANGAR_RUN_TIMEOUT', 3600, 10, 86_400) * 1000,
     policyTimeoutMs: integer(env, 'HANGAR_POLICY_TIMEOUT', 10, 1, 3600) * 1000,
     runMaxLogBytes: integer(env, 'HANGAR_RUN_MAX_LOG_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    runnerSilenceTimeoutMs: integer(env, 'HANGAR_RUNNER_SILENCE_TIMEOUT', 60, 5, 3600) * 1000,
+    agent: {
+      url: env.HANGAR_AGENT_URL || null,
+      token: env.HANGAR_AGENT_TOKEN || null,
+      name: env.HANGAR_AGENT_NAME || null,
+      concurrency: integer(env, 'HANGAR_AGENT_CONCURRENCY', 1, 1, 64),
+    },
     terraformBinary: env.HANGAR_TERRAFORM_BINARY || 'terraform',
     terraformPluginCacheDir: env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR || null,
     terraformCliConfigFile: env.HANGAR_TERRAFORM_CLI_CONFIG_FILE || null,

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { createServices } from './services.ts';
 import { startRunner } from './runner/start.ts';
+import { agentSettings, startAgent } from './runner/agent.ts';
 import { ConfigError, loadConfig, plainHttpWarning, unknownSettingWarnings, type Config } from './config.ts';
 import { isDatabaseUnavailable, openDatabase, type Database } from './db/index.ts';
 import { LATEST_MIGRATION, migrateToLatest, SchemaTooNewError } from './db/migrate.ts';
@@ -33,6 +34,7 @@ Commands:
   backup FILE                             copy the SQLite database (and a generated key) to FILE while the server runs
   restore FILE [--force]                  put a backup into the configured data directory, the server stopped
   sentinel test|apply ...                 run Sentinel policies and their test cases (see docs/sentinel.md)
+  agent                                   run the jobs of an agent pool (HANGAR_AGENT_URL, HANGAR_AGENT_TOKEN; see docs/runs.md)
 
 Options:
   -h, --help                              print this help
@@ -40,7 +42,7 @@ Options:
 
 Configuration comes from HANGAR_* environment variables; see README.md.`;
 
-const COMMANDS = new Set(['serve', 'migrate', 'bootstrap', 'user', 'token', 'rotate-key', 'backup', 'restore']);
+const COMMANDS = new Set(['agent', 'serve', 'migrate', 'bootstrap', 'user', 'token', 'rotate-key', 'backup', 'restore']);
 
 /** The configured database, after checking that a SQLite file's directory can be written. */
 function open(config: Config): Database {
@@ -87,6 +89,7 @@ async function serve(config: Config): Promise<void> {
     config,
     variables: services.variables,
     path: process.env.PATH,
+    silenceMs: config.runnerSilenceTimeoutMs,
     onError: (e) => app.log.error({ err: e }, 'runner error'),
   });
   let closing = false;
@@ -137,6 +140,18 @@ async function serve(config: Config): Promise<void> {
   }
 }
 
+/** `hangar agent`: runs its pool's jobs until SIGTERM (drains) or its token is refused (exits 1). */
+async function agent(config: Config): Promise<number> {
+  const settings = agentSettings(config, process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin');
+  const say = (line: string) => process.stderr.write(`hangar agent: ${line}\n`);
+  const running = startAgent(settings, say);
+  process.on('SIGTERM', () => running.drain());
+  process.on('SIGINT', () => running.drain());
+  const code = await running.done;
+  // Open keep-alive connections to Hangar would hold the process a few seconds more.
+  process.exit(code);
+}
+
 async function run(argv: string[]): Promise<number> {
   // Needs no database or configuration, and has flags of its own.
   if (argv[0] === 'sentinel') return sentinelCommand(argv.slice(1));
@@ -184,6 +199,8 @@ async function run(argv: string[]): Promise<number> {
     case 'serve':
       await serve(config);
       return -1; // keeps running
+    case 'agent':
+      return agent(config);
     case 'migrate': {
       const database = open(config);
       const applied = await migrateToLatest(database).finally(() => database.close());

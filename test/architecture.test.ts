@@ -28,7 +28,8 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
   { name: 'entry (main.ts)', holds: (f) => f === 'main.ts' },
   { name: 'wiring (app.ts, services.ts)', holds: (f) => f === 'app.ts' || f === 'services.ts' },
   // Executes jobs over the services (the server's own workers); only the wiring starts it.
-  { name: 'runner', holds: (f) => f.startsWith('runner/') },
+  // The agent protocol's routes answer with the runner's own port (runner/local.ts): one protocol.
+  { name: 'runner', holds: (f) => f.startsWith('runner/') || f.startsWith('agent-protocol/') },
   { name: 'routes', holds: domainFile('routes.ts') },
   {
     name: 'HTTP plumbing (api.ts, ops/, schemas, serializers)',

@@ -130,6 +130,12 @@ export function createAgentsService(deps: { database: Database; pools: Pick<Agen
       return record(principal, input, at);
     },
 
+    /** Whether `id` is a registered agent of the token's pool (a job claim names one). */
+    async isInPool(principal: AgentPrincipal, id: string): Promise<boolean> {
+      const agent = await store.findAgentById(db, id);
+      return agent !== undefined && agent.agentPoolId === principal.agentPoolId;
+    },
+
     async list(caller: Caller, poolId: string, sort: Sort<'created-at'> | undefined, page: Page) {
       const { pool } = await deps.pools.find(caller, poolId);
       const { items, total } = await store.listAgents(db, pool.id, { descending: sort?.descending ?? false }, page);
