@@ -1330,6 +1330,34 @@ export const MATRIX: Section[] = [
       // The mirror image of /api/v2: only agent tokens authenticate here, every other one is 401.
       row('POST /api/agent/register', 'an agent joins its pool', [401, 401, 401, 401, 401, 401, 401, 201, 401, 401, 401, 401, 401, 401, 401, 401]),
       row('POST /api/agent/status', 'an agent reports its status', [401, 401, 401, 401, 401, 401, 401, 200, 401, 401, 401, 401, 401, 401, 401, 401]),
+      row('POST /api/agent/jobs/claim', 'an agent claims a job of its pool', [401, 401, 401, 401, 401, 401, 401, 200, 401, 401, 401, 401, 401, 401, 401, 401]),
+      row('POST /api/agent/jobs/:job_id/start', 'an agent starts its job', [401, 401, 401, 401, 401, 401, 401, 200, 401, 401, 401, 401, 401, 401, 401, 401]),
+      row(
+        'GET /api/agent/jobs/:job_id/inputs',
+        "an agent reads its job's inputs",
+        [401, 401, 401, 401, 401, 401, 401, 200, 401, 401, 401, 401, 401, 401, 401, 401],
+      ),
+      row(
+        'POST /api/agent/jobs/:job_id/log',
+        "an agent appends to its job's log",
+        [401, 401, 401, 401, 401, 401, 401, 204, 401, 401, 401, 401, 401, 401, 401, 401],
+      ),
+      row(
+        'POST /api/agent/jobs/:job_id/heartbeat',
+        'an agent beats for its job',
+        [401, 401, 401, 401, 401, 401, 401, 200, 401, 401, 401, 401, 401, 401, 401, 401],
+      ),
+      row('POST /api/agent/jobs/:job_id/planned', 'an agent reports a plan', [401, 401, 401, 401, 401, 401, 401, 204, 401, 401, 401, 401, 401, 401, 401, 401]),
+      row(
+        'POST /api/agent/jobs/:job_id/applied',
+        'an agent reports an apply',
+        [401, 401, 401, 401, 401, 401, 401, 204, 401, 401, 401, 401, 401, 401, 401, 401],
+      ),
+      row(
+        'POST /api/agent/jobs/:job_id/failed',
+        'an agent reports a failed job',
+        [401, 401, 401, 401, 401, 401, 401, 204, 401, 401, 401, 401, 401, 401, 401, 401],
+      ),
     ],
   },
 ];

@@ -4,6 +4,7 @@
 import { unique } from '../helpers/harness.ts';
 import { projectRefs, workspaceRefs } from '../helpers/policy-sets.ts';
 import { poolBody } from '../helpers/agents.ts';
+import { agentRun } from '../helpers/agent-jobs.ts';
 import { lock, stateFile, unlock, versionBody } from '../helpers/state.ts';
 import { invitationBody, membersBody, membershipsBody, tokenBody, type World } from './world.ts';
 
@@ -27,6 +28,13 @@ export interface RowRequest {
 }
 
 const AUDIT_TRAILS = 'token=audit-trails';
+const JOB_COUNTS = { additions: 0, changes: 0, destructions: 0, imports: 0 };
+/** A job protocol call on a held job: its id in the path, its runner in the body. */
+const jobRequest = (held: { jobId: string; runner: string }, body: (runner: string) => Record<string, unknown>): CellRequest => ({
+  params: { job_id: held.jobId },
+  body: body(held.runner),
+  contentType: 'application/json',
+});
 const org = async (w: World) => ({ organization_name: (await w.org()).name });
 const owner = async (w: World) => ({ user_id: (await w.org()).owner.id });
 const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
@@ -753,4 +761,30 @@ export const REQUESTS: Record<string, RowRequest> = {
   'POST /api/agent/status': {
     make: async (w) => ({ body: { id: await w.agent(), status: 'idle' }, contentType: 'application/json' }),
   },
+  // ---- the job protocol (each cell its own job, held by the world's agent)
+  'POST /api/agent/jobs/claim': {
+    make: async (w) => {
+      const runner = `${await w.agent()}/0`;
+      // A queued job of the pool for the claim to take.
+      await agentRun(w.ctx, await w.org(), await w.pool());
+      return { body: { runner }, contentType: 'application/json' };
+    },
+  },
+  'POST /api/agent/jobs/:job_id/start': { make: async (w) => jobRequest(await w.freshAgentJob(), (runner) => ({ runner })) },
+  'GET /api/agent/jobs/:job_id/inputs': {
+    make: async (w) => {
+      const { jobId, runner } = await w.freshAgentJob();
+      return { params: { job_id: jobId }, query: `runner=${encodeURIComponent(runner)}` };
+    },
+  },
+  'POST /api/agent/jobs/:job_id/log': { make: async (w) => jobRequest(await w.freshAgentJob(), (runner) => ({ runner, data: 'eA==' })) },
+  'POST /api/agent/jobs/:job_id/heartbeat': { make: async (w) => jobRequest(await w.freshAgentJob(), (runner) => ({ runner })) },
+  'POST /api/agent/jobs/:job_id/planned': {
+    make: async (w) =>
+      jobRequest(await w.freshAgentJob(), (runner) => ({ runner, 'plan-file': 'eA==', 'plan-json': '{}', counts: JOB_COUNTS, 'has-changes': false })),
+  },
+  'POST /api/agent/jobs/:job_id/applied': {
+    make: async (w) => jobRequest(await w.freshAgentJob('apply'), (runner) => ({ runner, state: null, counts: JOB_COUNTS })),
+  },
+  'POST /api/agent/jobs/:job_id/failed': { make: async (w) => jobRequest(await w.freshAgentJob(), (runner) => ({ runner, reason: 'matrix' })) },
 };

@@ -5,6 +5,7 @@
 import type { Response, TestContext } from '../helpers/harness.ts';
 import { unique } from '../helpers/harness.ts';
 import { createAgentToken, createPool, registerAgent, agentCall } from '../helpers/agents.ts';
+import { agentRun, holdJob } from '../helpers/agent-jobs.ts';
 import { createPolicySet, createParameter, projectRefs, workspaceRefs } from '../helpers/policy-sets.ts';
 import { createProject, createWorkspace, grant, type Org } from '../helpers/projects.ts';
 import type { CallerKind } from './matrix.ts';
@@ -337,6 +338,26 @@ export class World {
     const res = await agentCall(this.ctx, 'status', secret, { id, status: 'exited' });
     if (res.status !== 200) throw new Error(`world set-up: agent exit answered ${res.status}: ${res.raw}`);
     return id;
+  }
+
+  /**
+   * A job of the world's pool (a run of a new agent-mode workspace) held by the world's agent as
+   * runner `<agent>/0`: its plan, or its apply (the plan reported, auto-apply queued it).
+   */
+  async freshAgentJob(phase: 'plan' | 'apply' = 'plan'): Promise<{ jobId: string; runner: string }> {
+    const runner = `${await this.agent()}/0`;
+    const run = await agentRun(this.ctx, await this.org(), await this.pool());
+    if (phase === 'plan') {
+      await holdJob(this.ctx, run.planJobId, runner);
+      return { jobId: run.planJobId, runner };
+    }
+    await holdJob(this.ctx, run.planJobId, runner);
+    const { jobs, runs } = this.ctx.services;
+    const plan = (await jobs.find(this.ctx.database.db, run.planJobId))!;
+    await runs.pipeline.started(plan);
+    await runs.pipeline.planned(plan, { additions: 1, changes: 0, destructions: 0, imports: 0 }, true);
+    await holdJob(this.ctx, run.applyJobId, runner);
+    return { jobId: run.applyJobId, runner };
   }
 
   // ---- policy sets and parameters -----------------------------------------------------------
