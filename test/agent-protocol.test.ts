@@ -57,11 +57,14 @@ suite('agent job protocol', (ctx) => {
     assert.equal(claimed.body.runner, runner);
     const planJob = claimed.body.id;
     assert.equal((await claim(ctx, token.secret, `${agent}/1`)).status, 204, 'a job is claimed once');
+    // A claim whose answer was lost is answered again, until the job starts.
+    assert.equal((await claim(ctx, token.secret, runner)).body.id, planJob);
 
     const started = await jobCall(ctx, 'POST', `${planJob}/start`, token.secret, { runner });
     assertStatus(started, 200);
     assert.deepEqual(started.body, { proceed: true });
     assert.equal(await runStatus(ctx, org.owner.token, runId), 'planning');
+    assertStatus(await claim(ctx, token.secret, runner), 204);
 
     const inputs = await jobCall(ctx, 'GET', `${planJob}/inputs?runner=${encodeURIComponent(runner)}`, token.secret);
     assertStatus(inputs, 200);
@@ -77,7 +80,7 @@ suite('agent job protocol', (ctx) => {
     // Another runner of the same pool does not get the job's secrets.
     assertAgentError(await jobCall(ctx, 'GET', `${planJob}/inputs?runner=${encodeURIComponent(`${agent}/1`)}`, token.secret), 409);
 
-    assertStatus(await jobCall(ctx, 'POST', `${planJob}/log`, token.secret, { runner, data: Buffer.from('Plan: 1 to add\n').toString('base64') }), 204);
+    assertStatus(await jobCall(ctx, 'POST', `${planJob}/log`, token.secret, { runner, chunk: Buffer.from('Plan: 1 to add\n').toString('base64') }), 204);
     const heartbeat = await jobCall(ctx, 'POST', `${planJob}/heartbeat`, token.secret, { runner });
     assertStatus(heartbeat, 200);
     assert.deepEqual(heartbeat.body, { 'carry-on': true });
@@ -94,8 +97,10 @@ suite('agent job protocol', (ctx) => {
     const job = (await ctx.services.jobs.find(ctx.database.db, planJob))!;
     assert.equal(job.status, 'finished');
     assert.equal((await ctx.services.jobs.readLog(job, 0, 1000)).toString('utf8'), '\u0002Plan: 1 to add\n\u0003');
-    // A result reported twice is refused: the job is no longer running.
-    assertAgentError(await jobCall(ctx, 'POST', `${planJob}/failed`, token.secret, { runner, reason: 'again' }), 409);
+    // A result reported again (its answer lost) changes nothing; another runner's report is refused.
+    assertStatus(await jobCall(ctx, 'POST', `${planJob}/failed`, token.secret, { runner, reason: 'again' }), 204);
+    assert.equal((await ctx.services.jobs.find(ctx.database.db, planJob))!.status, 'finished');
+    assertAgentError(await jobCall(ctx, 'POST', `${planJob}/failed`, token.secret, { runner: `${agent}/1`, reason: 'again' }), 409);
 
     // Auto-apply queued the apply: the same agent claims it, with the plan file.
     const apply = await claim(ctx, token.secret, runner);
@@ -151,7 +156,7 @@ suite('agent job protocol', (ctx) => {
     for (const [method, path, body] of [
       ['POST', `${planJobId}/start`, { runner: theirs }],
       ['GET', `${planJobId}/inputs?runner=${encodeURIComponent(theirs)}`, undefined],
-      ['POST', `${planJobId}/log`, { runner: theirs, data: 'eA==' }],
+      ['POST', `${planJobId}/log`, { runner: theirs, chunk: 'eA==' }],
       ['POST', `${planJobId}/heartbeat`, { runner: theirs }],
       ['POST', `${planJobId}/planned`, { runner: theirs, 'plan-file': '', 'plan-json': '{}', counts: COUNTS, 'has-changes': false }],
       ['POST', `${planJobId}/applied`, { runner: theirs, state: null, counts: COUNTS }],

@@ -7,6 +7,7 @@ import type { Api } from '../api.ts';
 import type { AgentPrincipal } from '../auth/principal.ts';
 import type { AgentsService } from '../agents/service.ts';
 import type { Database } from '../db/index.ts';
+import type { RunsService } from '../runs/service.ts';
 import type { Job, JobSignal, JobsService } from '../jobs/service.ts';
 import { errors } from '../jsonapi/errors.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
@@ -37,9 +38,9 @@ const bytes = (b64: string) => Buffer.from(b64, 'base64');
 
 export async function agentProtocolRoutes(
   app: Api,
-  deps: { database: Database; jobs: JobsService; jobSignal: JobSignal; agents: AgentsService; localPort: JobPort },
+  deps: { database: Database; jobs: JobsService; jobSignal: JobSignal; agents: AgentsService; runs: RunsService; localPort: JobPort },
 ): Promise<void> {
-  const { database, jobs, jobSignal, agents, localPort: port } = deps;
+  const { database, jobs, jobSignal, agents, runs, localPort: port } = deps;
   // A long poll ends at once when the server shuts down, so that it does not hold the shutdown.
   let closing = false;
   app.addHook('preClose', async () => {
@@ -60,6 +61,29 @@ export async function agentProtocolRoutes(
     if (job.status !== 'running') throw errors.conflict(`The job is ${job.status}, not running`);
     return job;
   }
+  /**
+   * For a result: the job `runner` holds, or null when that runner's job has already ended (a
+   * report repeated because its answer was lost, or one about a job canceled meanwhile): that is
+   * answered 204 and changes nothing, as the in-process runner's late reports change nothing.
+   */
+  async function reporting(agent: AgentPrincipal, jobId: string, runner: string): Promise<Job | null> {
+    const job = await ofPool(agent, jobId);
+    if (job.runner === runner && ['finished', 'errored', 'canceled'].includes(job.status)) return null;
+    return held(agent, jobId, runner);
+  }
+
+  /**
+   * A job this runner was handed but never started (its run still queued for the phase): a claim
+   * whose answer was lost is answered again, rather than leaving the job to the silence timeout.
+   * A job the runner started is never handed out again.
+   */
+  async function unstarted(runner: string): Promise<Job | undefined> {
+    for (const job of await jobs.heldBy(runner)) {
+      const run = await runs.pipeline.runOf(job.runId);
+      if (run?.status === (job.phase === 'plan' ? 'plan_queued' : 'apply_queued')) return job;
+    }
+    return undefined;
+  }
 
   app.post(
     '/jobs/claim',
@@ -75,6 +99,8 @@ export async function agentProtocolRoutes(
       const { runner, wait = 0 } = request.body;
       const agentId = runner.slice(0, runner.indexOf('/'));
       if (!(await agents.isInPool(request.agent, agentId))) throw errors.notFound();
+      const again = await unstarted(runner);
+      if (again) return { id: again.id, 'run-id': again.runId, phase: again.phase, runner };
       const until = Date.now() + wait * 1000;
       for (;;) {
         // A caller that went away (an agent draining) must not be handed a job it will never run.
@@ -137,7 +163,7 @@ export async function agentProtocolRoutes(
     },
     async (request, reply) => {
       const job = await held(request.agent, request.params.job_id, request.body.runner);
-      await port.log(job, bytes(request.body.data));
+      await port.log(job, bytes(request.body.chunk));
       return reply.code(204).send();
     },
   );
@@ -165,7 +191,8 @@ export async function agentProtocolRoutes(
     },
     async (request, reply) => {
       const body = request.body;
-      const job = await held(request.agent, request.params.job_id, body.runner);
+      const job = await reporting(request.agent, request.params.job_id, body.runner);
+      if (!job) return reply.code(204).send();
       if (job.phase !== 'plan') throw errors.conflict('The job is an apply');
       await port.planned(job, {
         planFile: bytes(body['plan-file']),
@@ -185,7 +212,8 @@ export async function agentProtocolRoutes(
     },
     async (request, reply) => {
       const body = request.body;
-      const job = await held(request.agent, request.params.job_id, body.runner);
+      const job = await reporting(request.agent, request.params.job_id, body.runner);
+      if (!job) return reply.code(204).send();
       if (job.phase !== 'apply') throw errors.conflict('The job is a plan');
       await port.applied(job, { state: body.state === null ? null : bytes(body.state), counts: body.counts });
       return reply.code(204).send();
@@ -206,7 +234,8 @@ export async function agentProtocolRoutes(
     },
     async (request, reply) => {
       const body = request.body;
-      const job = await held(request.agent, request.params.job_id, body.runner);
+      const job = await reporting(request.agent, request.params.job_id, body.runner);
+      if (!job) return reply.code(204).send();
       const state = body.state && job.phase === 'apply' ? bytes(body.state) : null;
       await port.failed(job, body.reason, state);
       return reply.code(204).send();

@@ -21,7 +21,7 @@ export const ClaimBody = Type.Object({
   wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, description: 'Seconds to wait for a job when none is queued (long poll)' })),
 });
 export const RunnerBody = Type.Object({ runner: Runner });
-export const LogBody = Type.Object({ runner: Runner, data: Base64('The next bytes of the log') });
+export const LogBody = Type.Object({ runner: Runner, chunk: Base64('The next bytes of the log') });
 export const PlannedBody = Type.Object({
   runner: Runner,
   'plan-file': Base64('The plan file (`terraform plan -out`)'),

@@ -99,6 +99,9 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
       return store.moveJob(q, job, ['queued'], 'running', at, { runner, heartbeatAt: at });
     },
 
+    /** The running jobs `runner` holds (an agent's claim that was answered but never heard). */
+    heldBy: (runner: string) => store.heldBy(db, runner),
+
     /** Whether the runner should carry on with its job. */
     heartbeat: (id: string, runner: string) => store.beat(db, id, runner, now()),
 

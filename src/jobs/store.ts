@@ -122,6 +122,11 @@ export async function beat(q: Queryable, id: string, runner: string, at: string)
   return Number(r.numUpdatedRows) === 1;
 }
 
+/** The running jobs `runner` holds. */
+export async function heldBy(q: Queryable, runner: string): Promise<Job[]> {
+  return (await q.selectFrom('jobs').selectAll().where('runner', '=', runner).where('status', '=', 'running').execute()).map(JOBS.read);
+}
+
 /** Running jobs whose runner last reported before `cutoff`. */
 export async function silentJobs(q: Queryable, cutoff: string, limit: number): Promise<Job[]> {
   return (await q.selectFrom('jobs').selectAll().where('status', '=', 'running').where('heartbeat_at', '<', cutoff).limit(limit).execute()).map(JOBS.read);

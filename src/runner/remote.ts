@@ -151,7 +151,7 @@ export function remoteJobPort(client: AgentClient, options: { waitSeconds: numbe
       // lost, not fatal: executeJob flushes from a timer, where a rejection would end the agent.
       try {
         for (let at = 0; at < bytes.byteLength; at += LOG_PART)
-          await client.call('POST', jobPath(job, 'log'), { runner: runnerOf(job), data: b64(bytes.subarray(at, at + LOG_PART)) });
+          await client.call('POST', jobPath(job, 'log'), { runner: runnerOf(job), chunk: b64(bytes.subarray(at, at + LOG_PART)) });
       } catch {
         // See above.
       }

@@ -777,7 +777,7 @@ export const REQUESTS: Record<string, RowRequest> = {
       return { params: { job_id: jobId }, query: `runner=${encodeURIComponent(runner)}` };
     },
   },
-  'POST /api/agent/jobs/:job_id/log': { make: async (w) => jobRequest(await w.freshAgentJob(), (runner) => ({ runner, data: 'eA==' })) },
+  'POST /api/agent/jobs/:job_id/log': { make: async (w) => jobRequest(await w.freshAgentJob(), (runner) => ({ runner, chunk: 'eA==' })) },
   'POST /api/agent/jobs/:job_id/heartbeat': { make: async (w) => jobRequest(await w.freshAgentJob(), (runner) => ({ runner })) },
   'POST /api/agent/jobs/:job_id/planned': {
     make: async (w) =>

@@ -15,7 +15,7 @@ import { World } from '../access/world.ts';
 
 const FAR_PAST = '1970-01-01T00:00:00.000Z';
 /** Columns a repeated request may legitimately touch again (a heartbeat, a token's use, a variable's version). */
-const TOUCHED = new Set(['updated_at', 'last_used_at', 'last_ping_at', 'version_id']);
+const TOUCHED = new Set(['updated_at', 'last_used_at', 'last_ping_at', 'heartbeat_at', 'version_id']);
 /** Columns whose values differ between two creates by nature: ids, unique names, digests, times. */
 const generated = (column: string) =>
   column === 'id' ||
