@@ -85,6 +85,7 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     .sort((a, b) => b.length - a.length);
   const log = logWriter(port, job, secrets, options.maxLogBytes);
   const abort = new AbortController();
+  const killer = new AbortController();
   let why: string | null = null;
   const stop = (reason: string) => {
     why ??= reason;
@@ -94,14 +95,22 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     () => stop(`The run exceeded its time limit of ${Math.round(options.timeoutMs / 1000)} s (HANGAR_RUN_TIMEOUT)`),
     options.timeoutMs,
   );
-  const beat = setInterval(() => {
+  // A requested cancel interrupts terraform (which winds down and writes what state it has); the
+  // job being no longer ours after that (a force-cancel) kills it at once.
+  let cancelSeen = false;
+  const check = () =>
     port.heartbeat(job, options.runner).then(
-      (carryOn) => {
-        if (!carryOn) stop('canceled');
+      (answer) => {
+        if (answer === true) return;
+        if (answer === false && cancelSeen) killer.abort();
+        cancelSeen ||= answer === 'cancel';
+        stop(CANCELED);
       },
       () => {},
     );
-  }, HEARTBEAT_MS);
+  const beat = setInterval(() => void check(), HEARTBEAT_MS);
+  // Woken the moment a cancel is made in this process, rather than at the next beat.
+  const unwatch = port.watch?.(job, () => void check());
   const dir = await mkdtemp(path.join(tmpdir(), 'hangar-job-'));
   const work = path.join(dir, 'config');
   try {
@@ -124,7 +133,8 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     const terraformVars = inputs.variables.filter((v) => v.category === 'terraform');
     if (terraformVars.length > 0) await writeFile(path.join(work, 'zzzz_hangar.auto.tfvars'), tfvars(terraformVars));
 
-    const tf = (args: string[], onLine = log.line) => runTerraform(options.settings, { args, cwd: work, env, onLine, signal: abort.signal });
+    const tf = (args: string[], onLine = log.line) =>
+      runTerraform(options.settings, { args, cwd: work, env, onLine, signal: abort.signal, kill: killer.signal });
     const version = await terraformVersion(options.settings);
     log.line(`Terraform v${version}`);
     log.line(`Executed by Hangar's runner (${options.runner}): ${job.phase} of run ${inputs.runId}, workspace ${inputs.workspaceId}`);
@@ -163,7 +173,7 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     const state = await readFile(path.join(work, 'terraform.tfstate')).catch(() => null);
     const changed = state !== null && (inputs.state === null || !state.equals(inputs.state)) ? state : null;
     if (code !== 0) {
-      log.line(why === 'canceled' ? 'Apply canceled.' : '');
+      log.line(why === CANCELED ? 'Apply canceled.' : '');
       await log.close();
       await port.failed(job, why ?? 'terraform apply failed', changed);
       return;
@@ -178,14 +188,19 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     await port.applied(job, { state: changed, counts });
   } catch (e) {
     const reason = e instanceof JobError ? e.message : `The job failed: ${(e as Error).message}`;
-    log.line(why === 'canceled' ? `The ${job.phase} was canceled.` : `Error: ${reason}`);
+    log.line(why === CANCELED ? `The ${job.phase} was canceled.` : `Error: ${reason}`);
     await log.close().catch(() => {});
-    if (why !== 'canceled') await port.failed(job, reason).catch(() => {});
+    // Reported even when canceled: the server ends the run `canceled` when a cancel was requested
+    // (and ignores the report of a job that is no longer running).
+    await port.failed(job, reason).catch(() => {});
   } finally {
     clearTimeout(deadline);
     clearInterval(beat);
+    unwatch?.();
     await rm(dir, { recursive: true, force: true }).catch(() => {});
   }
 }
 
 class JobError extends Error {}
+
+const CANCELED = 'The run was canceled';
