@@ -133,7 +133,13 @@ export async function beat(q: Queryable, id: string, runner: string, at: string)
 
 /** Records a cancel request on a running job (the first one counts); false when it is not running. */
 export async function requestCancel(q: Queryable, id: string, at: string): Promise<boolean> {
-  await q.updateTable('jobs').set({ cancel_requested_at: at }).where('id', '=', id).where('status', '=', 'running').where('cancel_requested_at', 'is', null).execute();
+  await q
+    .updateTable('jobs')
+    .set({ cancel_requested_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('cancel_requested_at', 'is', null)
+    .execute();
   const row = await q.selectFrom('jobs').select(['status', 'cancel_requested_at']).where('id', '=', id).executeTakeFirst();
   return row?.status === 'running' && row.cancel_requested_at !== null;
 }
