@@ -44,7 +44,13 @@ function logWriter(port: JobPort, job: Job, secrets: readonly string[], maxBytes
     if (pending.length === 0) return flushing;
     const text = pending.join('');
     pending = [];
-    flushing = flushing.then(() => port.log(job, Buffer.from(text, 'utf8')));
+    // A failed append (the database dropped the connection) is put back and sent with the next
+    // flush: lines are neither lost nor reordered, and the failure never escapes unhandled.
+    flushing = flushing.then(() =>
+      port.log(job, Buffer.from(text, 'utf8')).catch(() => {
+        pending.unshift(text);
+      }),
+    );
     return flushing;
   };
   const timer = setInterval(() => void flush(), 200);
@@ -65,6 +71,7 @@ function logWriter(port: JobPort, job: Job, secrets: readonly string[], maxBytes
     async close() {
       clearInterval(timer);
       await flush();
+      if (pending.length > 0) await flush();
     },
   };
 }
@@ -155,13 +162,16 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
       const json = shown.join('\n');
       const counts = countChanges(json);
       await log.close();
-      await port.planned(job, {
-        planFile: await readFile(path.join(work, 'plan.bin')),
-        planJson: Buffer.from(redactPlanJson(json, secrets), 'utf8'),
-        counts,
-        // Exit code 2: the plan has changes (resources or outputs).
-        hasChanges: code === 2,
-      });
+      const planFile = await readFile(path.join(work, 'plan.bin'));
+      await reported(() =>
+        port.planned(job, {
+          planFile,
+          planJson: Buffer.from(redactPlanJson(json, secrets), 'utf8'),
+          counts,
+          // Exit code 2: the plan has changes (resources or outputs).
+          hasChanges: code === 2,
+        }),
+      );
       return;
     }
 
@@ -175,7 +185,7 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     if (code !== 0) {
       log.line(why === CANCELED ? 'Apply canceled.' : '');
       await log.close();
-      await port.failed(job, why ?? 'terraform apply failed', changed);
+      await reported(() => port.failed(job, why ?? 'terraform apply failed', changed));
       return;
     }
     await log.close();
@@ -185,14 +195,14 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     } catch {
       // The counts are a summary; the apply itself succeeded.
     }
-    await port.applied(job, { state: changed, counts });
+    await reported(() => port.applied(job, { state: changed, counts }));
   } catch (e) {
     const reason = e instanceof JobError ? e.message : `The job failed: ${(e as Error).message}`;
     log.line(why === CANCELED ? `The ${job.phase} was canceled.` : `Error: ${reason}`);
     await log.close().catch(() => {});
     // Reported even when canceled: the server ends the run `canceled` when a cancel was requested
     // (and ignores the report of a job that is no longer running).
-    await port.failed(job, reason).catch(() => {});
+    await reported(() => port.failed(job, reason)).catch(() => {});
   } finally {
     clearTimeout(deadline);
     clearInterval(beat);
@@ -202,5 +212,21 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
 }
 
 class JobError extends Error {}
+
+/**
+ * A job's outcome (with the state an apply wrote) is worth a few tries: a connection the database
+ * dropped a moment ago fails one call, and the next gets a fresh one. Reports are conditional
+ * writes, so a retry of one that did land changes nothing.
+ */
+async function reported(report: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await report();
+    } catch (e) {
+      if (attempt >= 5) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+    }
+  }
+}
 
 const CANCELED = 'The run was canceled';

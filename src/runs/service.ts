@@ -613,7 +613,8 @@ export function createRunsService(deps: {
       async failed(job: Job, reason: string): Promise<void> {
         await database.transaction(async (trx) => {
           if (await canceledByRequest(trx, job)) return;
-          await jobs.move(trx, job, ['queued', 'running'], 'errored', now());
+          // A report about a job that already ended (a retried report that did land) changes nothing.
+          if (!(await jobs.move(trx, job, ['queued', 'running'], 'errored', now()))) return;
           await jobs.completeLog(trx, job.id);
           const run = (await store.findRun(trx, job.runId))!;
           if (isFinal(run.status)) return;
