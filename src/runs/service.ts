@@ -452,21 +452,15 @@ export function createRunsService(deps: {
     cancel,
     /** Ends a run at once, its terraform killed: only after a cancel was requested and its cool-off passed (TFE's rule). */
     async forceCancel(caller: Caller, id: string, note?: string): Promise<void> {
-      const { run } = await find(caller, id);
+      const { run, found } = await find(caller, id);
+      authorize(found, 'queue-run');
       const job = await runningJob(db, run);
       if (job && !job.cancelRequestedAt) throw errors.conflict('Transition not allowed: cancel the run first; force-cancel is available after a cool-off');
       const available = forceCancelAvailableAt(job?.cancelRequestedAt ?? null);
       if (available && Date.parse(available) > Date.now()) {
         throw errors.conflict(`Transition not allowed: force-cancel is available from ${available}`);
       }
-      await stop(
-        caller,
-        id,
-        'force_canceled',
-        (r) => (r.status === 'planning' || r.status === 'applying') && r.id === run.id && job !== undefined,
-        'force-canceled',
-        note,
-      );
+      await stop(caller, id, 'force_canceled', (r) => (r.status === 'planning' || r.status === 'applying') && job !== undefined, 'force-canceled', note);
     },
 
     /** Starts a pending run now: the run holding the workspace (if it has not started applying) is canceled. */
