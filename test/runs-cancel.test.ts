@@ -201,6 +201,47 @@ suite('run cancel', (ctx) => {
     assert.equal((await ctx.get(`/api/v2/workspaces/${ws.id}`, token)).body.data.attributes.locked, false);
   });
 
+  it('the job protocol: a cancel request keeps the job beating but says stop; the runner’s report ends the run canceled', async () => {
+    const org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const token = org.owner.token;
+    // Locked by the owner, so that no runner of this suite picks the run up; it is started by hand.
+    assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/lock`, token, {}), 200);
+    await upload(ctx, token, ws.id, 'resource "terraform_data" "a" {}\n');
+    const run = await ctx.post('/api/v2/runs', token, runBody(ws.id));
+    const id = run.body.data.id;
+    const { jobs, runs } = ctx.services;
+    const db = ctx.database.db;
+    await db.updateTable('runs').set({ status: 'plan_queued' }).where('id', '=', id).execute();
+    const [plan] = (await jobs.ofRuns(db, [id])).filter((j) => j.phase === 'plan');
+    const running = (await jobs.move(db, plan!, ['pending'], 'running', new Date().toISOString(), { runner: 'r1', heartbeatAt: '2000-01-01T00:00:00.000Z' }))!;
+    assert.equal(await runs.pipeline.started(running), true);
+    let woken = 0;
+    const unwatch = jobs.watch(running.id, () => woken++);
+    assert.equal(await jobs.heartbeat(running.id, 'r1'), true);
+    assert.equal(await jobs.heartbeat(running.id, 'someone-else'), false);
+
+    assertStatus(await ctx.post(`/api/v2/runs/${id}/actions/cancel`, token, {}), 202);
+    assert.equal(woken, 1, 'the runner is woken, not left to its next beat');
+    unwatch();
+    // The boolean heartbeat says stop; the beat is still recorded, so the job is not taken for silent.
+    const before = (await jobs.find(db, running.id))!.heartbeatAt!;
+    assert.equal(await jobs.heartbeat(running.id, 'r1'), false);
+    assert.ok((await jobs.find(db, running.id))!.heartbeatAt! > before);
+    assert.equal(await jobs.beat(running.id, 'r1'), 'cancel');
+    assert.equal((await ctx.get(`/api/v2/runs/${id}`, token)).body.data.attributes.status, 'planning');
+
+    // Terraform exited (interrupted): the runner reports a failure, the server ends the run canceled.
+    await runs.pipeline.failed(running, 'The run was canceled');
+    const ended = await ctx.get(`/api/v2/runs/${id}?include=plan`, token);
+    assert.equal(ended.body.data.attributes.status, 'canceled');
+    assert.equal(ended.body.included[0].attributes.status, 'canceled');
+    assert.equal(await jobs.beat(running.id, 'r1'), 'gone');
+    // A late report changes nothing.
+    await runs.pipeline.failed(running, 'again');
+    assert.equal((await ctx.get(`/api/v2/runs/${id}`, token)).body.data.attributes.status, 'canceled');
+  });
+
   it('a cancel of a run that is not executing ends it at once; cancel and force-cancel need permission', async () => {
     const org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);
