@@ -36,6 +36,8 @@ export interface Config {
   runnerConcurrency: number;
   /** Wall-clock limit of one plan or apply. */
   runTimeoutMs: number;
+  /** How long a running job's runner may stay silent before its run is errored (`HANGAR_RUNNER_SILENCE_TIMEOUT`). */
+  runnerSilenceMs: number;
   /** Wall-clock bound of one policy's evaluation in a policy check. */
   policyTimeoutMs: number;
   /** Log bytes kept per plan or apply. */
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: certFile && keyFile ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) } : null,
     runnerConcurrency: integer(env, 'HANGAR_RUNNER_CONCURRENCY', 1, 0, 64),
     runTimeoutMs: integer(env, 'HANGAR_RUN_TIMEOUT', 3600, 10, 86_400) * 1000,
+    runnerSilenceMs: integer(env, 'HANGAR_RUNNER_SILENCE_TIMEOUT', 60, 5, 3600) * 1000,
     policyTimeoutMs: integer(env, 'HANGAR_POLICY_TIMEOUT', 10, 1, 3600) * 1000,
     runMaxLogBytes: integer(env, 'HANGAR_RUN_MAX_LOG_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     runnerSilenceTimeoutMs: integer(env, 'HANGAR_RUNNER_SILENCE_TIMEOUT', 60, 5, 3600) * 1000,

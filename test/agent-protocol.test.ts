@@ -83,8 +83,11 @@ suite('agent job protocol', (ctx) => {
     assertStatus(await jobCall(ctx, 'POST', `${planJob}/log`, token.secret, { runner, chunk: Buffer.from('Plan: 1 to add\n').toString('base64') }), 204);
     const heartbeat = await jobCall(ctx, 'POST', `${planJob}/heartbeat`, token.secret, { runner });
     assertStatus(heartbeat, 200);
-    assert.deepEqual(heartbeat.body, { 'carry-on': true });
-    assert.deepEqual((await jobCall(ctx, 'POST', `${planJob}/heartbeat`, token.secret, { runner: `${agent}/1` })).body, { 'carry-on': false });
+    assert.deepEqual(heartbeat.body, { 'carry-on': true, 'cancel-requested': false });
+    assert.deepEqual((await jobCall(ctx, 'POST', `${planJob}/heartbeat`, token.secret, { runner: `${agent}/1` })).body, {
+      'carry-on': false,
+      'cancel-requested': false,
+    });
 
     const planned = await jobCall(ctx, 'POST', `${planJob}/planned`, token.secret, {
       runner,
@@ -166,7 +169,24 @@ suite('agent job protocol', (ctx) => {
       assertAgentError(await jobCall(ctx, method, path, method === 'POST' && path.startsWith('plan-0') ? token.secret : otherToken.secret, body), 404);
     }
     // Untouched: the job still runs for its own runner.
-    assert.deepEqual((await jobCall(ctx, 'POST', `${planJobId}/heartbeat`, token.secret, { runner: mine })).body, { 'carry-on': true });
+    assert.deepEqual((await jobCall(ctx, 'POST', `${planJobId}/heartbeat`, token.secret, { runner: mine })).body, {
+      'carry-on': true,
+      'cancel-requested': false,
+    });
+  });
+
+  it('tells the agent of a cancel request through its heartbeat, without taking the job away', async () => {
+    const { org, pool, token } = await poolWithToken(ctx);
+    const runner = `${await registerAgent(ctx, token.secret)}/0`;
+    const { runId, planJobId } = await agentRun(ctx, org, pool.id);
+    assert.equal((await claim(ctx, token.secret, runner)).body.id, planJobId);
+    assertStatus(await jobCall(ctx, 'POST', `${planJobId}/start`, token.secret, { runner }), 200);
+    const beat = async () => (await jobCall(ctx, 'POST', `${planJobId}/heartbeat`, token.secret, { runner })).body;
+    assert.deepEqual(await beat(), { 'carry-on': true, 'cancel-requested': false });
+    assertStatus(await ctx.post(`/api/v2/runs/${runId}/actions/cancel`, org.owner.token, {}), 202);
+    // The agent keeps the job while terraform winds down: it is told to interrupt, not to drop it.
+    assert.deepEqual(await beat(), { 'carry-on': true, 'cancel-requested': true });
+    assert.equal(await runStatus(ctx, org.owner.token, runId), 'planning');
   });
 
   it('wakes a waiting claim the moment a job of the pool is queued', async () => {

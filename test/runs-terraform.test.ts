@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangar, scratchServer, type Server } from './helpers/process.ts';
+import { heldStateServer } from './helpers/held-state.ts';
 import { hasOpenssl, makeCertificates, type TestCertificates } from './helpers/tls.ts';
 
 const terraformVersion = spawnSync('terraform', ['version'], { encoding: 'utf8' });
@@ -136,6 +137,61 @@ for (const dialect of dialects()) {
 
       const destroy = await ok(terraform(dir, ['apply', '-destroy', '-auto-approve', '-input=false']));
       assert.match(destroy, /Resources: 0 added, 0 changed, 1 destroyed/);
+    });
+
+    it('Ctrl-C during the remote plan of `terraform apply`: the CLI asks, calls the cancel action, the run ends canceled', async () => {
+      const held = await heldStateServer();
+      try {
+        const dir = path.join(home, 'cancel');
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(
+          path.join(dir, 'main.tf'),
+          `terraform {\n  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "remote-cancel"\n    }\n  }\n}\n` +
+            held.config(),
+        );
+        await ok(terraform(dir, ['init', '-input=false']));
+        const reading = held.requested();
+        // `terraform apply`, interactive: after Ctrl-C during its remote plan the CLI asks on standard
+        // input whether to cancel the run. (Ctrl-C in `terraform plan` only stops following the log:
+        // the CLI says so, and leaves the remote plan running.)
+        const child = spawn('terraform', ['apply'], { cwd: dir, env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '';
+        let seen: { pattern: RegExp; resolve: () => void } | null = null;
+        const onData = (c: Buffer) => {
+          out += c.toString();
+          if (seen && seen.pattern.test(out)) seen.resolve();
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+        const printed = (pattern: RegExp) =>
+          new Promise<void>((resolve, reject) => {
+            if (pattern.test(out)) return resolve();
+            seen = { pattern, resolve };
+            void exited.then(() => reject(new Error(`terraform exited before printing ${pattern}:\n${out}`)));
+          });
+        // The remote plan is busy reading the held state, and the CLI streams its log.
+        await reading;
+        await printed(/Executed by Hangar's runner/);
+        const runId = /runs\/(run-[A-Za-z0-9]+)/.exec(out)![1]!;
+        child.kill('SIGINT');
+        await printed(/Do you want to cancel the remote operation\?/);
+        child.stdin.write('yes\n');
+        await printed(/The remote operation was successfully cancelled/);
+        const requested = await api(`${base}/runs/${runId}`, 'GET', token, ca);
+        assert.equal(requested.body.data.attributes.status, 'planning');
+        assert.match(requested.body.data.attributes['force-cancel-available-at'], /Z$/);
+        held.release();
+        await exited;
+        for (let status = ''; status !== 'canceled'; await new Promise((r) => setTimeout(r, 100))) {
+          status = (await api(`${base}/runs/${runId}`, 'GET', token, ca)).body.data.attributes.status;
+          assert.ok(['planning', 'canceled'].includes(status), status);
+        }
+        const ws = await api(`${base}/organizations/${org}/workspaces/remote-cancel`, 'GET', token, ca);
+        assert.equal(ws.body.data.attributes.locked, false);
+      } finally {
+        await held.close();
+      }
     });
 
     it('workspace variables reach the run, a sensitive one never shown', async () => {

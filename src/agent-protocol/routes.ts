@@ -173,7 +173,8 @@ export async function agentProtocolRoutes(
     { schema: { summary: 'The runner is alive and working on its job', tags, params: JobParams, body: RunnerBody, response: responses({ 200: CarryOn }) } },
     async (request) => {
       const job = await ofPool(request.agent, request.params.job_id);
-      return { 'carry-on': await port.heartbeat(job, request.body.runner) };
+      const answer = await port.heartbeat(job, request.body.runner);
+      return { 'carry-on': answer !== false, 'cancel-requested': answer === 'cancel' };
     },
   );
 

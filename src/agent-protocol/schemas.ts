@@ -52,7 +52,12 @@ export const ClaimedJob = Open(
   { description: 'The job now held by the runner' },
 );
 export const Proceed = Open({ proceed: Type.Boolean({ description: 'false: the run moved on (canceled); do not run the job' }) });
-export const CarryOn = Open({ 'carry-on': Type.Boolean({ description: 'false: the job was canceled or taken away; stop it' }) });
+export const CarryOn = Open({
+  'carry-on': Type.Boolean({ description: 'false: the job was force-canceled, errored or taken away; stop terraform at once' }),
+  // A separate flag rather than a third value of `carry-on`, so an agent that predates it still
+  // stops: it carries on until the force-cancel, whose false it understands.
+  'cancel-requested': Type.Boolean({ description: 'true: a cancel was requested; interrupt terraform (as Ctrl-C does), keep beating, and report the outcome' }),
+});
 
 const Variable = Open({
   key: Type.String(),

@@ -516,6 +516,8 @@ export interface JobsTable {
   log_size: number;
   log_complete: DbBool;
   created_at: string;
+  /** When a cancel of the running job was requested (migration 0034); null: none. */
+  cancel_requested_at: string | null;
 }
 
 export interface JobLogChunksTable {

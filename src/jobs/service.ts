@@ -40,6 +40,7 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
   const keyring = () => loadedKeyring(deps.keyring);
   const chunkAd = (jobId: string, position: number) => `job-log:${jobId}:${position}`;
   const blobAd = (jobId: string, kind: string) => `job-blob:${jobId}:${kind}`;
+  const watchers = new Map<string, Set<() => void>>();
 
   return {
     /**
@@ -74,6 +75,7 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
         logSize: 0,
         logComplete: false,
         createdAt: at,
+        cancelRequestedAt: null,
       });
       const plan = job('plan');
       const apply = job('apply');
@@ -101,9 +103,38 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
 
     /** The running jobs `runner` holds (an agent's claim that was answered but never heard). */
     heldBy: (runner: string) => store.heldBy(db, runner),
+    /**
+     * Whether the runner should carry on with its job: false when it ended, was taken away, or a
+     * cancel was requested. The beat is recorded in the last case too (the runner is still busy
+     * interrupting terraform), so the scheduler does not take the job for silent meanwhile.
+     */
+    heartbeat: async (id: string, runner: string) => (await store.beat(db, id, runner, now())) === 'run',
 
-    /** Whether the runner should carry on with its job. */
-    heartbeat: (id: string, runner: string) => store.beat(db, id, runner, now()),
+    /** The heartbeat with its reason: carry on, interrupt terraform (a cancel was requested), or stop at once. */
+    beat: (id: string, runner: string) => store.beat(db, id, runner, now()),
+
+    /** Records a cancel request on a running job, in the caller's transaction; false when it is not running. */
+    requestCancel: (q: Queryable, id: string) => store.requestCancel(q, id, now()),
+
+    /**
+     * Calls `wake` whenever something about the job changes that its runner must hear of at once
+     * (a cancel or force-cancel in this process); returns the unsubscribe. Only this process hears:
+     * a runner elsewhere learns at its next heartbeat.
+     */
+    watch(id: string, wake: () => void): () => void {
+      const set = watchers.get(id) ?? new Set();
+      set.add(wake);
+      watchers.set(id, set);
+      return () => {
+        set.delete(wake);
+        if (set.size === 0 && watchers.get(id) === set) watchers.delete(id);
+      };
+    },
+
+    /** Wakes the watchers of these jobs (after the transaction that changed them committed). */
+    wake(ids: readonly string[]): void {
+      for (const id of ids) for (const w of watchers.get(id) ?? []) w();
+    },
 
     /** Running jobs whose runner has been silent since `cutoff`. */
     silent: (q: Queryable, cutoff: string, limit = 50) => store.silentJobs(q, cutoff, limit),

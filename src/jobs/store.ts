@@ -21,6 +21,8 @@ export interface Job {
   logSize: number;
   logComplete: boolean;
   createdAt: string;
+  /** When a cancel was requested while the job ran (its runner interrupts terraform); null: none. */
+  cancelRequestedAt: string | null;
 }
 
 const json = <C extends string, V>(column: C): Converted<C, V> => ({ column, read: (s: string) => JSON.parse(s) as V, write: (v: V) => JSON.stringify(v) });
@@ -41,6 +43,7 @@ const JOBS = columns<JobsTable, Job>({
   logSize: 'log_size',
   logComplete: bool('log_complete'),
   createdAt: 'created_at',
+  cancelRequestedAt: 'cancel_requested_at',
 });
 
 export async function insertJobs(q: Queryable, jobs: Job[]): Promise<void> {
@@ -110,8 +113,12 @@ export async function oldestQueued(q: Queryable, agentPoolId: string | null): Pr
   return r && JOBS.read(r);
 }
 
-/** Still this runner's running job: refreshes the heartbeat; false when it was canceled or taken away. */
-export async function beat(q: Queryable, id: string, runner: string, at: string): Promise<boolean> {
+/**
+ * Still this runner's running job: refreshes the heartbeat and says whether to carry on
+ * (`run`), interrupt terraform (`cancel`: a cancel was requested; the runner keeps beating while
+ * terraform winds down), or stop at once (`gone`: the job ended or was taken away).
+ */
+export async function beat(q: Queryable, id: string, runner: string, at: string): Promise<'run' | 'cancel' | 'gone'> {
   const r = await q
     .updateTable('jobs')
     .set({ heartbeat_at: at })
@@ -119,7 +126,22 @@ export async function beat(q: Queryable, id: string, runner: string, at: string)
     .where('runner', '=', runner)
     .where('status', '=', 'running')
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  if (Number(r.numUpdatedRows) !== 1) return 'gone';
+  const row = await q.selectFrom('jobs').select('cancel_requested_at').where('id', '=', id).executeTakeFirst();
+  return row?.cancel_requested_at ? 'cancel' : 'run';
+}
+
+/** Records a cancel request on a running job (the first one counts); false when it is not running. */
+export async function requestCancel(q: Queryable, id: string, at: string): Promise<boolean> {
+  await q
+    .updateTable('jobs')
+    .set({ cancel_requested_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('cancel_requested_at', 'is', null)
+    .execute();
+  const row = await q.selectFrom('jobs').select(['status', 'cancel_requested_at']).where('id', '=', id).executeTakeFirst();
+  return row?.status === 'running' && row.cancel_requested_at !== null;
 }
 
 /** The running jobs `runner` holds. */

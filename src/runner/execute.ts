@@ -44,7 +44,13 @@ function logWriter(port: JobPort, job: Job, secrets: readonly string[], maxBytes
     if (pending.length === 0) return flushing;
     const text = pending.join('');
     pending = [];
-    flushing = flushing.then(() => port.log(job, Buffer.from(text, 'utf8')));
+    // A failed append (the database dropped the connection) is put back and sent with the next
+    // flush: lines are neither lost nor reordered, and the failure never escapes unhandled.
+    flushing = flushing.then(() =>
+      port.log(job, Buffer.from(text, 'utf8')).catch(() => {
+        pending.unshift(text);
+      }),
+    );
     return flushing;
   };
   const timer = setInterval(() => void flush(), 200);
@@ -65,6 +71,7 @@ function logWriter(port: JobPort, job: Job, secrets: readonly string[], maxBytes
     async close() {
       clearInterval(timer);
       await flush();
+      if (pending.length > 0) await flush();
     },
   };
 }
@@ -85,6 +92,7 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     .sort((a, b) => b.length - a.length);
   const log = logWriter(port, job, secrets, options.maxLogBytes);
   const abort = new AbortController();
+  const killer = new AbortController();
   let why: string | null = null;
   const stop = (reason: string) => {
     why ??= reason;
@@ -94,14 +102,22 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     () => stop(`The run exceeded its time limit of ${Math.round(options.timeoutMs / 1000)} s (HANGAR_RUN_TIMEOUT)`),
     options.timeoutMs,
   );
-  const beat = setInterval(() => {
+  // A requested cancel interrupts terraform (which winds down and writes what state it has); the
+  // job being no longer ours after that (a force-cancel) kills it at once.
+  let cancelSeen = false;
+  const check = () =>
     port.heartbeat(job, options.runner).then(
-      (carryOn) => {
-        if (!carryOn) stop('canceled');
+      (answer) => {
+        if (answer === true) return;
+        if (answer === false && cancelSeen) killer.abort();
+        cancelSeen ||= answer === 'cancel';
+        stop(CANCELED);
       },
       () => {},
     );
-  }, HEARTBEAT_MS);
+  const beat = setInterval(() => void check(), HEARTBEAT_MS);
+  // Woken the moment a cancel is made in this process, rather than at the next beat.
+  const unwatch = port.watch?.(job, () => void check());
   const dir = await mkdtemp(path.join(tmpdir(), 'hangar-job-'));
   const work = path.join(dir, 'config');
   try {
@@ -124,7 +140,8 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     const terraformVars = inputs.variables.filter((v) => v.category === 'terraform');
     if (terraformVars.length > 0) await writeFile(path.join(work, 'zzzz_hangar.auto.tfvars'), tfvars(terraformVars));
 
-    const tf = (args: string[], onLine = log.line) => runTerraform(options.settings, { args, cwd: work, env, onLine, signal: abort.signal });
+    const tf = (args: string[], onLine = log.line) =>
+      runTerraform(options.settings, { args, cwd: work, env, onLine, signal: abort.signal, kill: killer.signal });
     const version = await terraformVersion(options.settings);
     log.line(`Terraform v${version}`);
     log.line(`Executed by Hangar's runner (${options.runner}): ${job.phase} of run ${inputs.runId}, workspace ${inputs.workspaceId}`);
@@ -145,13 +162,16 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
       const json = shown.join('\n');
       const counts = countChanges(json);
       await log.close();
-      await port.planned(job, {
-        planFile: await readFile(path.join(work, 'plan.bin')),
-        planJson: Buffer.from(redactPlanJson(json, secrets), 'utf8'),
-        counts,
-        // Exit code 2: the plan has changes (resources or outputs).
-        hasChanges: code === 2,
-      });
+      const planFile = await readFile(path.join(work, 'plan.bin'));
+      await reported(() =>
+        port.planned(job, {
+          planFile,
+          planJson: Buffer.from(redactPlanJson(json, secrets), 'utf8'),
+          counts,
+          // Exit code 2: the plan has changes (resources or outputs).
+          hasChanges: code === 2,
+        }),
+      );
       return;
     }
 
@@ -163,9 +183,9 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     const state = await readFile(path.join(work, 'terraform.tfstate')).catch(() => null);
     const changed = state !== null && (inputs.state === null || !state.equals(inputs.state)) ? state : null;
     if (code !== 0) {
-      log.line(why === 'canceled' ? 'Apply canceled.' : '');
+      log.line(why === CANCELED ? 'Apply canceled.' : '');
       await log.close();
-      await port.failed(job, why ?? 'terraform apply failed', changed);
+      await reported(() => port.failed(job, why ?? 'terraform apply failed', changed));
       return;
     }
     await log.close();
@@ -175,17 +195,38 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     } catch {
       // The counts are a summary; the apply itself succeeded.
     }
-    await port.applied(job, { state: changed, counts });
+    await reported(() => port.applied(job, { state: changed, counts }));
   } catch (e) {
     const reason = e instanceof JobError ? e.message : `The job failed: ${(e as Error).message}`;
-    log.line(why === 'canceled' ? `The ${job.phase} was canceled.` : `Error: ${reason}`);
+    log.line(why === CANCELED ? `The ${job.phase} was canceled.` : `Error: ${reason}`);
     await log.close().catch(() => {});
-    if (why !== 'canceled') await port.failed(job, reason).catch(() => {});
+    // Reported even when canceled: the server ends the run `canceled` when a cancel was requested
+    // (and ignores the report of a job that is no longer running).
+    await reported(() => port.failed(job, reason)).catch(() => {});
   } finally {
     clearTimeout(deadline);
     clearInterval(beat);
+    unwatch?.();
     await rm(dir, { recursive: true, force: true }).catch(() => {});
   }
 }
 
 class JobError extends Error {}
+
+/**
+ * A job's outcome (with the state an apply wrote) is worth a few tries: a connection the database
+ * dropped a moment ago fails one call, and the next gets a fresh one. Reports are conditional
+ * writes, so a retry of one that did land changes nothing.
+ */
+async function reported(report: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await report();
+    } catch (e) {
+      if (attempt >= 5) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+    }
+  }
+}
+
+const CANCELED = 'The run was canceled';

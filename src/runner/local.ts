@@ -49,7 +49,11 @@ export function localJobPort(deps: {
       };
     },
     log: (job, bytes) => jobs.appendLog(job.id, bytes),
-    heartbeat: (job, runner) => jobs.heartbeat(job.id, runner),
+    async heartbeat(job, runner) {
+      const beat = await jobs.beat(job.id, runner);
+      return beat === 'run' ? true : beat === 'cancel' ? 'cancel' : false;
+    },
+    watch: (job, wake) => jobs.watch(job.id, wake),
     async planned(job, result) {
       await database.transaction(async (trx) => {
         await jobs.putBlob(trx, job.id, 'plan-file', result.planFile);

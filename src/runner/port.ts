@@ -51,8 +51,21 @@ export interface JobPort {
   started(job: Job): Promise<boolean>;
   inputs(job: Job): Promise<JobInputs>;
   log(job: Job, bytes: Uint8Array): Promise<void>;
-  /** Whether to carry on (false: canceled, or taken away). */
-  heartbeat(job: Job, runner: string): Promise<boolean>;
+  /**
+   * Whether to carry on. `true`: carry on. `'cancel'`: a cancel was requested; interrupt
+   * terraform (SIGINT, as Ctrl-C does), keep beating while it winds down, and report the outcome
+   * as usual (the server ends the run `canceled`). `false`: the job is no longer this runner's
+   * (force-canceled, errored, taken away): stop terraform; if `'cancel'` came before, kill it at
+   * once. A port that only answers true/false still works: false then interrupts, and kills
+   * after a grace period.
+   */
+  heartbeat(job: Job, runner: string): Promise<boolean | 'cancel'>;
+  /**
+   * Optional: calls `wake` when the job's run was canceled or force-canceled, so the runner beats
+   * at once instead of at its next interval; returns the unsubscribe. Without it the runner
+   * hears of a cancel at its next heartbeat (every HEARTBEAT_MS).
+   */
+  watch?(job: Job, wake: () => void): () => void;
   planned(job: Job, result: { planFile: Buffer; planJson: Buffer; counts: ResourceCounts; hasChanges: boolean }): Promise<void>;
   applied(job: Job, result: { state: Buffer | null; counts: ResourceCounts }): Promise<void>;
   failed(job: Job, reason: string, state?: Buffer | null): Promise<void>;

@@ -107,6 +107,7 @@ function jobOf(c: Claimed): Job {
     agentPoolId: null,
     runner: c.runner,
     heartbeatAt: null,
+    cancelRequestedAt: null,
     statusTimestamps: {},
     additions: null,
     changes: null,
@@ -160,7 +161,9 @@ export function remoteJobPort(client: AgentClient, options: { waitSeconds: numbe
       // A refused token stops the job in hand: the agent is leaving.
       if (client.refused) return false;
       try {
-        return (await client.call<{ 'carry-on': boolean }>('POST', jobPath(job, 'heartbeat'), { runner }))!['carry-on'];
+        const answer = (await client.call<{ 'carry-on': boolean; 'cancel-requested'?: boolean }>('POST', jobPath(job, 'heartbeat'), { runner }))!;
+        if (!answer['carry-on']) return false;
+        return answer['cancel-requested'] ? 'cancel' : true;
       } catch (e) {
         if (e instanceof TokenRefused) return false;
         throw e;

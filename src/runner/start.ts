@@ -22,7 +22,8 @@ export function startRunner(opts: {
     stateVersions: StateVersionsService;
   };
   database: Database;
-  config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>;
+  config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'> &
+    Partial<Pick<Config, 'runnerSilenceMs'>>;
   /** The variables domain's `forRun`, once wired; none otherwise. */
   variables?: VariableSource;
   /** The PATH jobs see (default: the server's). */
@@ -44,7 +45,7 @@ export function startRunner(opts: {
   });
   return startWorkers(port, services.runs, services.jobSignal, {
     concurrency: config.runnerConcurrency,
-    silenceMs: opts.silenceMs ?? SILENCE_MS,
+    silenceMs: opts.silenceMs ?? config.runnerSilenceMs ?? SILENCE_MS,
     pollMs: opts.pollMs ?? 2_000,
     execute: { settings, timeoutMs: config.runTimeoutMs, maxLogBytes: config.runMaxLogBytes },
     onError: opts.onError,

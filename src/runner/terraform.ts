@@ -1,6 +1,7 @@
 // Runs the terraform binary for a job: in the job's directory, with a clean environment (PATH,
 // HOME and TMPDIR of the job, never Hangar's own settings or secrets), its output streamed line
-// by line to a sink, stopped by SIGINT (then SIGKILL) when the job is canceled or out of time.
+// by line to a sink, stopped by SIGINT (then SIGKILL) when the job is canceled or out of time, killed at once
+// when it is force-canceled.
 import { spawn } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -48,6 +49,8 @@ export interface Invocation {
   onLine: (line: string) => void;
   /** Aborted: the process is interrupted (SIGINT), then killed 10 s later. */
   signal: AbortSignal;
+  /** Aborted: the process is killed at once (SIGKILL: a force-cancel). */
+  kill?: AbortSignal;
 }
 
 /** Runs terraform; resolves with its exit code (null when it was killed). */
@@ -60,8 +63,11 @@ export function runTerraform(settings: TerraformSettings, inv: Invocation): Prom
       killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       killer.unref();
     };
+    const kill = () => child.kill('SIGKILL');
     if (inv.signal.aborted) stop();
     inv.signal.addEventListener('abort', stop, { once: true });
+    if (inv.kill?.aborted) kill();
+    inv.kill?.addEventListener('abort', kill, { once: true });
     const lines = (stream: NodeJS.ReadableStream) => {
       let rest = '';
       stream.setEncoding('utf8');
@@ -78,10 +84,12 @@ export function runTerraform(settings: TerraformSettings, inv: Invocation): Prom
     lines(child.stderr);
     child.on('error', (e) => {
       inv.signal.removeEventListener('abort', stop);
+      inv.kill?.removeEventListener('abort', kill);
       reject(e);
     });
     child.on('close', (code) => {
       inv.signal.removeEventListener('abort', stop);
+      inv.kill?.removeEventListener('abort', kill);
       if (killer) clearTimeout(killer);
       resolve(code);
     });

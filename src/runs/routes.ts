@@ -229,8 +229,12 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
     );
   action('apply', 'Confirm a planned run: its apply is queued', (c, id, note) => runs.apply(c, id, note));
   action('discard', 'Discard a run waiting in the queue or for confirmation', (c, id, note) => runs.discard(c, id, note));
-  action('cancel', 'Cancel a queued or running run (a running terraform is interrupted)', (c, id, note) => runs.cancel(c, id, note));
-  action('force-cancel', 'End a planning or applying run at once', (c, id, note) => runs.forceCancel(c, id, note));
+  action('cancel', 'Cancel a run: a queued one at once; a planning or applying one is asked to stop (terraform is interrupted)', (c, id, note) =>
+    runs.cancel(c, id, note),
+  );
+  action('force-cancel', 'End a planning or applying run at once, after a cancel and its cool-off (409 before)', (c, id, note) =>
+    runs.forceCancel(c, id, note),
+  );
   action('force-execute', 'Start a pending run now, ending the run that holds its workspace', (c, id) => runs.forceExecute(c, id));
 
   async function eventIncludes(caller: Caller, wanted: readonly string[], events: readonly RunEvent[]) {

@@ -1,42 +1,38 @@
 import { toOne } from '../jsonapi/relationships.ts';
 import type { Job } from '../jobs/service.ts';
 import type { Comment, RunEvent, RunView } from './service.ts';
-import { RUN_LIFECYCLE } from './statuses.ts';
+import { RUN_LIFECYCLE, forceCancelAvailableAt } from './statuses.ts';
 
 /** The Terraform version Hangar's runner reports (the installed binary's; see runner/terraform.ts). */
 export interface RunSerializeContext {
   terraformVersion: string;
 }
 
-/**
- * Seconds after a cancel when TFE would offer force-cancel. Hangar's cancel interrupts terraform
- * and ends the run at once, so nothing is left to force; the time is shown as TFE shows it
- * (go-tfe's TestRunsForceCancel waits for it after a cancel).
- */
-export const FORCE_CANCEL_COOLDOWN_SECONDS = 10;
-
 /** A `runs` resource. */
 export function runResource({ run, plan, apply, may, commentIds, policyCheckIds }: RunView, context: RunSerializeContext) {
   const rule = RUN_LIFECYCLE[run.status];
   const running = run.status === 'planning' || run.status === 'applying';
   const canceledAt = run.statusTimestamps['canceled-at'] ?? run.statusTimestamps['force-canceled-at'] ?? null;
+  // A cancel of an executing phase is a request: the run goes on until terraform stops, and
+  // force-cancel opens after the cool-off. A run canceled at once shows the time all the same, as
+  // TFE does (go-tfe's TestRunsForceCancel reads it after a cancel).
+  const requestedAt = running ? ((run.status === 'planning' ? plan : apply).cancelRequestedAt ?? null) : null;
+  const forceAt = forceCancelAvailableAt(requestedAt ?? run.statusTimestamps['canceled-at'] ?? null);
   return {
     id: run.id,
     type: 'runs',
     attributes: {
       actions: {
-        'is-cancelable': rule.cancelable,
+        'is-cancelable': rule.cancelable && requestedAt === null,
         'is-confirmable': rule.confirmable,
         'is-discardable': rule.discardable,
-        'is-force-cancelable': running,
+        'is-force-cancelable': requestedAt !== null && Date.parse(forceAt!) <= Date.now(),
       },
       'allow-empty-apply': run.allowEmptyApply,
       'auto-apply': run.autoApply,
       'canceled-at': canceledAt,
       'created-at': run.createdAt,
-      'force-cancel-available-at': run.statusTimestamps['canceled-at']
-        ? new Date(Date.parse(run.statusTimestamps['canceled-at']) + FORCE_CANCEL_COOLDOWN_SECONDS * 1000).toISOString()
-        : null,
+      'force-cancel-available-at': forceAt,
       'has-changes': run.hasChanges,
       'is-destroy': run.isDestroy,
       message: run.message,

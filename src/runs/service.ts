@@ -14,7 +14,7 @@ import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
 import { effectiveExecution, type FoundWorkspace, type WorkspacesService, type WorkspaceView } from '../workspaces/service.ts';
-import { RUN_LIFECYCLE, isFinal, type RunStatus } from './statuses.ts';
+import { RUN_LIFECYCLE, forceCancelAvailableAt, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
 import type { Comment, Run, RunEvent, RunVariableInput } from './store.ts';
 
@@ -220,7 +220,54 @@ export function createRunsService(deps: {
       }
       await ended(trx, moved);
     });
+    // A runner executing one of its jobs (force-cancel) hears at once and kills terraform.
+    jobs.wake((await jobs.ofRuns(db, [run.id])).map((j) => j.id));
     deps.signal.notify();
+  }
+
+  /** The job executing the run's plan or apply now, if any. */
+  async function runningJob(q: Queryable, run: Run): Promise<Job | undefined> {
+    if (run.status !== 'planning' && run.status !== 'applying') return undefined;
+    const phase = run.status === 'planning' ? 'plan' : 'apply';
+    return (await jobs.ofRuns(q, [run.id])).find((j) => j.phase === phase && j.status === 'running');
+  }
+
+  /**
+   * A cancel (TFE's): a run whose plan or apply is executing is asked to stop (its runner
+   * interrupts terraform; the run ends `canceled` when terraform exits, force-cancel becomes
+   * possible after a cool-off); any other cancelable run ends at once.
+   */
+  async function cancel(caller: Caller, id: string, note?: string): Promise<void> {
+    const { run, found } = await find(caller, id);
+    authorize(found, 'queue-run');
+    const requested = await database.transaction(async (trx) => {
+      const fresh = (await store.findRun(trx, run.id))!;
+      const job = await runningJob(trx, fresh);
+      if (!job) return undefined;
+      if (job.cancelRequestedAt) throw errors.conflict('Transition not allowed: a cancel of this run was already requested');
+      if (!(await jobs.requestCancel(trx, job.id))) return undefined;
+      await event(trx, fresh, 'cancel_requested', actingUserId(caller.principal), now());
+      if (note) await comment(trx, fresh, caller, note);
+      return job;
+    });
+    if (requested) return jobs.wake([requested.id]);
+    await stop(caller, id, 'canceled', (r) => RUN_LIFECYCLE[r.status].cancelable, 'canceled', note);
+  }
+
+  /** A report about a job whose cancel was requested: the run ends `canceled` (in the report's transaction). */
+  async function canceledByRequest(q: Queryable, job: Job): Promise<boolean> {
+    const fresh = await jobs.find(q, job.id);
+    if (!fresh?.cancelRequestedAt) return false;
+    await jobs.move(q, fresh, ['running'], 'canceled', now());
+    await jobs.completeLog(q, job.id);
+    const run = (await store.findRun(q, job.runId))!;
+    if (isFinal(run.status)) return true;
+    for (const other of await jobs.ofRuns(q, [run.id])) {
+      if (other.status === 'pending') await jobs.move(q, other, ['pending'], 'unreachable', now());
+    }
+    const canceled = await move(q, run, 'canceled');
+    if (canceled) await ended(q, canceled);
+    return true;
   }
 
   const may = (found: FoundWorkspace) => {
@@ -402,9 +449,19 @@ export function createRunsService(deps: {
     },
 
     discard: (caller: Caller, id: string, note?: string) => stop(caller, id, 'discarded', (r) => RUN_LIFECYCLE[r.status].discardable, 'discarded', note),
-    cancel: (caller: Caller, id: string, note?: string) => stop(caller, id, 'canceled', (r) => RUN_LIFECYCLE[r.status].cancelable, 'canceled', note),
-    forceCancel: (caller: Caller, id: string, note?: string) =>
-      stop(caller, id, 'force_canceled', (r) => r.status === 'planning' || r.status === 'applying', 'force-canceled', note),
+    cancel,
+    /** Ends a run at once, its terraform killed: only after a cancel was requested and its cool-off passed (TFE's rule). */
+    async forceCancel(caller: Caller, id: string, note?: string): Promise<void> {
+      const { run, found } = await find(caller, id);
+      authorize(found, 'queue-run');
+      const job = await runningJob(db, run);
+      if (job && !job.cancelRequestedAt) throw errors.conflict('Transition not allowed: cancel the run first; force-cancel is available after a cool-off');
+      const available = forceCancelAvailableAt(job?.cancelRequestedAt ?? null);
+      if (available && Date.parse(available) > Date.now()) {
+        throw errors.conflict(`Transition not allowed: force-cancel is available from ${available}`);
+      }
+      await stop(caller, id, 'force_canceled', (r) => (r.status === 'planning' || r.status === 'applying') && job !== undefined, 'force-canceled', note);
+    },
 
     /** Starts a pending run now: the run holding the workspace (if it has not started applying) is canceled. */
     async forceExecute(caller: Caller, id: string): Promise<void> {
@@ -484,6 +541,8 @@ export function createRunsService(deps: {
       async planned(job: Job, counts: ResourceCounts, hasChanges: boolean): Promise<void> {
         let checking = false;
         await database.transaction(async (trx) => {
+          // Asked to cancel, the plan ends the run even if terraform finished before it heard.
+          if (await canceledByRequest(trx, job)) return;
           const finished = await jobs.move(trx, job, ['running'], 'finished', now(), counts);
           await jobs.completeLog(trx, job.id);
           const run = (await store.findRun(trx, job.runId))!;
@@ -547,7 +606,9 @@ export function createRunsService(deps: {
       /** The job failed (terraform exited non-zero, a limit was hit, or its runner went silent). */
       async failed(job: Job, reason: string): Promise<void> {
         await database.transaction(async (trx) => {
-          await jobs.move(trx, job, ['queued', 'running'], 'errored', now());
+          if (await canceledByRequest(trx, job)) return;
+          // A report about a job that already ended (a retried report that did land) changes nothing.
+          if (!(await jobs.move(trx, job, ['queued', 'running'], 'errored', now()))) return;
           await jobs.completeLog(trx, job.id);
           const run = (await store.findRun(trx, job.runId))!;
           if (isFinal(run.status)) return;

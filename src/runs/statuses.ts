@@ -82,3 +82,13 @@ export const sourcesOf = (to: RunStatus): RunStatus[] => RUN_STATUSES.filter((s)
 export const JOB_STATUSES = ['pending', 'queued', 'running', 'finished', 'errored', 'canceled', 'unreachable'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export type JobPhase = 'plan' | 'apply';
+
+/**
+ * Seconds after a cancel request when force-cancel becomes available (TFE's cool-off: a cancel
+ * first gives terraform the chance to stop cleanly and write its state).
+ */
+export const FORCE_CANCEL_COOLDOWN_SECONDS = 10;
+
+/** When force-cancel becomes available after a cancel requested at `requestedAt` (null: none was). */
+export const forceCancelAvailableAt = (requestedAt: string | null): string | null =>
+  requestedAt ? new Date(Date.parse(requestedAt) + FORCE_CANCEL_COOLDOWN_SECONDS * 1000).toISOString() : null;

@@ -472,7 +472,14 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/workspaces/:workspace_id/runs': { make: async (w) => ({ params: { workspace_id: (await w.run()).workspaceId } }) },
   'POST /api/v2/runs/:run_id/actions/discard': { make: async (w) => ({ params: { run_id: await w.freshPendingRun() }, body: { comment: 'matrix' } }) },
   'POST /api/v2/runs/:run_id/actions/apply': { make: async (w) => ({ params: { run_id: (await w.freshRunIn('planned')).id }, body: { comment: 'matrix' } }) },
-  'POST /api/v2/runs/:run_id/actions/force-cancel': { make: async (w) => ({ params: { run_id: (await w.freshRunIn('planning')).id }, body: {} }) },
+  'POST /api/v2/runs/:run_id/actions/force-cancel': {
+    make: async (w) => {
+      // Force-cancel follows a cancel request whose cool-off has passed.
+      const run = await w.freshRunIn('planning');
+      await w.ctx.database.db.updateTable('jobs').set({ cancel_requested_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', run.planId).execute();
+      return { params: { run_id: run.id }, body: {} };
+    },
+  },
   'POST /api/v2/runs/:run_id/actions/force-execute': { make: async (w) => ({ params: { run_id: await w.freshPendingRun() }, body: {} }) },
   'GET /api/v2/organizations/:organization_name/runs': { make: async (w) => (await w.run(), { params: await org(w) }) },
   'GET /api/v2/organizations/:organization_name/runs/queue': { make: async (w) => (await w.run(), { params: await org(w) }) },
