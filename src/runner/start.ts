@@ -5,6 +5,7 @@ import type { Database } from '../db/index.ts';
 import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
 import type { JobSignal, JobsService } from '../jobs/service.ts';
 import type { RunsService } from '../runs/service.ts';
+import type { AutoDestroyService } from '../auto-destroy/service.ts';
 import type { StateVersionsService } from '../state-versions/service.ts';
 import { localJobPort } from './local.ts';
 import { noVariables, type VariableSource } from './port.ts';
@@ -20,6 +21,8 @@ export function startRunner(opts: {
     runs: RunsService;
     configurationVersions: ConfigurationVersionsService;
     stateVersions: StateVersionsService;
+    /** Absent: this runner's scheduler does no auto-destroy pass. */
+    autoDestroy?: AutoDestroyService;
   };
   database: Database;
   config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>;
@@ -47,6 +50,7 @@ export function startRunner(opts: {
     silenceMs: opts.silenceMs ?? SILENCE_MS,
     pollMs: opts.pollMs ?? 2_000,
     execute: { settings, timeoutMs: config.runTimeoutMs, maxLogBytes: config.runMaxLogBytes },
+    autoDestroy: services.autoDestroy,
     onError: opts.onError,
   });
 }
