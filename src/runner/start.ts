@@ -25,7 +25,8 @@ export function startRunner(opts: {
     autoDestroy?: AutoDestroyService;
   };
   database: Database;
-  config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>;
+  config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'> &
+    Partial<Pick<Config, 'terraformMirror' | 'dataDir'>>;
   /** The variables domain's `forRun`, once wired; none otherwise. */
   variables?: VariableSource;
   /** The PATH jobs see (default: the server's). */

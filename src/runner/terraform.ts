@@ -4,6 +4,8 @@
 import { spawn } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Config } from '../config.ts';
 
 export interface TerraformSettings {
@@ -13,17 +15,27 @@ export interface TerraformSettings {
   path: string;
   /** Extra environment for every job (a plugin cache, a CLI configuration of the runner's). */
   env: Record<string, string>;
+  /** `HANGAR_TERRAFORM_MIRROR`: where other versions come from (runner/versions.ts); null = nowhere. */
+  mirror: string | null;
+  /** Where fetched versions are kept (`<data dir>/terraform`). */
+  versionsDir: string;
 }
 
 /** The settings from Hangar's configuration; `path` is the server's own PATH (so the binary and its helpers resolve). */
 export function terraformSettings(
-  config: Pick<Config, 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>,
+  config: Pick<Config, 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'> & Partial<Pick<Config, 'terraformMirror' | 'dataDir'>>,
   path: string,
 ): TerraformSettings {
   const extra: Record<string, string> = {};
   if (config.terraformPluginCacheDir) extra.TF_PLUGIN_CACHE_DIR = config.terraformPluginCacheDir;
   if (config.terraformCliConfigFile) extra.TF_CLI_CONFIG_FILE = config.terraformCliConfigFile;
-  return { binary: config.terraformBinary, path, env: extra };
+  return {
+    binary: config.terraformBinary,
+    path,
+    env: extra,
+    mirror: config.terraformMirror ?? null,
+    versionsDir: join(config.dataDir ?? join(tmpdir(), 'hangar-data'), 'terraform'),
+  };
 }
 
 let version: string | null = null;

@@ -461,6 +461,13 @@ export function createRunsService(deps: {
     pipeline: {
       runOf: (runId: string) => store.findRun(db, runId),
 
+      /** The Terraform version the run asks for: its own (a plan-only run's), else its workspace's setting. */
+      async terraformVersionOf(run: Run): Promise<string | null> {
+        if (run.terraformVersion) return run.terraformVersion;
+        const [workspace] = await deps.workspaces.rows([run.workspaceId]);
+        return workspace?.terraformVersion ?? null;
+      },
+
       /** The plan file the run's plan produced (its apply applies exactly that). */
       async planFileOf(runId: string): Promise<Buffer | null> {
         const plan = (await jobs.ofRuns(db, [runId])).find((j) => j.phase === 'plan');
