@@ -57,7 +57,10 @@ function zipOf(name: string, data: Buffer, deflate = true): Buffer {
 }
 
 /** A `terraform` that names its version in a plan's log, then is the real one. */
-const wrapper = (version: string) => Buffer.from(`#!/bin/sh\nif [ "$1" = plan ]; then echo "mirrored terraform ${version} here"; fi\nexec "${real}" "$@"\n`);
+const wrapper = (version: string) =>
+  Buffer.from(
+    `#!/bin/sh\nif [ "$1" = plan ]; then echo "mirrored terraform ${version} here"; echo "cache=$TF_PLUGIN_CACHE_DIR config=$TF_CLI_CONFIG_FILE"; fi\nexec "${real}" "$@"\n`,
+  );
 
 /** A releases-layout mirror: 1.99.0 good, 1.98.0 with a wrong sum; counts the zips it serves. */
 function mirror(): Promise<{ url: string; server: Server; zipHits: Map<string, number> }> {
@@ -144,7 +147,7 @@ suite('runs with another terraform version', (ctx) => {
   let runner: Workers;
   let m: Awaited<ReturnType<typeof mirror>>;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-tfv-'));
-  const start = (terraformMirror: string | null) =>
+  const start = (terraformMirror: string | null, plugins: { cache: string; config: string } | null = null) =>
     startRunner({
       services: ctx.services,
       database: ctx.database,
@@ -153,8 +156,8 @@ suite('runs with another terraform version', (ctx) => {
         runTimeoutMs: 120_000,
         runMaxLogBytes: 1024 * 1024,
         terraformBinary: 'terraform',
-        terraformPluginCacheDir: null,
-        terraformCliConfigFile: null,
+        terraformPluginCacheDir: plugins?.cache ?? null,
+        terraformCliConfigFile: plugins?.config ?? null,
         terraformMirror,
         dataDir,
       },
@@ -220,6 +223,17 @@ suite('runs with another terraform version', (ctx) => {
     assert.equal(r.status, 'errored');
     assert.match(r.log, /Terraform 1\.98\.0: checksum mismatch for terraform_1\.98\.0_\w+_\w+\.zip/);
     assert.doesNotMatch(r.log, /mirrored terraform/);
+  });
+
+  it('the runner’s plugin cache and CLI configuration reach the job’s environment', { skip }, async () => {
+    const cache = path.join(dataDir, 'plugin-cache');
+    const config = path.join(dataDir, 'runner.tfrc');
+    writeFileSync(config, `plugin_cache_dir = "${cache}"\n`);
+    await runner.stop();
+    runner = start(m.url, { cache, config });
+    const r = await planWith('1.99.0');
+    assert.equal(r.status, 'planned', r.log);
+    assert.ok(r.log.includes(`cache=${cache} config=${config}`), r.log);
   });
 
   it('without a mirror, a version other than the runner’s own errors the run, saying so', { skip }, async () => {

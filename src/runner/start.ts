@@ -1,5 +1,6 @@
 // Starts this instance's runner over its services: HANGAR_RUNNER_CONCURRENCY workers and the
 // scheduler (runner/workers.ts), executing jobs in-process through the local job port.
+import { mkdirSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/index.ts';
 import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
@@ -38,6 +39,14 @@ export function startRunner(opts: {
   const { services, database, config } = opts;
   const settings = terraformSettings(config, opts.path ?? '/usr/local/bin:/usr/bin:/bin');
   void terraformVersion(settings);
+  // Terraform refuses a plugin cache directory that does not exist; a fresh runner makes it.
+  if (config.terraformPluginCacheDir) {
+    try {
+      mkdirSync(config.terraformPluginCacheDir, { recursive: true });
+    } catch (e) {
+      opts.onError?.(e);
+    }
+  }
   const port = localJobPort({
     database,
     jobs: services.jobs,
