@@ -90,7 +90,11 @@ async function createdToStarted(api: Api, workspaceId: string, n: number): Promi
 function terraform(dir: string, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('terraform', args, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' }, stdio: 'ignore' });
+    const child = spawn('terraform', args, {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' },
+      stdio: 'ignore',
+    });
     child.on('error', reject);
     child.on('close', (code) => (code === 0 || code === 2 ? resolve(performance.now() - started) : reject(new Error(`terraform ${args[0]} exited ${code}`))));
   });
@@ -226,7 +230,9 @@ export async function runRows(opts: { url: string; token: string; quick: boolean
     }
     await sleep(500);
   }
-  const finishedAt = Math.max(...[...done.values()].map((a) => Date.parse(a['status-timestamps']['planned-and-finished-at'] ?? a['status-timestamps']['errored-at'])));
+  const finishedAt = Math.max(
+    ...[...done.values()].map((a) => Date.parse(a['status-timestamps']['planned-and-finished-at'] ?? a['status-timestamps']['errored-at'])),
+  );
   const drainMs = finishedAt - began;
   const errored = [...done.values()].filter((a) => a.status !== 'planned_and_finished').length;
   const firstStarts = runs.slice(0, ids.length).map((r) => Date.parse(done.get(r.id)['status-timestamps']['planning-at']) - began);
