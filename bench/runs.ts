@@ -20,7 +20,8 @@ import { goal, type Row } from './report.ts';
 import { client, type Api } from './setup.ts';
 
 const SECTION = 'Runs';
-const NO_OP = 'output "hello" {\n  value = "world"\n}\n';
+// No resources and no outputs: every plan of it, the first too, has nothing to do.
+const NO_OP = 'locals {\n  greeting = "hello"\n}\n';
 // About 10 MiB of plan output: 1,000 strings of 100 lines, rendered as heredocs (the log keeps
 // HANGAR_RUN_MAX_LOG_BYTES, 10 MiB by default, and notes the cut).
 const BIG_LOG =
@@ -62,7 +63,9 @@ async function untilFinal(api: Api, runId: string, everyMs = 20, timeoutMs = 300
   const until = Date.now() + timeoutMs;
   for (;;) {
     const run = (await api.get(`/runs/${runId}?include=plan`)) as any;
-    if (FINAL.has(run.data.attributes.status)) return run;
+    const status = run.data.attributes.status;
+    if (status === 'planned_and_finished') return run;
+    if (FINAL.has(status)) throw new Error(`run ${runId} ended ${status}, not planned_and_finished`);
     if (Date.now() > until) throw new Error(`run ${runId} still ${run.data.attributes.status}`);
     await sleep(everyMs);
   }
