@@ -59,7 +59,7 @@ const runBody = (workspaceId: string, attributes: Record<string, unknown> = {}) 
   data: { type: 'runs', attributes, relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } } } },
 });
 
-async function untilFinal(api: Api, runId: string, everyMs = 20, timeoutMs = 300_000): Promise<any> {
+async function untilFinal(api: Api, runId: string, everyMs = 20, timeoutMs = 900_000): Promise<any> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const run = (await api.get(`/runs/${runId}?include=plan`)) as any;

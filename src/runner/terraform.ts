@@ -78,8 +78,15 @@ export function runTerraform(settings: TerraformSettings, inv: Invocation): Prom
       let rest = '';
       stream.setEncoding('utf8');
       stream.on('data', (text: string) => {
-        const parts = (rest + text).split('\n');
-        rest = parts.pop() ?? '';
+        // Only a chunk with a newline is split, so a long line (`show -json` prints one of many
+        // MiB) is joined once, not rescanned with every chunk that extends it.
+        const end = text.lastIndexOf('\n');
+        if (end < 0) {
+          rest += text;
+          return;
+        }
+        const parts = (rest + text.slice(0, end)).split('\n');
+        rest = text.slice(end + 1);
         for (const p of parts) inv.onLine(p);
       });
       stream.on('end', () => {
