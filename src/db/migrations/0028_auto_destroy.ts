@@ -5,4 +5,9 @@ import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('workspaces').addColumn('auto_destroyed_state_version_id', 'text').execute();
+  // Every scheduler tick asks which durations are in effect anywhere: answered from these
+  // indexes (almost every value is null), not by reading every project and workspace.
+  await db.schema.createIndex('projects_auto_destroy_duration').on('projects').column('auto_destroy_activity_duration').execute();
+  await db.schema.createIndex('workspaces_auto_destroy_duration').on('workspaces').column('auto_destroy_activity_duration').execute();
+  await db.schema.createIndex('workspaces_auto_destroy_at').on('workspaces').column('auto_destroy_at').execute();
 }
