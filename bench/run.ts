@@ -24,6 +24,7 @@ import {
   type Sample,
 } from './lib.ts';
 import { countRoundTrips } from './pgprobe.ts';
+import { runRows } from './runs.ts';
 import { goal, writeResults, type Engine, type Row } from './report.ts';
 import { baselineRoutes, defineScenarios, listPath, tabulate, totalCpu, type Scenario } from './scenarios.ts';
 import { CALLER_LABELS, LARGE, buildWorld, createUsers, type CallerKey, type World } from './setup.ts';
@@ -63,7 +64,8 @@ async function main() {
   const began = performance.now();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-bench-'));
   const database = await benchDatabase(dataDir);
-  const env: Record<string, string> = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: database.url, ...database.env };
+  // Two runners: the runs scenarios (bench/runs.ts) drain a queue with them.
+  const env: Record<string, string> = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: database.url, HANGAR_RUNNER_CONCURRENCY: '2', ...database.env };
   let server: Proc | undefined;
   let baseline: Proc | undefined;
   // Once, whether the run ends, fails or is interrupted: no server left running, no database left.
@@ -86,6 +88,12 @@ async function main() {
     // bootstrap migrates the fresh database: before anything else touches it.
     const admin = await hangarCli(['bootstrap'], env);
     const starting = startHangar(env);
+    // `--only runs`: the runs scenarios alone need no world of projects, only the server.
+    if (only && [...only].every((g) => g === 'runs')) {
+      server = await starting;
+      printRows(await runRows({ url: server.url, token: admin, quick, log }));
+      return;
+    }
     let tokens: Record<CallerKey, string>;
     try {
       tokens = { admin, ...(await createUsers(env)) };
@@ -127,6 +135,7 @@ async function main() {
     const peakRss = peakRssMiB(server.pid);
     if (only) {
       printGroups(groups, samples, peakRss);
+      if (only.has('runs')) printRows(await runRows({ url: server.url, token: admin, quick, log }));
       return;
     }
     const { rows, scale } = tabulate(samples, engine);
@@ -164,6 +173,7 @@ async function main() {
         goals: [goal('rss', `peak RSS after the ${LARGE.toLocaleString('en')}-project scenarios ≤ 200 MiB`, peakRss ?? undefined, '<=', 200, '≤ 200 MiB')],
       },
     );
+    rows.push(...(await runRows({ url: server.url, token: admin, quick, log })));
     if (engine === 'postgres') {
       log('round trips');
       rows.push(...(await roundTripRows(database.url, env, world, OTHER)));
@@ -249,6 +259,15 @@ function printGroups(groups: string[][], samples: Map<string, Sample[]>, peakRss
     }
   }
   console.log(`peak RSS ${peakRss ?? '?'} MiB`);
+}
+
+/** Rows that are not load runs (the runs scenarios), with their goals, for `--only`. */
+function printRows(rows: Row[]) {
+  for (const r of rows) {
+    const ratio = r.p50X === undefined ? '' : `  ${r.p50X.toFixed(2)}× ${r.vs}`;
+    const marks = r.goals.map((g) => `${g.ok ? 'met' : 'MISSED'}: ${g.title}`).join('; ');
+    console.log(`${r.label}\n    ${r.value ?? ''}${ratio}${marks ? `\n    ${marks}` : ''}`);
+  }
 }
 
 const t0 = performance.now();

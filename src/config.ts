@@ -51,6 +51,8 @@ export interface Config {
   /** Passed to jobs as TF_PLUGIN_CACHE_DIR / TF_CLI_CONFIG_FILE (a provider cache or mirror); null = none. */
   terraformPluginCacheDir: string | null;
   terraformCliConfigFile: string | null;
+  /** `HANGAR_TERRAFORM_MIRROR`: a releases-layout URL other `terraform-version`s are fetched from; null = none. */
+  terraformMirror: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -155,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     terraformBinary: env.HANGAR_TERRAFORM_BINARY || 'terraform',
     terraformPluginCacheDir: env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR || null,
     terraformCliConfigFile: env.HANGAR_TERRAFORM_CLI_CONFIG_FILE || null,
+    terraformMirror: env.HANGAR_TERRAFORM_MIRROR || null,
   };
 }
 

@@ -22,6 +22,7 @@ import { createTeamsService } from './teams/service.ts';
 import { createOrganizationMembershipsService } from './organization-memberships/service.ts';
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
+import { createAutoDestroyService } from './auto-destroy/service.ts';
 import { createJobSignal, createJobsService } from './jobs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
 import { createTokensService } from './tokens/service.ts';
@@ -73,6 +74,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // Wakes this process's runners when a job is queued here (runner/workers.ts).
   const jobSignal = createJobSignal();
   const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions, jobs, signal: jobSignal });
+  // The scheduler's auto-destroy pass (runner/workers.ts): destroy runs for idle workspaces.
+  const autoDestroy = createAutoDestroyService({ database, runs });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
@@ -118,6 +121,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     runs,
     jobs,
     jobSignal,
+    autoDestroy,
     projects,
     tokens,
     policies,

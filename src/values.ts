@@ -64,6 +64,13 @@ export const AutoDestroyDuration: ValueType = {
   },
 };
 
+/** A valid auto-destroy duration in milliseconds (`14d`, `36h`); null for anything else. */
+export function autoDestroyDurationMs(v: string | null): number | null {
+  const m = v === null ? null : DURATION.exec(v);
+  if (!m || Number(m[1]) === 0) return null;
+  return Number(m[1]) * (v!.endsWith('d') ? 86_400_000 : 3_600_000);
+}
+
 /** Where runs of a workspace execute. */
 export type ExecutionMode = 'remote' | 'local' | 'agent';
 export const EXECUTION_MODES: readonly ExecutionMode[] = ['remote', 'local', 'agent'];

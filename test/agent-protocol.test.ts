@@ -72,6 +72,7 @@ suite('agent job protocol', (ctx) => {
     assert.equal(inputs.body.phase, 'plan');
     assert.equal(inputs.body.state, null);
     assert.equal(inputs.body['plan-file'], null);
+    assert.equal(inputs.body['terraform-version'], 'latest', "the workspace's own setting: the agent's binary serves it");
     assert.equal(Buffer.from(inputs.body.archive, 'base64')[0], 0x1f, 'the gzip archive');
     assert.deepEqual(
       inputs.body.variables.map((v: any) => [v.key, v.value, v.sensitive]),

@@ -151,6 +151,7 @@ export async function agentProtocolRoutes(
         state: b64(inputs.state),
         variables: inputs.variables.map((v) => ({ key: v.key, value: v.value, category: v.category, hcl: v.hcl, sensitive: v.sensitive })),
         'plan-file': b64(inputs.planFile),
+        'terraform-version': inputs.terraformVersion ?? null,
       };
     },
   );

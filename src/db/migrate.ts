@@ -27,6 +27,7 @@ import * as people from './migrations/0023_people.ts';
 import * as policies from './migrations/0024_policies.ts';
 import * as adminWorkspaces from './migrations/0025_admin_workspaces.ts';
 import * as policyChecks from './migrations/0026_policy_checks.ts';
+import * as autoDestroy from './migrations/0028_auto_destroy.ts';
 import * as runCancelRequests from './migrations/0034_run_cancel_requests.ts';
 
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0024_policies': policies,
   '0025_admin_workspaces': adminWorkspaces,
   '0026_policy_checks': policyChecks,
+  '0028_auto_destroy': autoDestroy,
   '0034_run_cancel_requests': runCancelRequests,
 };
 

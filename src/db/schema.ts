@@ -159,6 +159,8 @@ export interface WorkspacesTable {
   source_name: string | null;
   source_url: string | null;
   auto_destroy_at: string | null;
+  /** The state version the last inactivity destroy run was created for (0028). */
+  auto_destroyed_state_version_id: string | null;
   /** The workspace's own mode; null follows the organization's default. */
   execution_mode: string | null;
   agent_pool_id: string | null;

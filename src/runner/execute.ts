@@ -11,6 +11,7 @@ import { unpackArchive } from '../archive.ts';
 import type { JobInputs, JobPort, RunVariable } from './port.ts';
 import { countChanges, redactPlanJson, scrub } from './redact.ts';
 import { runTerraform, terraformVersion, type TerraformSettings } from './terraform.ts';
+import { chooseTerraform } from './versions.ts';
 import { HEARTBEAT_MS } from '../jobs/service.ts';
 
 export interface ExecuteOptions {
@@ -140,10 +141,15 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     const terraformVars = inputs.variables.filter((v) => v.category === 'terraform');
     if (terraformVars.length > 0) await writeFile(path.join(work, 'zzzz_hangar.auto.tfvars'), tfvars(terraformVars));
 
-    const tf = (args: string[], onLine = log.line) =>
-      runTerraform(options.settings, { args, cwd: work, env, onLine, signal: abort.signal, kill: killer.signal });
-    const version = await terraformVersion(options.settings);
-    log.line(`Terraform v${version}`);
+    let chosen: { binary: string; version: string };
+    try {
+      chosen = await chooseTerraform(options.settings, await terraformVersion(options.settings), inputs.terraformVersion);
+    } catch (e) {
+      throw new JobError((e as Error).message);
+    }
+    const settings = { ...options.settings, binary: chosen.binary };
+    const tf = (args: string[], onLine = log.line) => runTerraform(settings, { args, cwd: work, env, onLine, signal: abort.signal, kill: killer.signal });
+    log.line(`Terraform v${chosen.version}`);
     log.line(`Executed by Hangar's runner (${options.runner}): ${job.phase} of run ${inputs.runId}, workspace ${inputs.workspaceId}`);
     log.line('');
     if ((await tf(['init', '-input=false', '-no-color'])) !== 0) throw new JobError(why ?? 'terraform init failed');

@@ -22,11 +22,12 @@ export function localJobPort(deps: {
     async inputs(job) {
       const run = await runs.pipeline.runOf(job.runId);
       if (!run) throw new Error('the run is gone');
-      const [archive, state, workspaceVariables, planFile] = await Promise.all([
+      const [archive, state, workspaceVariables, planFile, terraformVersion] = await Promise.all([
         deps.configurationVersions.archive(run.configurationVersionId),
         deps.stateVersions.currentStateOf(run.workspaceId),
         deps.variables.forRun(run.workspaceId),
         job.phase === 'apply' ? runs.pipeline.planFileOf(run.id) : Promise.resolve(null),
+        runs.pipeline.terraformVersionOf(run),
       ]);
       if (!archive) throw new Error('the configuration version has no archive');
       return {
@@ -46,6 +47,7 @@ export function localJobPort(deps: {
           ...run.variables.map((v) => ({ key: v.key, value: v.value, category: 'terraform' as const, hcl: true, sensitive: false })),
         ],
         planFile,
+        terraformVersion,
       };
     },
     log: (job, bytes) => jobs.appendLog(job.id, bytes),

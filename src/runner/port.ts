@@ -35,6 +35,8 @@ export interface JobInputs {
   variables: RunVariable[];
   /** For an apply: the plan file its plan produced. */
   planFile: Buffer | null;
+  /** The `terraform-version` the run asks for (its own, else its workspace's); absent: the runner's own. */
+  terraformVersion?: string | null;
 }
 
 export interface ResourceCounts {

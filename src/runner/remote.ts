@@ -89,6 +89,8 @@ interface Inputs {
   state: string | null;
   variables: RunVariable[];
   'plan-file': string | null;
+  /** Absent from a server that predates it: the agent's own binary then. */
+  'terraform-version'?: string | null;
 }
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
@@ -145,6 +147,7 @@ export function remoteJobPort(client: AgentClient, options: { waitSeconds: numbe
         state: fromB64(i.state),
         variables: i.variables,
         planFile: fromB64(i['plan-file']),
+        terraformVersion: i['terraform-version'] ?? null,
       };
     },
     async log(job, bytes) {

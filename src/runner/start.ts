@@ -1,10 +1,12 @@
 // Starts this instance's runner over its services: HANGAR_RUNNER_CONCURRENCY workers and the
 // scheduler (runner/workers.ts), executing jobs in-process through the local job port.
+import { mkdirSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/index.ts';
 import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
 import type { JobSignal, JobsService } from '../jobs/service.ts';
 import type { RunsService } from '../runs/service.ts';
+import type { AutoDestroyService } from '../auto-destroy/service.ts';
 import type { StateVersionsService } from '../state-versions/service.ts';
 import { localJobPort } from './local.ts';
 import { noVariables, type VariableSource } from './port.ts';
@@ -20,10 +22,12 @@ export function startRunner(opts: {
     runs: RunsService;
     configurationVersions: ConfigurationVersionsService;
     stateVersions: StateVersionsService;
+    /** Absent: this runner's scheduler does no auto-destroy pass. */
+    autoDestroy?: AutoDestroyService;
   };
   database: Database;
   config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'> &
-    Partial<Pick<Config, 'runnerSilenceMs'>>;
+    Partial<Pick<Config, 'runnerSilenceMs' | 'terraformMirror' | 'dataDir'>>;
   /** The variables domain's `forRun`, once wired; none otherwise. */
   variables?: VariableSource;
   /** The PATH jobs see (default: the server's). */
@@ -35,6 +39,14 @@ export function startRunner(opts: {
   const { services, database, config } = opts;
   const settings = terraformSettings(config, opts.path ?? '/usr/local/bin:/usr/bin:/bin');
   void terraformVersion(settings);
+  // Terraform refuses a plugin cache directory that does not exist; a fresh runner makes it.
+  if (config.terraformPluginCacheDir) {
+    try {
+      mkdirSync(config.terraformPluginCacheDir, { recursive: true });
+    } catch (e) {
+      opts.onError?.(e);
+    }
+  }
   const port = localJobPort({
     database,
     jobs: services.jobs,
@@ -48,6 +60,7 @@ export function startRunner(opts: {
     silenceMs: opts.silenceMs ?? config.runnerSilenceMs ?? SILENCE_MS,
     pollMs: opts.pollMs ?? 2_000,
     execute: { settings, timeoutMs: config.runTimeoutMs, maxLogBytes: config.runMaxLogBytes },
+    autoDestroy: services.autoDestroy,
     onError: opts.onError,
   });
 }

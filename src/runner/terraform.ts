@@ -5,6 +5,8 @@
 import { spawn } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Config } from '../config.ts';
 
 export interface TerraformSettings {
@@ -14,17 +16,27 @@ export interface TerraformSettings {
   path: string;
   /** Extra environment for every job (a plugin cache, a CLI configuration of the runner's). */
   env: Record<string, string>;
+  /** `HANGAR_TERRAFORM_MIRROR`: where other versions come from (runner/versions.ts); null = nowhere. */
+  mirror: string | null;
+  /** Where fetched versions are kept (`<data dir>/terraform`). */
+  versionsDir: string;
 }
 
 /** The settings from Hangar's configuration; `path` is the server's own PATH (so the binary and its helpers resolve). */
 export function terraformSettings(
-  config: Pick<Config, 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'>,
+  config: Pick<Config, 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'> & Partial<Pick<Config, 'terraformMirror' | 'dataDir'>>,
   path: string,
 ): TerraformSettings {
   const extra: Record<string, string> = {};
   if (config.terraformPluginCacheDir) extra.TF_PLUGIN_CACHE_DIR = config.terraformPluginCacheDir;
   if (config.terraformCliConfigFile) extra.TF_CLI_CONFIG_FILE = config.terraformCliConfigFile;
-  return { binary: config.terraformBinary, path, env: extra };
+  return {
+    binary: config.terraformBinary,
+    path,
+    env: extra,
+    mirror: config.terraformMirror ?? null,
+    versionsDir: join(config.dataDir ?? join(tmpdir(), 'hangar-data'), 'terraform'),
+  };
 }
 
 let version: string | null = null;
@@ -72,8 +84,15 @@ export function runTerraform(settings: TerraformSettings, inv: Invocation): Prom
       let rest = '';
       stream.setEncoding('utf8');
       stream.on('data', (text: string) => {
-        const parts = (rest + text).split('\n');
-        rest = parts.pop() ?? '';
+        // Only a chunk with a newline is split, so a long line (`show -json` prints one of many
+        // MiB) is joined once, not rescanned with every chunk that extends it.
+        const end = text.lastIndexOf('\n');
+        if (end < 0) {
+          rest += text;
+          return;
+        }
+        const parts = (rest + text.slice(0, end)).split('\n');
+        rest = text.slice(end + 1);
         for (const p of parts) inv.onLine(p);
       });
       stream.on('end', () => {

@@ -16,6 +16,8 @@ export interface WorkerOptions {
   silenceMs: number;
   pollMs: number;
   execute: Omit<ExecuteOptions, 'runner'>;
+  /** The auto-destroy pass (auto-destroy/service.ts), run by the scheduler; none: not here. */
+  autoDestroy?: { tick(): Promise<unknown> };
   onError?: (e: unknown) => void;
 }
 
@@ -51,6 +53,7 @@ export function startWorkers(port: JobPort, runs: RunsService, signal: JobSignal
         await runs.pipeline.reapSilent(new Date(Date.now() - options.silenceMs).toISOString());
         await runs.pipeline.startWaiting();
         await runs.pipeline.resumePolicyChecks(new Date(Date.now() - options.silenceMs).toISOString());
+        await options.autoDestroy?.tick();
       } catch (e) {
         report(e);
       }

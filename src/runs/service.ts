@@ -518,6 +518,13 @@ export function createRunsService(deps: {
     pipeline: {
       runOf: (runId: string) => store.findRun(db, runId),
 
+      /** The Terraform version the run asks for: its own (a plan-only run's), else its workspace's setting. */
+      async terraformVersionOf(run: Run): Promise<string | null> {
+        if (run.terraformVersion) return run.terraformVersion;
+        const [workspace] = await deps.workspaces.rows([run.workspaceId]);
+        return workspace?.terraformVersion ?? null;
+      },
+
       /** The plan file the run's plan produced (its apply applies exactly that). */
       async planFileOf(runId: string): Promise<Buffer | null> {
         const plan = (await jobs.ofRuns(db, [runId])).find((j) => j.phase === 'plan');
@@ -623,6 +630,59 @@ export function createRunsService(deps: {
 
       /** Policy checks a stopped server left queued run now (a conditional write settles each once). */
       resumePolicyChecks: (cutoff: string): Promise<number> => (gate ? gate.resume(cutoff) : Promise.resolve(0)),
+
+      /**
+       * A destroy run Hangar queues itself (auto-destroy), auto-applied, created in one
+       * transaction with `claim`, the caller's conditional write: when the claim finds another
+       * instance was first, nothing is created. Null also when the workspace has no uploaded
+       * configuration to plan the destroy with (the claim stands: there is nothing to run).
+       */
+      async queueAutoDestroy(
+        workspaceId: string,
+        agentPoolId: string | null,
+        message: string,
+        claim: (q: Queryable) => Promise<boolean>,
+      ): Promise<string | null> {
+        const id = await database.transaction(async (trx) => {
+          if (!(await claim(trx))) return null;
+          const cv = await deps.configurationVersions.latestUploaded(trx, workspaceId);
+          if (!cv) return null;
+          const at = now();
+          const run: Run = {
+            id: newId('run'),
+            workspaceId,
+            configurationVersionId: cv.id,
+            status: 'pending',
+            message,
+            source: 'tfe-api',
+            isDestroy: true,
+            refresh: true,
+            refreshOnly: false,
+            planOnly: false,
+            // TFE: an automatic destroy plan is applied without asking.
+            autoApply: true,
+            allowEmptyApply: false,
+            savePlan: false,
+            speculative: false,
+            hasChanges: false,
+            targetAddrs: [],
+            replaceAddrs: [],
+            variables: [],
+            statusTimestamps: { 'plan-queueable-at': at },
+            createdByUserId: null,
+            confirmedByUserId: null,
+            terraformVersion: null,
+            createdAt: at,
+          };
+          await store.insertRun(trx, run);
+          await event(trx, run, 'queued', null, at);
+          await jobs.createForRun(trx, run.id, agentPoolId, at);
+          await startNext(trx, workspaceId);
+          return run.id;
+        });
+        if (id) deps.signal.notify();
+        return id;
+      },
 
       /** Workspaces whose queue is waiting on a lock that is free now (a user unlocked it): starts them. */
       async startWaiting(): Promise<number> {

@@ -179,7 +179,11 @@ export function createStateVersionsService(deps: {
     return new Map(
       [...current].map(([id, v]) => [
         id,
-        { count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0, currentStateVersion: v.id },
+        {
+          count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0,
+          currentStateVersion: v.id,
+          stateCreatedAt: v.createdAt,
+        },
       ]),
     );
   });

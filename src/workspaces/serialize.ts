@@ -16,7 +16,7 @@ export function workspaceResource(v: WorkspaceView) {
       'updated-at': w.updatedAt,
       'auto-destroy-activity-duration': effectiveAutoDestroy(w, project),
       'inherits-project-auto-destroy': w.inheritsProjectAutoDestroy,
-      'auto-destroy-at': w.autoDestroyAt,
+      'auto-destroy-at': v.autoDestroyAt === undefined ? w.autoDestroyAt : v.autoDestroyAt,
       'auto-apply': w.autoApply,
       'auto-apply-run-trigger': w.autoApplyRunTrigger,
       'allow-destroy-plan': w.allowDestroyPlan,

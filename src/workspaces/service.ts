@@ -22,6 +22,7 @@ import { hasChange, type Binding, type EffectiveBinding, type TagChange, type Ta
 import { now } from '../time.ts';
 import {
   AutoDestroyDuration,
+  autoDestroyDurationMs,
   checkAttributes,
   Description,
   HttpUrl,
@@ -98,7 +99,10 @@ export type VariableIdsReader = (q: Queryable, workspaceIds: readonly string[]) 
 export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
 /** Workspace id → how many runs it has had and its newest non-speculative one. */
 /** Workspace id → how many resources its current state manages. */
-export type ResourceCountReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, { count: number; currentStateVersion: string }>>;
+export type ResourceCountReader = (
+  q: Queryable,
+  workspaceIds: readonly string[],
+) => Promise<Map<string, { count: number; currentStateVersion: string; stateCreatedAt?: string }>>;
 /** A column of each workspace's current run, as a correlated subquery (the runs domain builds it). */
 export type CurrentRunColumn = (eb: ExpressionBuilder<Schema, 'workspaces'>, column: 'status' | 'created_at') => Expression<unknown>;
 export type RunSummaryReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, { count: number; current: string | null }>>;
@@ -122,6 +126,8 @@ export interface WorkspaceView {
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
   /** The ids of its own variables (TFE's `vars` relationship). */
   variableIds: string[];
+  /** When auto-destroy will act (`auto-destroy-at`): the explicit time, or the end of the idle spell. */
+  autoDestroyAt?: string | null;
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
@@ -203,6 +209,18 @@ export type WorkspaceRef = { id: string } | { organizationName: string; name: st
 /** What the API shows as `auto-destroy-activity-duration`: the project's while inheriting. */
 export function effectiveAutoDestroy(w: Workspace, project: Project): string | null {
   return w.inheritsProjectAutoDestroy ? project.autoDestroyActivityDuration : w.autoDestroyActivityDuration;
+}
+
+/**
+ * When auto-destroy acts on the workspace: its explicit `auto-destroy-at`, or, with a duration in
+ * effect and resources in its state, the end of the idle spell (the current state version's time
+ * plus the duration), whichever comes first.
+ */
+function autoDestroyAt(w: Workspace, project: Project, state: { count: number; stateCreatedAt?: string } | undefined): string | null {
+  const ms = autoDestroyDurationMs(effectiveAutoDestroy(w, project));
+  const idle = ms !== null && state && state.count > 0 && state.stateCreatedAt ? new Date(Date.parse(state.stateCreatedAt) + ms).toISOString() : null;
+  if (w.autoDestroyAt === null || idle === null) return w.autoDestroyAt ?? idle;
+  return w.autoDestroyAt < idle ? w.autoDestroyAt : idle;
 }
 
 /**
@@ -337,7 +355,9 @@ export function createWorkspacesService(deps: {
     const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
     const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
     const runs = found.length ? await readRunSummaries(q, ids) : new Map<string, { count: number; current: string | null }>();
-    const resources = found.length ? await readResourceCounts(q, ids) : new Map<string, { count: number; currentStateVersion: string }>();
+    const resources = found.length
+      ? await readResourceCounts(q, ids)
+      : new Map<string, { count: number; currentStateVersion: string; stateCreatedAt?: string }>();
     const variables = found.length ? await readVariableIds(q, ids) : new Map<string, string[]>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective
@@ -360,6 +380,7 @@ export function createWorkspacesService(deps: {
       currentStateVersionId: resources.get(workspace.id)?.currentStateVersion ?? null,
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
       variableIds: variables.get(workspace.id) ?? [],
+      autoDestroyAt: autoDestroyAt(workspace, project, resources.get(workspace.id)),
     }));
   }
   const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;

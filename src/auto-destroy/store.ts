@@ -1,0 +1,150 @@
+// What the auto-destroy scheduler reads and the two conditional writes that make it fire once.
+// It reads across workspaces, projects, organizations, state versions and runs because "which
+// workspaces are due" is one question about all of them, answered in a few queries per tick.
+import type { Queryable } from '../db/index.ts';
+import { RUN_STATUSES, isFinal } from '../runs/statuses.ts';
+
+const UNFINISHED = RUN_STATUSES.filter((s) => !isFinal(s));
+
+/** A workspace the scheduler may act on, with what deciding where its run executes needs. */
+export interface Candidate {
+  id: string;
+  executionMode: string | null;
+  agentPoolId: string | null;
+  orgMode: string;
+  orgPool: string | null;
+}
+
+/** Workspaces whose explicit `auto-destroy-at` has come. */
+export async function explicitDue(q: Queryable, at: string, limit: number): Promise<Array<Candidate & { autoDestroyAt: string }>> {
+  const rows = await q
+    .selectFrom('workspaces as w')
+    .innerJoin('organizations as o', 'o.id', 'w.organization_id')
+    .select(['w.id', 'w.auto_destroy_at', 'w.execution_mode', 'w.agent_pool_id', 'o.default_execution_mode', 'o.default_agent_pool_id'])
+    .where('w.auto_destroy_at', 'is not', null)
+    .where('w.auto_destroy_at', '<=', at)
+    .orderBy('w.auto_destroy_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    autoDestroyAt: r.auto_destroy_at!,
+    executionMode: r.execution_mode,
+    agentPoolId: r.agent_pool_id,
+    orgMode: r.default_execution_mode,
+    orgPool: r.default_agent_pool_id,
+  }));
+}
+
+/** Every activity duration in effect somewhere (a workspace's own, or its project's it inherits): few. */
+export async function durationsInEffect(q: Queryable): Promise<string[]> {
+  const own = await q
+    .selectFrom('workspaces')
+    .select('auto_destroy_activity_duration as d')
+    .distinct()
+    .where('auto_destroy_activity_duration', 'is not', null)
+    .where('inherits_project_auto_destroy', '=', false)
+    .execute();
+  const inherited = await q
+    .selectFrom('projects')
+    .select('auto_destroy_activity_duration as d')
+    .distinct()
+    .where('auto_destroy_activity_duration', 'is not', null)
+    .execute();
+  return [...new Set([...own, ...inherited].map((r) => r.d!))];
+}
+
+/**
+ * Workspaces whose duration in effect is `duration`, whose current state version was written at
+ * or before `cutoff` and has not had its destroy run yet, with no unfinished run in their queue.
+ */
+export async function idleSince(
+  q: Queryable,
+  duration: string,
+  cutoff: string,
+  limit: number,
+): Promise<Array<Candidate & { stateVersionId: string; resources: string | null }>> {
+  const rows = await q
+    .selectFrom('workspaces as w')
+    .innerJoin('projects as p', 'p.id', 'w.project_id')
+    .innerJoin('organizations as o', 'o.id', 'w.organization_id')
+    .innerJoin('state_versions as sv', 'sv.workspace_id', 'w.id')
+    .select(['w.id', 'w.execution_mode', 'w.agent_pool_id', 'o.default_execution_mode', 'o.default_agent_pool_id', 'sv.id as state_version_id', 'sv.resources'])
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('w.inherits_project_auto_destroy', '=', true), eb('p.auto_destroy_activity_duration', '=', duration)]),
+        eb.and([eb('w.inherits_project_auto_destroy', '=', false), eb('w.auto_destroy_activity_duration', '=', duration)]),
+      ]),
+    )
+    .where((eb) =>
+      eb(
+        'sv.position',
+        '=',
+        eb
+          .selectFrom('state_versions as latest')
+          .select((l) => l.fn.max('latest.position').as('p'))
+          .whereRef('latest.workspace_id', '=', 'w.id'),
+      ),
+    )
+    .where('sv.created_at', '<=', cutoff)
+    .where((eb) => eb.or([eb('w.auto_destroyed_state_version_id', 'is', null), eb('w.auto_destroyed_state_version_id', '!=', eb.ref('sv.id'))]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('runs as r')
+            .select('r.id')
+            .whereRef('r.workspace_id', '=', 'w.id')
+            .where('r.speculative', '=', false)
+            .where('r.status', 'in', UNFINISHED),
+        ),
+      ),
+    )
+    .orderBy('sv.created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    executionMode: r.execution_mode,
+    agentPoolId: r.agent_pool_id,
+    orgMode: r.default_execution_mode,
+    orgPool: r.default_agent_pool_id,
+    stateVersionId: r.state_version_id,
+    resources: r.resources,
+  }));
+}
+
+/** The conditional write of an inactivity destroy: true for exactly one caller per state version. */
+export async function claimIdle(q: Queryable, workspaceId: string, stateVersionId: string): Promise<boolean> {
+  const r = await q
+    .updateTable('workspaces')
+    .set({ auto_destroyed_state_version_id: stateVersionId })
+    .where('id', '=', workspaceId)
+    .where((eb) => eb.or([eb('auto_destroyed_state_version_id', 'is', null), eb('auto_destroyed_state_version_id', '!=', stateVersionId)]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** The conditional write of a scheduled destroy: clears `auto-destroy-at` (as TFE does once it ran) for exactly one caller. */
+export async function claimExplicit(q: Queryable, workspaceId: string, autoDestroyAt: string): Promise<boolean> {
+  const r = await q
+    .updateTable('workspaces')
+    .set({ auto_destroy_at: null })
+    .where('id', '=', workspaceId)
+    .where('auto_destroy_at', '=', autoDestroyAt)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** The resource summary of the workspace's current state version (null: no state, or none recorded). */
+export async function currentResources(q: Queryable, workspaceId: string): Promise<string | null> {
+  const r = await q
+    .selectFrom('state_versions')
+    .select('resources')
+    .where('workspace_id', '=', workspaceId)
+    .where('position', 'is not', null)
+    .orderBy('position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return r?.resources ?? null;
+}
