@@ -38,6 +38,7 @@ export interface Config {
   runTimeoutMs: number;
   /** Wall-clock bound of one policy's evaluation in a policy check. */
   policyTimeoutMs: number;
+  policyMemoryMb: number;
   /** Log bytes kept per plan or apply. */
   runMaxLogBytes: number;
   /** The terraform binary jobs run (`terraform`: found on PATH). */
@@ -137,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerConcurrency: integer(env, 'HANGAR_RUNNER_CONCURRENCY', 1, 0, 64),
     runTimeoutMs: integer(env, 'HANGAR_RUN_TIMEOUT', 3600, 10, 86_400) * 1000,
     policyTimeoutMs: integer(env, 'HANGAR_POLICY_TIMEOUT', 10, 1, 3600) * 1000,
+    policyMemoryMb: integer(env, 'HANGAR_POLICY_MEMORY', 512, 32, 16_384),
     runMaxLogBytes: integer(env, 'HANGAR_RUN_MAX_LOG_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     terraformBinary: env.HANGAR_TERRAFORM_BINARY || 'terraform',
     terraformPluginCacheDir: env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR || null,
