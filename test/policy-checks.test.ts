@@ -147,6 +147,29 @@ suite('policy checks', (ctx: TestContext) => {
     assertStatus(await ctx.post(`/api/v2/runs/${run.id}/actions/apply`, org.owner.token, {}), 202);
   });
 
+  it('include=policy_checks puts the checks beside a run, and beside each run of a list', async () => {
+    const { org, wsId } = await setup([{ source: 'main = rule { false }', level: 'soft-mandatory' }]);
+    const first = await plannedRun(org, wsId);
+    const check = await checkOf(org, first);
+    const shown = await ctx.get(`/api/v2/runs/${first.id}?include=policy_checks`, org.owner.token);
+    assertStatus(shown, 200);
+    assert.equal(shown.body.included.length, 1);
+    assert.equal(shown.body.included[0].id, check.id);
+    assert.equal(shown.body.included[0].type, 'policy-checks');
+    assert.equal(shown.body.included[0].attributes.status, 'soft_failed');
+    assert.equal(shown.body.included[0].attributes.permissions['can-override'], true);
+    assertStatus(await ctx.post(`/api/v2/runs/${first.id}/actions/discard`, org.owner.token, {}), 202);
+    const second = await plannedRun(org, wsId);
+    const listed = await ctx.get(`/api/v2/workspaces/${wsId}/runs?include=policy_checks`, org.owner.token);
+    assertStatus(listed, 200);
+    assert.deepEqual(listed.body.included.map((c: any) => c.relationships.run.data.id).sort(), [first.id, second.id].sort());
+    const byOrg = await ctx.get(`/api/v2/organizations/${org.name}/runs?include=policy_checks`, org.owner.token);
+    assertStatus(byOrg, 200);
+    assert.equal(byOrg.body.included.length, 2);
+    // Without the include, nothing is included.
+    assert.equal((await ctx.get(`/api/v2/runs/${first.id}`, org.owner.token)).body.included, undefined);
+  });
+
   it('an advisory failure: the run is policy_checked, the failure counted', async () => {
     const { org, wsId } = await setup([{ source: 'main = rule { false }', level: 'advisory' }]);
     const run = await plannedRun(org, wsId);

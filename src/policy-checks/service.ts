@@ -343,6 +343,19 @@ export function createPolicyChecksService(deps: {
       return viewOf(moved, found);
     },
 
+    /** The checks of runs the caller has read (a run list's `include=policy_checks`). */
+    async ofRuns(caller: Caller, runs: ReadonlyArray<{ run: Run }>): Promise<PolicyCheckView[]> {
+      const checks = await store.checksOfRuns(
+        db,
+        runs.map((v) => v.run.id),
+      );
+      // Whether the caller may override is a question about each run's workspace: asked once per workspace.
+      const workspaceOfRun = new Map(runs.map((v) => [v.run.id, v.run.workspaceId]));
+      const found = new Map<string, Parameters<typeof can>[0]>();
+      for (const id of new Set(workspaceOfRun.values())) found.set(id, await deps.workspaces.find(caller, { id }));
+      return checks.map((c) => viewOf(c, found.get(workspaceOfRun.get(c.runId)!)!));
+    },
+
     /** The runs of checks listed, for `include=run`. */
     runViews: (caller: Caller, runId: string) => deps.runs.show(caller, runId),
   };
