@@ -141,7 +141,7 @@ function walkBench(): Pick<Figures, 'walkMs' | 'walkCpuMs' | 'convertMs'> {
 async function sandboxBench(): Promise<number> {
   const planJson = Buffer.from(JSON.stringify(syntheticPlan(CHANGES)));
   const times: number[] = [];
-  for (let round = 0; round < Math.min(ROUNDS, 3); round++) {
+  for (let round = 0; round < (CHECK ? 1 : 3); round++) {
     const t0 = performance.now();
     const [r] = await evaluateInSandbox({
       policies: [{ source: WALK_POLICY, filename: 'walk.sentinel', params: {}, imports: {} }],
@@ -165,7 +165,7 @@ function corpusBench(dir: string): Figures['corpus'] {
   for (const c of cases) runTestCase(c.file, c.policy, {}, cache); // warm-up
   const passes: number[] = [];
   let passed = 0;
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < (CHECK ? 1 : 3); round++) {
     const passCache = new Map();
     const t0 = performance.now();
     passed = cases.filter((c) => runTestCase(c.file, c.policy, {}, passCache).passed).length;
@@ -202,7 +202,12 @@ const figures: Figures = { ...walk, sandboxMs, corpus };
 
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
 const goals = [
-  { goal: `one policy walking ${CHANGES.toLocaleString('en')} resource changes: evaluation ≤ ${WALK_GOAL_MS} ms`, value: figures.walkMs, bound: WALK_GOAL_MS },
+  {
+    goal: `one policy walking ${CHANGES.toLocaleString('en')} resource changes: evaluation ≤ ${WALK_GOAL_MS} ms`,
+    value: figures.walkMs,
+    cpu: figures.walkCpuMs,
+    bound: WALK_GOAL_MS,
+  },
   ...(corpus ? [{ goal: `public corpus, one case parse + evaluate: median ≤ ${CASE_GOAL_MS} ms`, value: corpus.medianMs, bound: CASE_GOAL_MS }] : []),
 ];
 const table = [
@@ -235,6 +240,13 @@ if (WRITE) {
     '',
     ...table,
     '',
+    ...(loadavg()[0]! > availableParallelism()
+      ? [
+          '**The machine was loaded** (load average above its core count, other work sharing the CPU): the wall-clock',
+          'figures overstate what evaluation costs; the CPU time is the fairer figure.',
+          '',
+        ]
+      : []),
     'The goals are wall-clock times of one thread; on a loaded machine they are pessimistic (the',
     "walk's CPU time is what it costs). The corpus's 19 cases that call the http import fail here:",
     'policies get no network.',
@@ -245,8 +257,9 @@ if (WRITE) {
   console.log('written: bench/results/sentinel.md, bench/results/sentinel.json');
 }
 
-// CI: only a miss by more than 2× fails, so a busy machine does not fail the build.
-const missed = goals.filter((g) => g.value > 2 * g.bound);
+// CI: only a miss by more than 2× fails, and the walk counts its CPU time when that is lower than
+// its wall-clock time (another process had the CPU), so a busy machine does not fail the build.
+const missed = goals.filter((g) => Math.min(g.value, ('cpu' in g ? g.cpu : undefined) ?? g.value) > 2 * g.bound);
 if (CHECK && missed.length > 0) {
   console.error(`bench:sentinel: missed by more than 2×: ${missed.map((g) => `${g.goal} (${ms(g.value)})`).join('; ')}`);
   process.exit(1);
