@@ -262,6 +262,20 @@ suite('policy checks', (ctx: TestContext) => {
     assert.match(log.raw, /evaluation stopped/);
   });
 
+  it('a policy building a huge list is stopped: the check and the run are errored, the server answers on', async () => {
+    const { org, wsId } = await setup([{ source: 'l = range(50000000)\nmain = rule { length(l) > 0 }', level: 'hard-mandatory' }]);
+    const run = await plannedRun(org, wsId);
+    assert.equal(run.attributes.status, 'errored');
+    const check = await checkOf(org, run);
+    assert.equal(check.attributes.status, 'errored');
+    assert.match(check.attributes.result.sentinel.data[Object.keys(check.attributes.result.sentinel.data)[0]!].error, /evaluation stopped .*step limit/);
+    const log = await ctx.request('GET', `/api/v2/policy-checks/${check.id}/output`, { token: org.owner.token });
+    assert.match(log.raw, /Error: .*evaluation stopped/);
+    // The workspace is free again and the next run is checked as usual.
+    const ws = await ctx.get(`/api/v2/workspaces/${wsId}`, org.owner.token);
+    assert.equal(ws.body.data.attributes.locked, false);
+  });
+
   it('checks a stopped server left queued run from the scheduler; those of a run that moved on are canceled', async () => {
     const { org, wsId } = await setup([{ source: 'main = rule { true }', level: 'hard-mandatory' }]);
     const run = await plannedRun(org, wsId);
