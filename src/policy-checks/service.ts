@@ -53,12 +53,12 @@ function paramValue(text: string): unknown {
 /** Replaces every secret in `text` (longest first, so a secret inside another goes too). */
 const scrub = (text: string, secrets: readonly string[]) => secrets.reduce((t, s) => t.split(s).join('***'), text);
 
-// At most this many checks evaluate at once (each in a worker with its own heap bound), so a burst
+// At most this many checks evaluate at once (each in a sandbox process with its own heap bound), so a burst
 // of plans finishing together cannot multiply the memory the server needs.
 const CONCURRENT_CHECKS = 2;
 let evaluating = 0;
 const waiting: Array<() => void> = [];
-async function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
+async function fewAtATime<T>(fn: () => Promise<T>): Promise<T> {
   if (evaluating >= CONCURRENT_CHECKS) await new Promise<void>((resolve) => waiting.push(resolve));
   evaluating++;
   try {
@@ -129,7 +129,7 @@ export function createPolicyChecksService(deps: {
   policySetParameters: PolicySetParametersService;
   /** The wall-clock bound of one policy's evaluation (HANGAR_POLICY_TIMEOUT). */
   timeoutMs: number;
-  /** The heap of the worker a check's policies run in, in MiB (HANGAR_POLICY_MEMORY). */
+  /** The heap of the sandbox process a check's policies run in, in MiB (HANGAR_POLICY_MEMORY). */
   memoryMb: number;
 }) {
   const { database } = deps;
@@ -192,7 +192,7 @@ export function createPolicyChecksService(deps: {
     const results =
       policies.length === 0
         ? []
-        : await oneAtATime(() =>
+        : await fewAtATime(() =>
             evaluateInSandbox({
               policies,
               terraform: {
