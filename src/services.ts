@@ -39,7 +39,7 @@ export interface ServiceOptions {
   keyring?: Keyring;
   /** The bound of one policy's evaluation in a policy check (HANGAR_POLICY_TIMEOUT); default 10 s. */
   policyTimeoutMs?: number;
-  /** The heap bound of the worker a policy check evaluates in, MiB (HANGAR_POLICY_MEMORY); default 512. */
+  /** The heap bound of the sandbox process a policy check evaluates in, MiB (HANGAR_POLICY_MEMORY); default 512. */
   policyMemoryMb?: number;
 }
 
