@@ -40,6 +40,7 @@ export interface Config {
   runnerSilenceMs: number;
   /** Wall-clock bound of one policy's evaluation in a policy check. */
   policyTimeoutMs: number;
+  policyMemoryMb: number;
   /** Log bytes kept per plan or apply. */
   runMaxLogBytes: number;
   /** How long a running job's runner (a worker here, or an agent) may go without a heartbeat before the job is errored. */
@@ -146,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runTimeoutMs: integer(env, 'HANGAR_RUN_TIMEOUT', 3600, 10, 86_400) * 1000,
     runnerSilenceMs: integer(env, 'HANGAR_RUNNER_SILENCE_TIMEOUT', 60, 5, 3600) * 1000,
     policyTimeoutMs: integer(env, 'HANGAR_POLICY_TIMEOUT', 10, 1, 3600) * 1000,
+    policyMemoryMb: integer(env, 'HANGAR_POLICY_MEMORY', 512, 32, 16_384),
     runMaxLogBytes: integer(env, 'HANGAR_RUN_MAX_LOG_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     runnerSilenceTimeoutMs: integer(env, 'HANGAR_RUNNER_SILENCE_TIMEOUT', 60, 5, 3600) * 1000,
     agent: {

@@ -80,7 +80,7 @@ async function serve(config: Config): Promise<void> {
   }
   // As the sentinel command does: a backtracking regular expression in a policy cannot outrun the time limit.
   enableLinearRegexFallback();
-  const services = createServices(database, { keyring, policyTimeoutMs: config.policyTimeoutMs });
+  const services = createServices(database, { keyring, policyTimeoutMs: config.policyTimeoutMs, policyMemoryMb: config.policyMemoryMb });
   const app = await buildApp({ config, database, keyring, services, tls: loadTls(config) });
   // Remote runs execute here (HANGAR_RUNNER_CONCURRENCY workers; 0: none, this instance serves the API only).
   const runner = startRunner({

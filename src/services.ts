@@ -40,6 +40,8 @@ export interface ServiceOptions {
   keyring?: Keyring;
   /** The bound of one policy's evaluation in a policy check (HANGAR_POLICY_TIMEOUT); default 10 s. */
   policyTimeoutMs?: number;
+  /** The heap bound of the sandbox process a policy check evaluates in, MiB (HANGAR_POLICY_MEMORY); default 512. */
+  policyMemoryMb?: number;
 }
 
 export function createServices(database: Database, options: ServiceOptions = {}) {
@@ -94,6 +96,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     policySetVersions,
     policySetParameters,
     timeoutMs: options.policyTimeoutMs ?? 10_000,
+    memoryMb: options.policyMemoryMb ?? 512,
   });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });

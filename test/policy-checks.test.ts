@@ -147,6 +147,29 @@ suite('policy checks', (ctx: TestContext) => {
     assertStatus(await ctx.post(`/api/v2/runs/${run.id}/actions/apply`, org.owner.token, {}), 202);
   });
 
+  it('include=policy_checks puts the checks beside a run, and beside each run of a list', async () => {
+    const { org, wsId } = await setup([{ source: 'main = rule { false }', level: 'soft-mandatory' }]);
+    const first = await plannedRun(org, wsId);
+    const check = await checkOf(org, first);
+    const shown = await ctx.get(`/api/v2/runs/${first.id}?include=policy_checks`, org.owner.token);
+    assertStatus(shown, 200);
+    assert.equal(shown.body.included.length, 1);
+    assert.equal(shown.body.included[0].id, check.id);
+    assert.equal(shown.body.included[0].type, 'policy-checks');
+    assert.equal(shown.body.included[0].attributes.status, 'soft_failed');
+    assert.equal(shown.body.included[0].attributes.permissions['can-override'], true);
+    assertStatus(await ctx.post(`/api/v2/runs/${first.id}/actions/discard`, org.owner.token, {}), 202);
+    const second = await plannedRun(org, wsId);
+    const listed = await ctx.get(`/api/v2/workspaces/${wsId}/runs?include=policy_checks`, org.owner.token);
+    assertStatus(listed, 200);
+    assert.deepEqual(listed.body.included.map((c: any) => c.relationships.run.data.id).sort(), [first.id, second.id].sort());
+    const byOrg = await ctx.get(`/api/v2/organizations/${org.name}/runs?include=policy_checks`, org.owner.token);
+    assertStatus(byOrg, 200);
+    assert.equal(byOrg.body.included.length, 2);
+    // Without the include, nothing is included.
+    assert.equal((await ctx.get(`/api/v2/runs/${first.id}`, org.owner.token)).body.included, undefined);
+  });
+
   it('an advisory failure: the run is policy_checked, the failure counted', async () => {
     const { org, wsId } = await setup([{ source: 'main = rule { false }', level: 'advisory' }]);
     const run = await plannedRun(org, wsId);
@@ -237,6 +260,20 @@ suite('policy checks', (ctx: TestContext) => {
     assert.equal(check.attributes.status, 'errored');
     const log = await ctx.request('GET', `/api/v2/policy-checks/${check.id}/output`, { token: org.owner.token });
     assert.match(log.raw, /evaluation stopped/);
+  });
+
+  it('a policy building a huge list is stopped: the check and the run are errored, the server answers on', async () => {
+    const { org, wsId } = await setup([{ source: 'l = range(50000000)\nmain = rule { length(l) > 0 }', level: 'hard-mandatory' }]);
+    const run = await plannedRun(org, wsId);
+    assert.equal(run.attributes.status, 'errored');
+    const check = await checkOf(org, run);
+    assert.equal(check.attributes.status, 'errored');
+    assert.match(check.attributes.result.sentinel.data[Object.keys(check.attributes.result.sentinel.data)[0]!].error, /evaluation stopped .*step limit/);
+    const log = await ctx.request('GET', `/api/v2/policy-checks/${check.id}/output`, { token: org.owner.token });
+    assert.match(log.raw, /Error: .*evaluation stopped/);
+    // The workspace is free again and the next run is checked as usual.
+    const ws = await ctx.get(`/api/v2/workspaces/${wsId}`, org.owner.token);
+    assert.equal(ws.body.data.attributes.locked, false);
   });
 
   it('checks a stopped server left queued run from the scheduler; those of a run that moved on are canceled', async () => {

@@ -15,15 +15,12 @@ import type { PolicySetParametersService } from '../policy-set-parameters/servic
 import type { PolicySetsService } from '../policy-sets/service.ts';
 import type { PolicySetVersionsService } from '../policy-set-versions/service.ts';
 import type { Run, RunsService } from '../runs/service.ts';
-import { describeError, evaluatePolicy, type ImportSpec } from '../sentinel/index.ts';
-import { tfconfigFromJson } from '../sentinel/tfconfig.ts';
-import { tfplanFromJson } from '../sentinel/tfplan.ts';
-import { tfrunFromRun } from '../sentinel/tfrun.ts';
-import { tfstateFromJson } from '../sentinel/tfstate.ts';
+import { describeError, type ImportSpec } from '../sentinel/index.ts';
+import { evaluateInSandbox, type SandboxPolicy, type SandboxResult } from '../sentinel/sandbox.ts';
 import { now } from '../time.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
-import type { CheckResult, PolicyCheck, PolicyOutcome } from './store.ts';
+import type { CheckResult, PolicyCheck, PolicyCheckStatus, PolicyOutcome } from './store.ts';
 
 export type { PolicyCheck, CheckResult };
 
@@ -56,6 +53,71 @@ function paramValue(text: string): unknown {
 /** Replaces every secret in `text` (longest first, so a secret inside another goes too). */
 const scrub = (text: string, secrets: readonly string[]) => secrets.reduce((t, s) => t.split(s).join('***'), text);
 
+// At most this many checks evaluate at once (each in a sandbox process with its own heap bound), so a burst
+// of plans finishing together cannot multiply the memory the server needs.
+const CONCURRENT_CHECKS = 2;
+let evaluating = 0;
+const waiting: Array<() => void> = [];
+async function fewAtATime<T>(fn: () => Promise<T>): Promise<T> {
+  if (evaluating >= CONCURRENT_CHECKS) await new Promise<void>((resolve) => waiting.push(resolve));
+  evaluating++;
+  try {
+    return await fn();
+  } finally {
+    evaluating--;
+    waiting.shift()?.();
+  }
+}
+
+/** The comment lines a policy file starts with: its description, as the log shows it. */
+function descriptionOf(source: string): string[] {
+  const lines: string[] = [];
+  for (const line of source.split('\n')) {
+    const m = /^\s*(?:#|\/\/)\s?(.*)$/.exec(line);
+    if (!m) break;
+    lines.push(m[1]!.trimEnd());
+  }
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+const word = (v: boolean | null | undefined) => (v === true ? 'TRUE' : v === false ? 'FALSE' : 'UNDEFINED');
+
+/**
+ * The check's log, in the layout the Terraform CLI prints under "Organization Policy Check:" on
+ * HCP Terraform: the overall result, then per policy its result, description, print() output and
+ * the rules the result came from (main first) with where each is declared.
+ */
+function sentinelLog(policies: readonly Evaluable[], results: readonly SandboxResult[], outcomes: readonly PolicyOutcome[]): string {
+  const all = outcomes.every((o) => o.result);
+  const broken = results.some((r) => r.error || r.result === undefined);
+  const why = all
+    ? 'Every policy evaluated to true.'
+    : broken
+      ? 'At least one policy did not evaluate to true: it failed with an error, hit a limit, or its\nmain rule was undefined. Its section below says which.'
+      : 'At least one policy evaluated to false. None failed with an error or was undefined.';
+  const out = [`Sentinel Result: ${all}`, '', why, '', `${outcomes.length} policies evaluated.`, ''];
+  outcomes.forEach((o, i) => {
+    const r = results[i]!;
+    const file = `${o.policy}.sentinel`;
+    out.push(`## Policy ${i + 1}: ${o.policySetName}/${o.policy} (${o.enforcementLevel})`, '', `Result: ${o.result}`, '');
+    const description = descriptionOf(policies[i]!.source);
+    if (description.length > 0) out.push('Description:', ...description.map((l) => (l ? `  ${l}` : '')), '');
+    if (o.error) out.push(`Error: ${o.error}`, '');
+    if (r.prints.length > 0) out.push('Print messages:', '', ...r.prints, '');
+    const at = (name: string) => {
+      const p = r.rulePositions[name];
+      return p ? `${file}:${p.line}:${p.column}` : file;
+    };
+    if (!r.error) {
+      out.push(`${word(r.result)} - ${at('main')} - Rule "main"`);
+      for (const [name, value] of Object.entries(r.rules)) if (name !== 'main') out.push(`  ${word(value)} - ${at(name)} - Rule "${name}"`);
+      out.push('');
+    }
+  });
+  return out.join('\n');
+}
+
 export function createPolicyChecksService(deps: {
   database: Database;
   runs: RunsService;
@@ -67,6 +129,8 @@ export function createPolicyChecksService(deps: {
   policySetParameters: PolicySetParametersService;
   /** The wall-clock bound of one policy's evaluation (HANGAR_POLICY_TIMEOUT). */
   timeoutMs: number;
+  /** The heap of the sandbox process a check's policies run in, in MiB (HANGAR_POLICY_MEMORY). */
+  memoryMb: number;
 }) {
   const { database } = deps;
   const db = database.db;
@@ -100,71 +164,67 @@ export function createPolicyChecksService(deps: {
     return manifest.policies.map((p) => ({ name: p.name, level: level(p.enforcementLevel), source: p.source ?? '', modules, defaults }));
   }
 
-  /** Evaluates every applicable set; returns the outcome and the log (scrubbed). */
+  /** Evaluates every applicable set, in a sandbox; returns the outcome and the log (scrubbed). */
   async function evaluateSets(run: Run): Promise<{ result: CheckResult; output: string }> {
     const started = performance.now();
     const workspace = await workspaceOf(db, run);
     const sets = await deps.policySets.applyingTo(db, workspace);
     const plan = (await deps.jobs.ofRuns(db, [run.id])).find((j) => j.phase === 'plan');
-    const planBytes = plan ? await deps.jobs.getBlob(db, plan.id, 'plan-json') : undefined;
-    const planJson: unknown = planBytes ? JSON.parse(planBytes.toString('utf8')) : {};
-    const prior = (planJson as { prior_state?: unknown } | null)?.prior_state;
-    const imports: Record<string, ImportSpec> = {
-      'tfplan/v2': { data: tfplanFromJson(planJson) },
-      'tfconfig/v2': { data: tfconfigFromJson(planJson) },
-      'tfstate/v2': { data: tfstateFromJson(prior ?? {}) },
-      tfrun: {
-        data: tfrunFromRun({
-          id: run.id,
-          created_at: run.createdAt,
-          message: run.message,
-          speculative: run.speculative,
-          is_destroy: run.isDestroy,
-          refresh: run.refresh,
-          refresh_only: run.refreshOnly,
-          target_addrs: run.targetAddrs,
-          replace_addrs: run.replaceAddrs,
-          workspace: { id: workspace.id, name: workspace.name, auto_apply: run.autoApply },
-        }),
-      },
-    };
-    const outcomes: PolicyOutcome[] = [];
-    const sections: string[] = [];
+    const planJson = plan ? await deps.jobs.getBlob(db, plan.id, 'plan-json') : undefined;
+    const planned: Array<Evaluable & { set: { id: string; name: string } }> = [];
+    const policies: SandboxPolicy[] = [];
+    const secrets: string[] = [];
     for (const set of sets) {
       const parameters = await deps.policySetParameters.runtimeParameters(set.id);
       // As stored, and as the policy sees it (a JSON string's text): both are kept out of the log.
-      const secrets = parameters
-        .filter((p) => p.sensitive)
-        .flatMap((p) => {
-          const v = paramValue(p.value);
-          return typeof v === 'string' ? [p.value, v] : [p.value];
-        })
-        .filter((v) => v.length > 0)
-        .sort((a, b) => b.length - a.length);
+      for (const p of parameters.filter((p) => p.sensitive)) {
+        const v = paramValue(p.value);
+        secrets.push(...(typeof v === 'string' ? [p.value, v] : [p.value]).filter((x) => x.length > 0));
+      }
       for (const policy of await policiesOf(set.id)) {
-        // Evaluation is synchronous: between policies the server answers what waited meanwhile.
-        await new Promise((resolve) => setImmediate(resolve));
         const params: Record<string, unknown> = { ...policy.defaults };
         for (const p of parameters) params[p.key] = paramValue(p.value);
-        const filename = `${policy.name}.sentinel`;
-        const r = evaluatePolicy({
-          source: policy.source,
-          filename,
-          params,
-          imports: { ...policy.modules, ...imports },
-          limits: { timeoutMs: deps.timeoutMs },
-        });
-        const error = r.error ? scrub(describeError(r.error), secrets) : null;
-        const passed = r.result === true && !error;
-        outcomes.push({ policySetId: set.id, policySetName: set.name, policy: policy.name, enforcementLevel: policy.level, result: passed, error });
-        const lines = [`## Policy ${outcomes.length}: ${set.name}/${policy.name} (${policy.level})`, '', `Result: ${passed}`, ''];
-        if (error) lines.push(`Error: ${error}`, '');
-        for (const p of r.prints) lines.push(scrub(p, secrets));
-        if (r.prints.length > 0) lines.push('');
-        lines.push(`${String(passed).toUpperCase()} - ${filename}:1:1 - Rule "main"`, '');
-        sections.push(lines.join('\n'));
+        planned.push({ ...policy, set: { id: set.id, name: set.name } });
+        policies.push({ source: policy.source, filename: `${policy.name}.sentinel`, params, imports: policy.modules });
       }
     }
+    secrets.sort((a, b) => b.length - a.length);
+    const results =
+      policies.length === 0
+        ? []
+        : await fewAtATime(() =>
+            evaluateInSandbox({
+              policies,
+              terraform: {
+                planJson: planJson ?? null,
+                run: {
+                  id: run.id,
+                  created_at: run.createdAt,
+                  message: run.message,
+                  speculative: run.speculative,
+                  is_destroy: run.isDestroy,
+                  refresh: run.refresh,
+                  refresh_only: run.refreshOnly,
+                  target_addrs: run.targetAddrs,
+                  replace_addrs: run.replaceAddrs,
+                  workspace: { id: workspace.id, name: workspace.name, auto_apply: run.autoApply },
+                },
+              },
+              limits: { timeoutMs: deps.timeoutMs, memoryMb: deps.memoryMb },
+            }),
+          );
+    const outcomes: PolicyOutcome[] = planned.map((policy, i) => {
+      const r = results[i]!;
+      const error = r.error ? scrub(describeError(r.error), secrets) : null;
+      return {
+        policySetId: policy.set.id,
+        policySetName: policy.set.name,
+        policy: policy.name,
+        enforcementLevel: policy.level,
+        result: r.result === true && !error,
+        error,
+      };
+    });
     const failed = (l: Level) => outcomes.filter((o) => !o.result && o.enforcementLevel === l).length;
     const passed = outcomes.filter((o) => o.result).length;
     const result: CheckResult = {
@@ -177,9 +237,14 @@ export function createPolicyChecksService(deps: {
       durationMs: Math.round(performance.now() - started),
       policies: outcomes,
     };
-    const header = `Sentinel Result: ${result.result}\n\n${outcomes.length} policies evaluated.\n\n`;
-    return { result, output: header + sections.join('\n') };
+    return { result, output: scrub(sentinelLog(planned, results, outcomes), secrets) };
   }
+
+  // A check's log is written once, when it settles, and read whole: these two are the only places
+  // that touch where it is kept.
+  const settleWithLog = (check: PolicyCheck, to: PolicyCheckStatus, extra: { result?: CheckResult; output: string }) =>
+    store.settleCheck(db, check, ['queued'], to, now(), extra);
+  const logOf = (check: PolicyCheck): string => check.output ?? '';
 
   const statusOf = (r: CheckResult) => (r.hardFailed > 0 ? 'hard_failed' : r.softFailed > 0 ? 'soft_failed' : 'passed');
 
@@ -223,13 +288,13 @@ export function createPolicyChecksService(deps: {
         const { result, output } = await evaluateSets(run);
         const errored = result.policies.some((p) => p.error !== null && p.enforcementLevel !== 'advisory');
         const status = errored ? 'errored' : statusOf(result);
-        await store.settleCheck(db, check, ['queued'], status, now(), { result, output });
+        await settleWithLog(check, status, { result, output });
         outcome = status === 'passed' ? 'passed' : status === 'soft_failed' ? 'override' : 'errored';
         if (status === 'hard_failed') reason = 'A hard-mandatory policy failed';
         if (status === 'errored') reason = `A policy could not be evaluated: ${result.policies.find((p) => p.error)!.error}`;
       } catch (e) {
         // Never a stuck run: whatever went wrong ends the check, and the run, errored.
-        await store.settleCheck(db, check, ['queued'], 'errored', now(), { output: 'The policy check could not run.\n' });
+        await settleWithLog(check, 'errored', { output: 'The policy check could not run.\n' });
         outcome = 'errored';
         reason = `The policy check could not run: ${(e as Error).message}`;
       }
@@ -260,7 +325,7 @@ export function createPolicyChecksService(deps: {
 
     async output(caller: Caller, id: string): Promise<string> {
       const { check } = await find(caller, id);
-      return check.output ?? '';
+      return logOf(check);
     },
 
     /** A soft-mandatory failure overridden: the check is `overridden`, the run goes on. */
@@ -276,6 +341,19 @@ export function createPolicyChecksService(deps: {
         return done;
       });
       return viewOf(moved, found);
+    },
+
+    /** The checks of runs the caller has read (a run list's `include=policy_checks`). */
+    async ofRuns(caller: Caller, runs: ReadonlyArray<{ run: Run }>): Promise<PolicyCheckView[]> {
+      const checks = await store.checksOfRuns(
+        db,
+        runs.map((v) => v.run.id),
+      );
+      // Whether the caller may override is a question about each run's workspace: asked once per workspace.
+      const workspaceOfRun = new Map(runs.map((v) => [v.run.id, v.run.workspaceId]));
+      const found = new Map<string, Parameters<typeof can>[0]>();
+      for (const id of new Set(workspaceOfRun.values())) found.set(id, await deps.workspaces.find(caller, { id }));
+      return checks.map((c) => viewOf(c, found.get(workspaceOfRun.get(c.runId)!)!));
     },
 
     /** The runs of checks listed, for `include=run`. */

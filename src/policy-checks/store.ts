@@ -79,6 +79,19 @@ export async function checksOfRun(q: Queryable, runId: string): Promise<PolicyCh
   return (await q.selectFrom('policy_checks').select(FIELDS).where('run_id', '=', runId).orderBy('seq').execute()).map(read);
 }
 
+/** The checks of several runs, in creation order (one query). */
+export async function checksOfRuns(q: Queryable, runIds: readonly string[]): Promise<PolicyCheck[]> {
+  if (runIds.length === 0) return [];
+  return (
+    await q
+      .selectFrom('policy_checks')
+      .select(FIELDS)
+      .where('run_id', 'in', [...runIds])
+      .orderBy('seq')
+      .execute()
+  ).map(read);
+}
+
 export async function listChecks(q: Queryable, runId: string, page: Window | null) {
   const base = q.selectFrom('policy_checks').where('run_id', '=', runId);
   return listWithTotal(base, base.select(FIELDS).orderBy('seq'), page, read);

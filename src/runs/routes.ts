@@ -13,6 +13,8 @@ import type { UsersService } from '../users/service.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
 import { workspaceResource } from '../workspaces/serialize.ts';
 import { organizationResource } from '../organizations/serialize.ts';
+import { policyCheckResource } from '../policy-checks/serialize.ts';
+import type { PolicyChecksService } from '../policy-checks/service.ts';
 import type { WorkspacesService, WorkspaceView } from '../workspaces/service.ts';
 import {
   ApplyDocument,
@@ -53,7 +55,7 @@ const tags = ['Runs'];
 const EVENT_INCLUDES = ['actor', 'comment'] as const;
 export const LOG_PREFIX = '/_archivist/v1/logs';
 // TFE's includes of a run; those naming what Hangar does not keep (task stages, cost estimates,
-// policy checks, comments) include nothing, as for a run that has none.
+// comments) include nothing, as for a run that has none.
 const RUN_INCLUDES = [
   'plan',
   'apply',
@@ -89,6 +91,7 @@ interface Deps {
   workspaces: WorkspacesService;
   users: UsersService;
   configurationVersions: ConfigurationVersionsService;
+  policyChecks: PolicyChecksService;
   terraformVersion: () => string;
 }
 
@@ -109,6 +112,7 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
       for (const id of new Set(views.map((v) => v.run.configurationVersionId)))
         out.push(configurationVersionResource(await deps.configurationVersions.show(caller, id)));
     }
+    if (wanted.includes('policy_checks')) out.push(...(await deps.policyChecks.ofRuns(caller, views)).map(policyCheckResource));
     if (wanted.includes('created_by')) {
       const ids = [...new Set(views.flatMap((v) => (v.run.createdByUserId ? [v.run.createdByUserId] : [])))];
       out.push(...(await deps.users.views(caller, ids)).map(userResource));

@@ -65,6 +65,8 @@ export interface EvaluationResult {
   rules: Record<string, unknown>;
   prints: string[];
   error?: PolicyError;
+  /** Where each rule in `rules` is declared (for a trace of the rules a result came from). */
+  rulePositions: Record<string, { line: number; column: number }>;
 }
 
 function parseCached(source: string, filename: string, cache?: Map<string, Program>): Program {
@@ -83,6 +85,7 @@ function parseCached(source: string, filename: string, cache?: Map<string, Progr
 export interface RawEvaluation {
   main: Value;
   rules: Map<string, Value>;
+  positions: Map<string, Pos>;
   prints: string[];
   error?: PolicyError;
 }
@@ -125,6 +128,7 @@ export function evaluateRaw(options: EvaluateOptions): RawEvaluation {
   };
   interp = new Interpreter(host, options.limits);
   const rules = new Map<string, Value>();
+  const positions = new Map<string, Pos>();
   let main: Value;
   try {
     const program = parseCached(options.source, options.filename, options.parseCache);
@@ -141,11 +145,17 @@ export function evaluateRaw(options: EvaluateOptions): RawEvaluation {
     for (const [name, v] of scope.vars) {
       if (v instanceof SRule && v.state === 2) rules.set(name, v.value);
     }
+    // Where each rule is declared: its assignment's start (`name = rule {...}`), as traces show it.
+    for (const stmt of program.body) {
+      if (stmt.type === 'assign' && stmt.op === '=' && stmt.target.type === 'ident' && stmt.value.type === 'rule' && rules.has(stmt.target.name)) {
+        positions.set(stmt.target.name, stmt.target.pos);
+      }
+    }
     if (!(mainValue instanceof SRule)) rules.set('main', main);
   } catch (err) {
-    return { main: undefined, rules, prints: interp.prints, error: toPolicyError(err, options.filename) };
+    return { main: undefined, rules, positions, prints: interp.prints, error: toPolicyError(err, options.filename) };
   }
-  return { main, rules, prints: interp.prints };
+  return { main, rules, positions, prints: interp.prints };
 }
 
 function toPolicyError(err: unknown, filename: string): PolicyError {
@@ -168,6 +178,7 @@ export function evaluatePolicy(options: EvaluateOptions): EvaluationResult {
     result: typeof raw.main === 'boolean' ? raw.main : undefined,
     rules,
     prints: raw.prints,
+    rulePositions: Object.fromEntries([...raw.positions].map(([name, p]) => [name, { line: p.line, column: p.column }])),
   };
   if (raw.error) result.error = raw.error;
   else if (raw.main !== undefined && typeof raw.main !== 'boolean') {
