@@ -11,6 +11,7 @@ import { createPages, PAGE_ROUTE } from './page.ts';
 import { signInPages } from './pages/sign-in.ts';
 import { organizationPages } from './pages/organizations.ts';
 import { projectPages } from './pages/projects.ts';
+import { workspacePages } from './pages/workspaces.ts';
 
 /**
  * No script but Hangar's own file, no inline script or style, nothing from elsewhere, no
@@ -65,6 +66,7 @@ export async function registerWeb(app: FastifyInstance, deps: { services: WebSer
       signInPages(pages);
       organizationPages(pages);
       projectPages(pages);
+      workspacePages(pages);
 
       // What no page answers, and failures no page handled, as pages (not JSON documents).
       const errorPage = (title: string, text: string) =>
