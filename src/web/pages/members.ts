@@ -164,7 +164,8 @@ export function memberPages(pages: Pages): void {
   pages.post('/invitations/:membership/accept', async (p) => {
     const accepted = await memberships.accept(p.caller, p.params.membership!);
     const org = accepted.memberships.organizationName;
-    return p.redirect(path`/app/${org}`, `Welcome to ${org}.`);
+    // Straight to the teams they joined (a redirect through /app/<org> would spend the message).
+    return p.redirect(path`/app/${org}/settings/teams`, `Welcome to ${org}.`);
   });
 
   pages.post('/invitations/:membership/decline', async (p) => {
