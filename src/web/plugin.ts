@@ -10,6 +10,8 @@ import { layout } from './layout.ts';
 import { createPages, PAGE_ROUTE } from './page.ts';
 import { signInPages } from './pages/sign-in.ts';
 import { organizationPages } from './pages/organizations.ts';
+import { projectPages } from './pages/projects.ts';
+import { workspacePages } from './pages/workspaces.ts';
 import { teamPages } from './pages/teams.ts';
 import { memberPages } from './pages/members.ts';
 import { policySetPages } from './pages/policy-sets.ts';
@@ -70,6 +72,8 @@ export async function registerWeb(app: FastifyInstance, deps: { services: WebSer
       const pages = createPages(web, deps.services, assets, deps.limits);
       signInPages(pages);
       organizationPages(pages);
+      projectPages(pages);
+      workspacePages(pages);
       teamPages(pages);
       memberPages(pages);
       policySetPages(pages);
