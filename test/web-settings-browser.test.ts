@@ -166,6 +166,35 @@ suite('the settings pages in Chromium', (ctx) => {
     }
   });
 
+  it('fits a phone: the pages with the widest tables scroll inside their tables, never sideways', async () => {
+    const org = await ctx.organization();
+    const set = await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, org.owner.token, {
+      data: { type: 'policy-sets', attributes: { name: unique('set') } },
+    });
+    const param = await ctx.post(`/api/v2/policy-sets/${set.body.data.id}/parameters`, org.owner.token, {
+      data: { type: 'vars', attributes: { key: 'a_rather_long_parameter_key_name', value: 'x'.repeat(80), category: 'policy-set' } },
+    });
+    assert.equal(param.status, 201, param.raw);
+    await ctx.services.users.setPassword(org.owner.username, PASSWORD);
+    const { context, page, problems } = await newContext(browser, base, { mobile: true });
+    try {
+      await page.goto('/app/sign-in');
+      await page.getByLabel('Username').fill(org.owner.username);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/app\/organizations$/);
+      for (const section of ['teams', 'members', 'policy-sets', 'agents', `policy-sets/${set.body.data.id}`]) {
+        await page.goto(`/app/${org.name}/settings/${section}`);
+        const sideways = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+        assert.ok(Number(sideways) <= 0, `${section} scrolls sideways by ${sideways}px`);
+      }
+      await screenshot(page, 'policy-set-phone');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a site admin lists the installation’s users', async () => {
     const admin = await ctx.user({ siteAdmin: true });
     const session = await open(admin.username);

@@ -95,7 +95,12 @@ export function agentPages(pages: Pages): void {
       tokenSection = html`<h2>Tokens</h2>
         ${
           extra.secret
-            ? shownOnce({ secret: extra.secret, what: 'agent token', after: html`<p>An agent authenticates with it at <code>/api/agent</code>.</p>` })
+            ? shownOnce({
+                secret: extra.secret,
+                what: 'agent token',
+                subsection: true,
+                after: html`<p>An agent authenticates with it at <code>/api/agent</code>.</p>`,
+              })
             : ''
         }
         ${table({

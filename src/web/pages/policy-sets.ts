@@ -124,33 +124,12 @@ export function policySetPages(pages: Pages): void {
     policies?: string;
   }
 
-  function parameterRow(p: PageContext, org: string, setId: string, v: Parameter, manage: boolean, problem: Problems['parameter']): unknown[] {
-    const mine = problem?.id === v.id ? problem.errors : {};
+  function parameterRow(p: PageContext, org: string, setId: string, v: Parameter, manage: boolean): unknown[] {
     const value = v.sensitive ? html`<span class="badge">${SENSITIVE_HINT}</span>` : html`<code>${v.value ?? ''}</code>`;
     if (!manage) return [v.key, value];
-    const edit = form({
-      action: path`/app/${org}/settings/policy-sets/${setId}/parameters/${v.id}`,
-      csrf: p.csrf,
-      label: `Change ${v.key}`,
-      submit: 'Save',
-      error: mine[''],
-      className: 'stack compact',
-      body: html`${field({ label: `Key of ${v.key}`, name: 'key', value: problem?.id === v.id ? problem.key : v.key, required: true, error: mine.key })}
-      ${field({
-        label: `Value of ${v.key}`,
-        name: 'value',
-        // A sensitive value is never sent back: the field starts empty, and empty keeps it.
-        value: v.sensitive ? '' : (v.value ?? ''),
-        hint: v.sensitive ? `${SENSITIVE_HINT}: leave empty to keep the current value` : undefined,
-        error: mine.value,
-        autocomplete: 'off',
-      })}
-      ${v.sensitive ? '' : checkbox({ label: `Make ${v.key} sensitive (cannot be undone)`, name: 'sensitive' })}`,
-    });
     return [
       v.key,
       value,
-      edit,
       button({
         action: path`/app/${org}/settings/policy-sets/${setId}/parameters/${v.id}/delete`,
         csrf: p.csrf,
@@ -160,6 +139,33 @@ export function policySetPages(pages: Pages): void {
         confirm: `Delete the parameter ${v.key}?`,
       }),
     ];
+  }
+
+  /** A parameter's form, folded under its key (a form per table cell would not fit a phone); open when it was refused. */
+  function parameterForm(p: PageContext, org: string, setId: string, v: Parameter, problem: Problems['parameter']): Html {
+    const refused = problem?.id === v.id;
+    const mine = refused ? problem.errors : {};
+    return html`<details ${refused ? html` open` : ''}>
+      <summary>Change ${v.key}</summary>
+      ${form({
+        action: path`/app/${org}/settings/policy-sets/${setId}/parameters/${v.id}`,
+        csrf: p.csrf,
+        label: `Change ${v.key}`,
+        submit: `Save ${v.key}`,
+        error: mine[''],
+        body: html`${field({ label: `Key of ${v.key}`, name: 'key', value: refused ? problem.key : v.key, required: true, error: mine.key })}
+        ${field({
+          label: `Value of ${v.key}`,
+          name: 'value',
+          // A sensitive value is never sent back: the field starts empty, and empty keeps it.
+          value: v.sensitive ? '' : (v.value ?? ''),
+          hint: v.sensitive ? `${SENSITIVE_HINT}: leave empty to keep the current value` : undefined,
+          error: mine.value,
+          autocomplete: 'off',
+        })}
+        ${v.sensitive ? '' : checkbox({ label: `Make ${v.key} sensitive (cannot be undone)`, name: 'sensitive' })}`,
+      })}
+    </details>`;
   }
 
   async function setPage(p: PageContext, problems: Problems = {}, status = 200) {
@@ -238,10 +244,11 @@ export function policySetPages(pages: Pages): void {
       ${table({
         caption: `Parameters of ${set.name}`,
         captionHidden: true,
-        head: manage ? ['Key', 'Value', 'Change', 'Delete'] : ['Key', 'Value'],
-        rows: params.items.map((v) => parameterRow(p, org, set.id, v, manage, problems.parameter)),
+        head: manage ? ['Key', 'Value', 'Action'] : ['Key', 'Value'],
+        rows: params.items.map((v) => parameterRow(p, org, set.id, v, manage)),
         empty: 'No parameters.',
       })}
+      ${manage ? params.items.map((v) => parameterForm(p, org, set.id, v, problems.parameter)) : ''}
       ${
         manage
           ? html`<h3>New parameter</h3>

@@ -5,10 +5,12 @@ import { html, type Html } from '../html.ts';
 
 let counter = 0;
 
-export function shownOnce(o: { secret: string; what: string; after?: Html | string }): Html {
+/** `subsection`: the block sits under a section's own heading (an h2), so its heading is an h3. */
+export function shownOnce(o: { secret: string; what: string; after?: Html | string; subsection?: boolean }): Html {
   const id = `secret-${(counter = (counter + 1) % 1e6)}`;
+  const title = o.subsection ? html`<h3 id="${id}-title">Your new ${o.what}</h3>` : html`<h2 id="${id}-title">Your new ${o.what}</h2>`;
   return html`<section class="shown-once" aria-labelledby="${id}-title">
-    <h2 id="${id}-title">Your new ${o.what}</h2>
+    ${title}
     <p>Copy it now: it is shown only this once. Hangar keeps no copy it could show again.</p>
     <p class="secret" id="${id}" data-secret>${o.secret}</p>
     <p>

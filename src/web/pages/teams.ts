@@ -183,7 +183,7 @@ export function teamPages(pages: Pages): void {
         throw e;
       });
       tokenSection = html`<h2>Team API token</h2>
-        ${extra.secret ? shownOnce({ secret: extra.secret, what: 'team token' }) : ''}
+        ${extra.secret ? shownOnce({ secret: extra.secret, what: 'team token', subsection: true }) : ''}
         ${
           existing
             ? html`<p>
