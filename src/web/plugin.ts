@@ -9,6 +9,7 @@ import { html } from './html.ts';
 import { layout } from './layout.ts';
 import { createPages, PAGE_ROUTE } from './page.ts';
 import { signInPages } from './pages/sign-in.ts';
+import { accountPages } from './pages/account.ts';
 import { organizationPages } from './pages/organizations.ts';
 import { projectPages } from './pages/projects.ts';
 import { workspacePages } from './pages/workspaces.ts';
@@ -71,6 +72,7 @@ export async function registerWeb(app: FastifyInstance, deps: { services: WebSer
 
       const pages = createPages(web, deps.services, assets, deps.limits);
       signInPages(pages);
+      accountPages(pages);
       organizationPages(pages);
       projectPages(pages);
       workspacePages(pages);
