@@ -5,6 +5,7 @@ import { userPermissions, type UserPermissions } from '../auth/permission-sets.t
 import type { Principal } from '../auth/principal.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
+import type { Window } from '../db/list.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
 import { now } from '../time.ts';
@@ -168,6 +169,12 @@ export function createUsersService({ database }: { database: Database }) {
       const user = await store.findUserById(db, id);
       if (!user) throw errors.notFound();
       return viewFor(caller, user);
+    },
+
+    /** Every person of the installation (site admins only; to anyone else the list does not exist). */
+    async listPeople(caller: Caller, filter: { search?: string }, page: Window): Promise<{ items: User[]; total: number }> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      return store.listPeople(db, filter, page);
     },
 
     /** Users another document includes (a team's members), as `show` would present each: one query. */

@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
 import type { UsersTable } from '../db/schema.ts';
+import { containsInsensitive } from '../db/sql.ts';
 
 export interface User {
   id: string;
@@ -96,4 +98,14 @@ export async function setPasswordHash(q: Queryable, id: string, hash: string | n
 export async function findPasswordHash(q: Queryable, id: string): Promise<string | null> {
   const r = await q.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirst();
   return r?.password_hash ?? null;
+}
+
+/** The people (never service accounts) of the installation, by username; `search`: part of the username or address. */
+export async function listPeople(q: Queryable, filter: { search?: string }, page: Window): Promise<{ items: User[]; total: number }> {
+  let base = q.selectFrom('users').where('is_service_account', '=', false);
+  if (filter.search) {
+    const text = filter.search;
+    base = base.where((eb) => eb.or([containsInsensitive('username', text), containsInsensitive('email', text)]));
+  }
+  return listWithTotal(base, base.selectAll().orderBy('username').orderBy('id'), page, USERS.read);
 }

@@ -14,6 +14,13 @@ import type { VariablesService } from '../variables/service.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AgentPoolsService } from '../agent-pools/service.ts';
+import type { AgentsService } from '../agents/service.ts';
+import type { OrganizationMembershipsService } from '../organization-memberships/service.ts';
+import type { PoliciesService } from '../policies/service.ts';
+import type { PolicySetParametersService } from '../policy-set-parameters/service.ts';
+import type { PolicySetsService } from '../policy-sets/service.ts';
+import type { TokensService } from '../tokens/service.ts';
 
 export interface WebServices {
   sessions: SessionsService;
@@ -28,6 +35,13 @@ export interface WebServices {
   stateVersions: StateVersionsService;
   runs: RunsService;
   jobs: JobsService;
+  organizationMemberships: OrganizationMembershipsService;
+  policySets: PolicySetsService;
+  policySetParameters: PolicySetParametersService;
+  policies: PoliciesService;
+  agentPools: AgentPoolsService;
+  agents: AgentsService;
+  tokens: TokensService;
 }
 
 export interface WebLimits {

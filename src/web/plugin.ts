@@ -13,6 +13,13 @@ import { accountPages } from './pages/account.ts';
 import { organizationPages } from './pages/organizations.ts';
 import { projectPages } from './pages/projects.ts';
 import { workspacePages } from './pages/workspaces.ts';
+import { teamPages } from './pages/teams.ts';
+import { memberPages } from './pages/members.ts';
+import { policySetPages } from './pages/policy-sets.ts';
+import { policyPages } from './pages/policies.ts';
+import { agentPages } from './pages/agents.ts';
+import { tokenPages } from './pages/tokens.ts';
+import { adminUserPages } from './pages/admin-users.ts';
 
 /**
  * No script but Hangar's own file, no inline script or style, nothing from elsewhere, no
@@ -69,6 +76,13 @@ export async function registerWeb(app: FastifyInstance, deps: { services: WebSer
       organizationPages(pages);
       projectPages(pages);
       workspacePages(pages);
+      teamPages(pages);
+      memberPages(pages);
+      policySetPages(pages);
+      policyPages(pages);
+      agentPages(pages);
+      tokenPages(pages);
+      adminUserPages(pages);
 
       // What no page answers, and failures no page handled, as pages (not JSON documents).
       const errorPage = (title: string, text: string) =>

@@ -30,3 +30,20 @@ for (const pre of document.querySelectorAll('pre[data-follow]')) {
   };
   setTimeout(poll, 2000);
 }
+
+// <button data-copy="ID"> copies the text of element ID (a token shown once) and says so in the
+// status beside it. Hidden in the markup: without a script it could do nothing.
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  const source = document.getElementById(button.dataset.copy || '');
+  const status = button.parentElement?.querySelector('.copied');
+  if (!source || !navigator.clipboard) continue;
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(source.textContent.trim());
+      if (status) status.textContent = 'Copied.';
+    } catch {
+      if (status) status.textContent = 'Copying failed: select the text and copy it.';
+    }
+  });
+}

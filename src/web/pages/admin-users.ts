@@ -1,0 +1,33 @@
+// Site administration: the installation's people (`/app/admin/users`), searchable and paged. The
+// users service answers only site admins; to anyone else the page does not exist (404), as TFE's
+// admin API is.
+import { pageNumber, pager, table, when } from '../components.ts';
+import { html } from '../html.ts';
+import type { Pages } from '../page.ts';
+
+const PAGE_SIZE = 50;
+const URL = '/app/admin/users';
+
+export function adminUserPages(pages: Pages): void {
+  const { users } = pages.services;
+
+  pages.get('/admin/users', async (p) => {
+    const page = pageNumber(p.query.page);
+    const q = p.query.q?.trim() || undefined;
+    const { items, total } = await users.listPeople(p.caller, { search: q }, { size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
+    const body = html`<form method="get" action="${URL}" class="toolbar" role="search">
+        <div class="field grow"><label for="user-q">Search by username or address</label><input type="search" id="user-q" name="q" value="${q ?? ''}" /></div>
+        <button type="submit" class="secondary">Search</button>
+      </form>
+      ${table({
+        caption: 'Users',
+        captionHidden: true,
+        head: ['Username', 'E-mail address', 'Site admin', 'Created'],
+        rows: items.map((u) => [u.username, u.email, u.isSiteAdmin ? html`<span class="badge ok">site admin</span>` : '', when(u.createdAt)]),
+        empty: q ? 'Nobody matches.' : 'No users.',
+      })}
+      ${pager({ base: URL, query: { q }, page, size: PAGE_SIZE, total, noun: 'users' })}
+      <p class="hint">Passwords are set with <code>npx hangar user password NAME</code>; site admins are made with <code>npx hangar bootstrap</code>.</p>`;
+    return p.render({ title: 'Users', section: 'admin-users', body });
+  });
+}
