@@ -27,6 +27,7 @@ import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspac
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
 import { createSessionsService } from './sessions/service.ts';
+import { createTerraformLoginService } from './terraform-login/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
@@ -76,6 +77,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
+  const terraformLogin = createTerraformLoginService({ database, tokens });
   const policies = createPoliciesService({ database, organizationLookup });
   const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces, policies });
   const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null });
@@ -120,6 +122,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     jobSignal,
     projects,
     tokens,
+    terraformLogin,
     policies,
     policySets,
     policySetVersions,
