@@ -685,6 +685,7 @@ export interface OidcSignInsTable {
   state: string;
   nonce: string;
   code_verifier: string;
+  redirect_uri: string;
   return_to: string;
   created_at: string;
   expires_at: string;

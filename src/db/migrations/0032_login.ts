@@ -27,7 +27,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('login_codes_user').on('login_codes').column('user_id').execute();
 
   // A browser's sign-in under way at an OpenID provider: what the callback must find again
-  // (state, nonce, PKCE verifier) and where to go afterwards. Keyed by the digest of a random
+  // (state, nonce, PKCE verifier, the redirect URI it named) and where to go afterwards. Keyed by the digest of a random
   // cookie, so that only the browser that began it can finish it.
   await db.schema
     .createTable('oidc_sign_ins')
@@ -35,6 +35,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('nonce', 'text', (c) => c.notNull())
     .addColumn('code_verifier', 'text', (c) => c.notNull())
+    .addColumn('redirect_uri', 'text', (c) => c.notNull())
     .addColumn('return_to', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())
