@@ -23,6 +23,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route, as registered: the access matrix and the robustness suite walk it. */
     routeTable: RouteEntry[];
+    /** The web UI's pages (method and URL), which are not API routes: test/web-pages.test.ts walks it. */
+    pageTable: Array<{ method: string; url: string }>;
     config: Config;
   }
   interface FastifyRequest {

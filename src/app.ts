@@ -37,6 +37,7 @@ import { usersRoutes } from './users/routes.ts';
 import { sessionsRoutes } from './sessions/routes.ts';
 import { terraformLoginTokenRoutes } from './terraform-login/routes.ts';
 import { LOGIN_CLIENT_ID, LOGIN_PORTS } from './terraform-login/service.ts';
+import { registerWeb } from './web/plugin.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import { openKeyring } from './crypto/keys.ts';
 import { policySetsRoutes } from './policy-sets/routes.ts';
@@ -156,12 +157,20 @@ export async function buildApp({ config, database, logger, keyring, services: gi
   // Every route, as registered: the robustness suite and the access matrix walk this list, so a
   // new endpoint cannot escape them.
   const routeTable: RouteEntry[] = [];
+  // The web UI's pages (web/page.ts marks them) are another front door with their own suite
+  // (test/web-pages.test.ts walks this table): kept out of the API's table and document.
+  const pageTable: Array<{ method: string; url: string }> = [];
   app.addHook('onRoute', (route) => {
+    if ((route.config as { page?: boolean } | undefined)?.page) {
+      for (const method of [route.method].flat()) if (method !== 'HEAD') pageTable.push({ method, url: route.url });
+      return;
+    }
     const body = route.schema?.body;
     const response = route.schema?.response;
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url, hasBody: Boolean(body), body, response });
   });
   app.decorate('routeTable', routeTable);
+  app.decorate('pageTable', pageTable);
   if (inspectPayload) {
     // On the root before any scope exists, so that every route inherits it.
     app.addHook('preSerialization', async (request, _reply, payload) => {
@@ -259,6 +268,8 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     },
     { prefix: '/app' },
   );
+  // The web UI's pages, beside it under /app (web/README.md).
+  await registerWeb(app, { services, limits });
 
   // Upload URLs of configuration versions: the URL is the credential, the body raw bytes.
   await app.register(async (uploads) => {

@@ -27,6 +27,8 @@ const PURE_HELPERS = ['policy-set-versions/archive.ts', 'policy-set-versions/sen
 export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => boolean }> = [
   { name: 'entry (main.ts)', holds: (f) => f === 'main.ts' },
   { name: 'wiring (app.ts, services.ts)', holds: (f) => f === 'app.ts' || f === 'services.ts' },
+  // The web UI: pages call the services (below), as routes do; the test below keeps stores out.
+  { name: 'web (pages)', holds: (f) => f.startsWith('web/') },
   // Executes jobs over the services (the server's own workers); only the wiring starts it.
   { name: 'runner', holds: (f) => f.startsWith('runner/') },
   { name: 'routes', holds: domainFile('routes.ts') },
@@ -204,6 +206,13 @@ describe('architecture of src/', () => {
       return specs.filter((spec) => !allowed.includes(spec)).map((spec) => `${f} → ${spec}`);
     });
     assert.deepEqual(io, []);
+  });
+
+  it('keeps the web UI on the services: no page reaches a store, SQL or the database', () => {
+    const web = [...graph].filter(([f]) => f.startsWith('web/'));
+    assert.ok(web.length > 5, 'found the web files');
+    const reaching = web.flatMap(([f, to]) => to.filter((t) => domainFile('store.ts')(t) || t.startsWith('db/')).map((t) => `${f} → ${t}`));
+    assert.deepEqual(reaching, []);
   });
 
   it("keeps each store to its own domain's tables: no store imports another domain's store", () => {
