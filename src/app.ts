@@ -264,7 +264,9 @@ export async function buildApp({ config, database, logger, keyring, services: gi
       jsonApiResponses(web);
       await sessionsRoutes(web as unknown as Api, { sessions: services.sessions, grants: services.teams.grants, anonymous: limits.anonymous });
       // terraform login's token endpoint answers in OAuth's words: a scope with its own error handler.
-      await web.register(async (oauth) => terraformLoginTokenRoutes(oauth as unknown as Api, { terraformLogin: services.terraformLogin, anonymous: limits.anonymous }));
+      await web.register(async (oauth) =>
+        terraformLoginTokenRoutes(oauth as unknown as Api, { terraformLogin: services.terraformLogin, anonymous: limits.anonymous }),
+      );
     },
     { prefix: '/app' },
   );

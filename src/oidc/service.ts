@@ -25,26 +25,6 @@ export const PENDING_LIFETIME_MS = 10 * 60_000;
 /** A sign-in that cannot finish; the message is for the person in the browser. */
 export class SignInRefused extends Error {}
 
-const HOME = '/app';
-const PROBE_ORIGIN = 'http://hangar.invalid';
-
-/**
- * Where to send the browser after signing in: a path of this site, never another site. Anything
- * else (`//evil.example`, `/\evil.example`, `https://…`, `javascript:`) becomes `/app`.
- */
-export function safeReturnTo(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 2048) return HOME;
-  // Browsers read `\` as `/` and drop tabs and newlines: `/\evil.example` is `//evil.example`.
-  if (!value.startsWith('/') || /[\\\u0000-\u001f\u007f]/.test(value) || value.startsWith('//')) return HOME;
-  let url: URL;
-  try {
-    url = new URL(value, PROBE_ORIGIN);
-  } catch {
-    return HOME;
-  }
-  return url.origin === PROBE_ORIGIN ? url.pathname + url.search + url.hash : HOME;
-}
-
 /** Loopback providers may speak plain HTTP (a provider on the same machine); config.ts allows no other. */
 const isLoopback = (url: URL) => url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
 
@@ -122,7 +102,8 @@ export function createOidcService(deps: { database: Database; users: UsersServic
   return {
     /**
      * Begins a sign-in: the secret for the browser's cookie and the provider's authorization URL.
-     * `redirectUri` is Hangar's callback as the provider knows it.
+     * `redirectUri` is Hangar's callback as the provider knows it; `returnTo` a path of Hangar's
+     * own, already checked by the page (web/return-to.ts).
      */
     async begin(oidc: OidcConfig, input: { redirectUri: string; returnTo: string }): Promise<{ cookieSecret: string; url: string }> {
       const configuration = await provider(oidc);
@@ -138,7 +119,7 @@ export function createOidcService(deps: { database: Database; users: UsersServic
         nonce,
         codeVerifier,
         redirectUri: input.redirectUri,
-        returnTo: safeReturnTo(input.returnTo),
+        returnTo: input.returnTo,
         createdAt: iso(at),
         expiresAt: iso(at + PENDING_LIFETIME_MS),
       });
@@ -179,6 +160,13 @@ export function createOidcService(deps: { database: Database; users: UsersServic
           idTokenExpected: true,
         });
         claims = tokens.claims();
+        // Many providers put only `sub` and the protocol's claims in the ID token and the profile
+        // (e-mail, username) behind the UserInfo endpoint; its answer must be about the same
+        // subject (openid-client checks), and the signed ID token's claims win where both speak.
+        if (claims && configuration.serverMetadata().userinfo_endpoint && tokens.access_token) {
+          const profile = await client.fetchUserInfo(configuration, tokens.access_token, claims.sub);
+          claims = { ...profile, ...claims };
+        }
       } catch (error) {
         const denied = error instanceof client.AuthorizationResponseError && error.error === 'access_denied';
         throw new SignInRefused(denied ? 'The provider did not sign you in' : "The provider's answer could not be verified; sign in again", { cause: error });

@@ -10,6 +10,8 @@ import { layout } from './layout.ts';
 import { createPages, PAGE_ROUTE } from './page.ts';
 import { signInPages } from './pages/sign-in.ts';
 import { organizationPages } from './pages/organizations.ts';
+import { terraformLoginPages } from './pages/terraform-login.ts';
+import { ssoPages } from './pages/sso.ts';
 
 /**
  * No script but Hangar's own file, no inline script or style, nothing from elsewhere, no
@@ -63,6 +65,8 @@ export async function registerWeb(app: FastifyInstance, deps: { services: WebSer
       const pages = createPages(web, deps.services, assets, deps.limits);
       signInPages(pages);
       organizationPages(pages);
+      terraformLoginPages(pages);
+      ssoPages(pages);
 
       // What no page answers, and failures no page handled, as pages (not JSON documents).
       const errorPage = (title: string, text: string) =>
