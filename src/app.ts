@@ -37,6 +37,8 @@ import { knownTerraformVersion } from './runner/terraform.ts';
 import { tokensRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import { sessionsRoutes } from './sessions/routes.ts';
+import { terraformLoginTokenRoutes } from './terraform-login/routes.ts';
+import { LOGIN_CLIENT_ID, LOGIN_PORTS } from './terraform-login/service.ts';
 import { registerWeb } from './web/plugin.ts';
 import type { Keyring } from './crypto/keyring.ts';
 import { openKeyring } from './crypto/keys.ts';
@@ -65,7 +67,22 @@ export type { Api, RouteEntry };
 
 export const API_VERSION = '2.5';
 const TerraformServices = Open(
-  { 'tfe.v2': Type.String(), 'tfe.v2.1': Type.String(), 'tfe.v2.2': Type.String(), 'state.v2': Type.String() },
+  {
+    'tfe.v2': Type.String(),
+    'tfe.v2.1': Type.String(),
+    'tfe.v2.2': Type.String(),
+    'state.v2': Type.String(),
+    'login.v1': Type.Object(
+      {
+        client: Type.String(),
+        grant_types: Type.Array(Type.String()),
+        authz: Type.String(),
+        token: Type.String(),
+        ports: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }),
+      },
+      { description: '`terraform login`: an OAuth client, its grant (authorization code with PKCE), its endpoints and the localhost ports it listens on' },
+    ),
+  },
   { description: 'Where each service Terraform looks for lives' },
 );
 
@@ -182,6 +199,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     'tfe.v2.1': '/api/v2/',
     'tfe.v2.2': '/api/v2/',
     'state.v2': '/api/v2/',
+    'login.v1': { client: LOGIN_CLIENT_ID, grant_types: ['authz_code'], authz: '/app/oauth2/authorize', token: '/app/oauth2/token', ports: [...LOGIN_PORTS] },
   }));
 
   await app.register(
@@ -247,6 +265,10 @@ export async function buildApp({ config, database, logger, keyring, services: gi
     async (web) => {
       jsonApiResponses(web);
       await sessionsRoutes(web as unknown as Api, { sessions: services.sessions, grants: services.teams.grants, anonymous: limits.anonymous });
+      // terraform login's token endpoint answers in OAuth's words: a scope with its own error handler.
+      await web.register(async (oauth) =>
+        terraformLoginTokenRoutes(oauth as unknown as Api, { terraformLogin: services.terraformLogin, anonymous: limits.anonymous }),
+      );
     },
     { prefix: '/app' },
   );

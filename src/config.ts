@@ -54,6 +54,23 @@ export interface Config {
   terraformCliConfigFile: string | null;
   /** `HANGAR_TERRAFORM_MIRROR`: a releases-layout URL other `terraform-version`s are fetched from; null = none. */
   terraformMirror: string | null;
+  /** Single sign-on with an OpenID Connect provider (HANGAR_OIDC_*); null = off. */
+  oidc: OidcConfig | null;
+}
+
+export interface OidcConfig {
+  /** The provider's issuer URL (its discovery document is under it). */
+  issuer: string;
+  clientId: string;
+  /** Null: a public client (PKCE alone authenticates the code exchange). */
+  clientSecret: string | null;
+  /** The ID token claim that matches a provider account to a Hangar user the first time: `email` (users' addresses) or any other (usernames). */
+  claim: string;
+  /** Whether an account that matches nobody becomes a new user (else it is refused). */
+  createUsers: boolean;
+  scopes: string[];
+  /** What the sign-in page's button says: "Sign in with <name>". */
+  name: string;
 }
 
 export class ConfigError extends Error {}
@@ -160,7 +177,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     terraformPluginCacheDir: env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR || null,
     terraformCliConfigFile: env.HANGAR_TERRAFORM_CLI_CONFIG_FILE || null,
     terraformMirror: env.HANGAR_TERRAFORM_MIRROR || null,
+    oidc: oidcConfig(env),
   };
+}
+
+const OIDC_CLAIM = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
+
+/** HANGAR_OIDC_*: all or nothing, each checked, so that a half-configured SSO stops start-up. */
+function oidcConfig(env: NodeJS.ProcessEnv): OidcConfig | null {
+  const issuer = env.HANGAR_OIDC_ISSUER || null;
+  const clientId = env.HANGAR_OIDC_CLIENT_ID || null;
+  const clientSecret = env.HANGAR_OIDC_CLIENT_SECRET || null;
+  const claim = env.HANGAR_OIDC_CLAIM || 'email';
+  const createUsers = env.HANGAR_OIDC_CREATE_USERS || 'false';
+  const scopes = (env.HANGAR_OIDC_SCOPES || 'openid email profile').split(/\s+/).filter(Boolean);
+  const name = env.HANGAR_OIDC_NAME || 'SSO';
+  if (issuer === null) {
+    const stray = ['HANGAR_OIDC_CLIENT_ID', 'HANGAR_OIDC_CLIENT_SECRET'].filter((n) => env[n]);
+    if (stray.length) throw new ConfigError(`${stray.join(' and ')} set without HANGAR_OIDC_ISSUER (single sign-on needs the provider's issuer URL)`);
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new ConfigError(`HANGAR_OIDC_ISSUER must be the provider's issuer URL (https://…), got "${issuer}"`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new ConfigError(`HANGAR_OIDC_ISSUER must be an https:// URL (plain http only for a provider on this machine), got "${issuer}"`);
+  }
+  if (url.username || url.password || url.search || url.hash)
+    throw new ConfigError('HANGAR_OIDC_ISSUER must be a plain URL, without credentials, query or fragment');
+  if (clientId === null)
+    throw new ConfigError('HANGAR_OIDC_CLIENT_ID is required with HANGAR_OIDC_ISSUER (the client Hangar is registered as at the provider)');
+  if (!OIDC_CLAIM.test(claim)) throw new ConfigError(`HANGAR_OIDC_CLAIM must be the name of an ID token claim (email, preferred_username, …), got "${claim}"`);
+  if (createUsers !== 'true' && createUsers !== 'false') throw new ConfigError(`HANGAR_OIDC_CREATE_USERS must be true or false, got "${createUsers}"`);
+  if (!scopes.includes('openid')) throw new ConfigError('HANGAR_OIDC_SCOPES must include openid');
+  if (name.length > 40) throw new ConfigError('HANGAR_OIDC_NAME must be at most 40 characters');
+  return { issuer, clientId, clientSecret, claim, createUsers: createUsers === 'true', scopes, name };
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

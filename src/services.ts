@@ -28,6 +28,8 @@ import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspac
 import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
 import { createSessionsService } from './sessions/service.ts';
+import { createTerraformLoginService } from './terraform-login/service.ts';
+import { createOidcService } from './oidc/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
@@ -81,6 +83,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
   const projects = createProjectsService({ database, organizationLookup, projectAccess, organizations, workspaces, teamProjects, tags });
   const tokens = createTokensService({ database, users, organizationLookup, teams });
+  const terraformLogin = createTerraformLoginService({ database, tokens });
+  const oidc = createOidcService({ database, users, sessions });
   const policies = createPoliciesService({ database, organizationLookup });
   const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces, policies });
   const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null });
@@ -127,6 +131,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
     autoDestroy,
     projects,
     tokens,
+    terraformLogin,
+    oidc,
     policies,
     policySets,
     policySetVersions,

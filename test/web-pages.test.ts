@@ -8,7 +8,7 @@ import { signedIn, WebClient } from './helpers/web.ts';
 import { CONTENT_SECURITY_POLICY } from '../src/web/plugin.ts';
 
 /** Pages for anyone: the site's root, the sign-in form, and the static files. */
-const ANONYMOUS = new Set(['GET /', 'GET /app/sign-in', 'POST /app/sign-in', 'GET /app/assets/:name']);
+const ANONYMOUS = new Set(['GET /', 'GET /app/sign-in', 'POST /app/sign-in', 'GET /app/assets/:name', 'GET /app/oidc/start', 'GET /app/oidc/callback']);
 
 const concrete = (url: string) => url.replace(/:[a-z_]+/g, 'x').replace(/\*$/, 'x');
 

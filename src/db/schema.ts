@@ -604,6 +604,9 @@ export interface Schema {
   run_events: RunEventsTable;
   comments: CommentsTable;
   policy_checks: PolicyChecksTable;
+  login_codes: LoginCodesTable;
+  oidc_sign_ins: OidcSignInsTable;
+  user_identities: UserIdentitiesTable;
 }
 
 export interface PolicyChecksTable {
@@ -663,4 +666,39 @@ export interface VariablesTable {
   created_at: string;
   updated_at: string;
   seq: Generated<number>;
+}
+
+/** A `terraform login` authorization code (by digest): single use, short-lived. */
+export interface LoginCodesTable {
+  digest: string;
+  user_id: string;
+  client_id: string;
+  redirect_uri: string;
+  /** PKCE S256: base64url(SHA-256(verifier)). */
+  code_challenge: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  /** The token the code was traded for. */
+  token_id: string | null;
+}
+
+/** A browser's sign-in under way at the OpenID provider (by the digest of its cookie). */
+export interface OidcSignInsTable {
+  digest: string;
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  redirect_uri: string;
+  return_to: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** An OpenID provider's account (issuer, subject) and the user it signs in as. */
+export interface UserIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: string;
 }

@@ -6,8 +6,11 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 export const REDACTED = '[REDACTED]';
 /** Hangar's own token format (`<14>.atlasv1.<67>`), wherever it appears in a URL, encoded or not. */
 const TOKEN_SHAPE = /[A-Za-z0-9]+(?:\.|%2e)atlasv1(?:\.|%2e)[A-Za-z0-9]+/gi;
-/** Query parameters whose value is a credential whatever it looks like (`?token=`, `?api_key=`). */
-const SECRET_PARAMETER = /token|secret|passw|key|auth|credential|signature|session/i;
+/**
+ * Query parameters whose value is a credential whatever it looks like (`?token=`, `?api_key=`,
+ * and OAuth's `?code=`: an authorization code at the single sign-on callback).
+ */
+const SECRET_PARAMETER = /token|secret|passw|key|auth|credential|signature|session|^code$/i;
 
 function decoded(text: string): string {
   try {

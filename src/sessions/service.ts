@@ -62,6 +62,22 @@ export function createSessionsService(deps: { database: Database; users: UsersSe
     });
   }
 
+  async function start(userId: string, address: string | null, at: number): Promise<{ secret: string; sessionId: string; userId: string }> {
+    const secret = randomBase62(43);
+    const id = newId('sess');
+    await store.insertSession(db, {
+      id,
+      digest: digestSecret(secret),
+      userId,
+      createdAt: iso(at),
+      lastSeenAt: iso(at),
+      expiresAt: iso(at + minutes(options.absoluteMinutes)),
+      revokedAt: null,
+      address,
+    });
+    return { secret, sessionId: id, userId };
+  }
+
   return {
     options,
 
@@ -85,20 +101,14 @@ export function createSessionsService(deps: { database: Database; users: UsersSe
         throw errors.badCredentials();
       }
       await store.clearThrottle(db, accountKey(input.username));
-      const secret = randomBase62(43);
-      const id = newId('sess');
-      await store.insertSession(db, {
-        id,
-        digest: digestSecret(secret),
-        userId: user.id,
-        createdAt: iso(at),
-        lastSeenAt: iso(at),
-        expiresAt: iso(at + minutes(options.absoluteMinutes)),
-        revokedAt: null,
-        address: input.address,
-      });
-      return { secret, sessionId: id, userId: user.id };
+      return start(user.id, input.address, at);
     },
+
+    /**
+     * A new session for a user someone else vouched for (an OpenID provider, single sign-on):
+     * the cookie secret, shown once. The caller has checked that the user is a person.
+     */
+    startFor: (userId: string, address: string | null) => start(userId, address, clock()),
 
     /** The principal a cookie's secret stands for; null when it is no live session. */
     async authenticate(secret: string): Promise<Principal | null> {

@@ -264,6 +264,9 @@ export function createTokensService(deps: { database: Database; users: UsersServ
       return issue({ kind: 'user', description, userId, organizationId: null, agentPoolId: null, createdByUserId: userId, expiredAt: null });
     },
 
+    /** Ends a token another domain issued (a replayed `terraform login` code's), no caller involved. */
+    revokeIssued: (id: string) => store.deleteToken(db, id),
+
     async createUserToken(caller: Caller, userId: string, input: { description?: string | null; expiredAt?: string | null }) {
       // A user manages only their own tokens; to anyone else the user's tokens do not exist.
       authorize({ principal: caller.principal, userId }, 'manage-user-tokens');

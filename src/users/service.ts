@@ -35,8 +35,12 @@ function viewFor(caller: Caller, user: User): UserView {
 
 /** A username from an address's local part: its letters, digits, ".", "-" and "_" (never a service account's prefix). */
 function invitedUsername(email: string): string {
-  const local = email
-    .slice(0, email.lastIndexOf('@'))
+  return usernameFrom(email.slice(0, email.lastIndexOf('@')));
+}
+
+/** A username from any text: its letters, digits, ".", "-" and "_" (never a service account's prefix). */
+function usernameFrom(text: string): string {
+  const local = text
     .replace(/[^A-Za-z0-9._-]/g, '')
     .replace(/^[^A-Za-z0-9]+/, '')
     .slice(0, 64);
@@ -69,6 +73,18 @@ export function createUsersService({ database }: { database: Database }) {
     const user = await store.findUserById(db, id);
     if (!user) throw errors.unauthorized();
     return { user, permissions: userPermissions(user), showsEmail: true, authenticated: p };
+  }
+
+  /** A new person named `base`, or `base-<random>` when that name is taken. */
+  async function insertPerson(q: Queryable, base: string, email: string): Promise<User> {
+    let username = base;
+    for (let attempt = 0; await store.usernameTaken(q, username); attempt++) {
+      if (attempt >= 5) throw errors.conflict('No free username could be found for this address; create the user first');
+      username = `${base.slice(0, 57)}-${randomBase62(6)}`;
+    }
+    const user: User = { id: newId('user'), username, email, isSiteAdmin: false, isServiceAccount: false, createdAt: now() };
+    await store.insertUser(q, user);
+    return user;
   }
 
   return {
@@ -138,15 +154,19 @@ export function createUsersService({ database }: { database: Database }) {
       checkAttributes({ email: [Email, email] });
       const existing = await store.findPersonByEmail(q, email);
       if (existing) return existing;
-      const base = invitedUsername(email);
-      let username = base;
-      for (let attempt = 0; await store.usernameTaken(q, username); attempt++) {
-        if (attempt >= 5) throw errors.conflict('No free username could be found for this address; create the user first');
-        username = `${base.slice(0, 57)}-${randomBase62(6)}`;
-      }
-      const user: User = { id: newId('user'), username, email, isSiteAdmin: false, isServiceAccount: false, createdAt: now() };
-      await store.insertUser(q, user);
-      return user;
+      return insertPerson(q, invitedUsername(email), email);
+    },
+
+    /** The oldest person (never a service account) with this address, case-insensitively. */
+    findPersonByEmail: (email: string) => store.findPersonByEmail(db, email),
+
+    /**
+     * A new person signing in through single sign-on: named `name` as far as the username rules
+     * allow (a random suffix when taken), with the provider's address.
+     */
+    async forSignIn(q: Queryable, input: { name: string; email: string }): Promise<User> {
+      checkAttributes({ email: [Email, input.email] });
+      return insertPerson(q, usernameFrom(input.name), input.email);
     },
 
     accountDetails,

@@ -6,6 +6,8 @@ import type { OrganizationsService } from '../organizations/service.ts';
 import type { ProjectsService } from '../projects/service.ts';
 import type { RunsService } from '../runs/service.ts';
 import type { SessionsService } from '../sessions/service.ts';
+import type { OidcService } from '../oidc/service.ts';
+import type { TerraformLoginService } from '../terraform-login/service.ts';
 import type { StateVersionsService } from '../state-versions/service.ts';
 import type { TeamProjectsService } from '../team-projects/service.ts';
 import type { TeamsService } from '../teams/service.ts';
@@ -42,6 +44,8 @@ export interface WebServices {
   agentPools: AgentPoolsService;
   agents: AgentsService;
   tokens: TokensService;
+  terraformLogin: TerraformLoginService;
+  oidc: OidcService;
 }
 
 export interface WebLimits {

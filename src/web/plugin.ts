@@ -20,6 +20,8 @@ import { policyPages } from './pages/policies.ts';
 import { agentPages } from './pages/agents.ts';
 import { tokenPages } from './pages/tokens.ts';
 import { adminUserPages } from './pages/admin-users.ts';
+import { terraformLoginPages } from './pages/terraform-login.ts';
+import { ssoPages } from './pages/sso.ts';
 
 /**
  * No script but Hangar's own file, no inline script or style, nothing from elsewhere, no
@@ -83,6 +85,8 @@ export async function registerWeb(app: FastifyInstance, deps: { services: WebSer
       agentPages(pages);
       tokenPages(pages);
       adminUserPages(pages);
+      terraformLoginPages(pages);
+      ssoPages(pages);
 
       // What no page answers, and failures no page handled, as pages (not JSON documents).
       const errorPage = (title: string, text: string) =>

@@ -94,6 +94,11 @@ export const OUTSIDE_THE_MATRIX: ReadonlyArray<{ method: string; path: string; w
   { method: 'POST', path: '/app/session', why: 'browser sign-in with a username and password, before any token or session exists (sessions.test.ts)' },
   { method: 'DELETE', path: '/app/session', why: 'browser sign-out: ends the session its cookie names, if any, for anyone (sessions.test.ts)' },
   { method: 'GET', path: '/app/session', why: 'the browser session behind a cookie, not a bearer token: 401 without a live one (sessions.test.ts)' },
+  {
+    method: 'POST',
+    path: '/app/oauth2/token',
+    why: "terraform login's OAuth token endpoint: the single-use code and its PKCE verifier are the credential, no token or session (terraform-login.test.ts)",
+  },
   { method: 'GET', path: '/healthz', why: 'liveness probe outside /api/v2, for anyone: says only that the process is up (health.test.ts)' },
   {
     method: 'PUT',

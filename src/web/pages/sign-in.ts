@@ -5,13 +5,14 @@ import { clearedSessionCookie, overHttps, sessionCookie, sessionSecret } from '.
 import { ApiError } from '../../jsonapi/errors.ts';
 import { field, form } from '../components.ts';
 import { html } from '../html.ts';
-import type { Pages } from '../page.ts';
+import type { PageContext, Pages } from '../page.ts';
 import { safeReturnTo } from '../return-to.ts';
+import { ssoLink } from './sso.ts';
 
 export function signInPages(pages: Pages): void {
   const { sessions } = pages.services;
 
-  const signInForm = (p: { csrf: string }, o: { returnTo: string; username?: string; error?: string }) =>
+  const signInForm = (p: PageContext, o: { returnTo: string; username?: string; error?: string }) =>
     html`<div class="sign-in">
       ${form({
         action: '/app/sign-in',
@@ -23,6 +24,7 @@ export function signInPages(pages: Pages): void {
           ${field({ label: 'Username', name: 'username', value: o.username, required: true, autocomplete: 'username' })}
           ${field({ label: 'Password', name: 'password', type: 'password', required: true, autocomplete: 'current-password' })}`,
       })}
+      ${ssoLink(p.request.server.config.oidc, o.returnTo)}
       <p class="hint">An administrator sets a first password with <code>npx hangar user password NAME</code>.</p>
     </div>`;
 
