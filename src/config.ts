@@ -45,6 +45,8 @@ export interface Config {
   /** Passed to jobs as TF_PLUGIN_CACHE_DIR / TF_CLI_CONFIG_FILE (a provider cache or mirror); null = none. */
   terraformPluginCacheDir: string | null;
   terraformCliConfigFile: string | null;
+  /** HANGAR_BLOB_DIR: keep blobs (state, archives, plan files, logs) as sealed files here instead of in the database. */
+  blobDir: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -141,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     terraformBinary: env.HANGAR_TERRAFORM_BINARY || 'terraform',
     terraformPluginCacheDir: env.HANGAR_TERRAFORM_PLUGIN_CACHE_DIR || null,
     terraformCliConfigFile: env.HANGAR_TERRAFORM_CLI_CONFIG_FILE || null,
+    blobDir: env.HANGAR_BLOB_DIR ? path.resolve(env.HANGAR_BLOB_DIR) : null,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Keyring } from './crypto/keyring.ts';
 import type { Database } from './db/index.ts';
 import { createAgentPoolsService } from './agent-pools/service.ts';
 import { createAgentsService } from './agents/service.ts';
+import { createBlobStore } from './blobs/store.ts';
 import { createOrganizationLookup } from './organizations/lookup.ts';
 import { createOrganizationsService } from './organizations/service.ts';
 import { createPolicyChecksService } from './policy-checks/service.ts';
@@ -37,12 +38,16 @@ import { createVariablesService } from './variables/service.ts';
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
   keyring?: Keyring;
+  /** HANGAR_BLOB_DIR: where blobs are kept; null or absent = the database. */
+  blobDir?: string | null;
   /** The bound of one policy's evaluation in a policy check (HANGAR_POLICY_TIMEOUT); default 10 s. */
   policyTimeoutMs?: number;
 }
 
 export function createServices(database: Database, options: ServiceOptions = {}) {
   const organizationLookup = createOrganizationLookup({ database });
+  // Every byte Hangar keeps (state, archives, plan files, logs), sealed alike, in one place.
+  const blobs = createBlobStore({ database, keyring: options.keyring ?? null, blobDir: options.blobDir ?? null });
   const projectAccess = createProjectAccess({ database, organizationLookup, grants: createProjectGrantLoader(database) });
 
   const users = createUsersService({ database });
@@ -66,10 +71,10 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const organizationMemberships = createOrganizationMembershipsService({ database, organizationLookup, organizations, teams, users });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces, teams });
-  const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
+  const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null, blobs });
   const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
-  const configurationVersions = createConfigurationVersionsService({ database, workspaces, keyring: options.keyring ?? null });
-  const jobs = createJobsService({ database, keyring: options.keyring ?? null });
+  const configurationVersions = createConfigurationVersionsService({ database, workspaces, keyring: options.keyring ?? null, blobs });
+  const jobs = createJobsService({ database, keyring: options.keyring ?? null, blobs });
   // Wakes this process's runners when a job is queued here (runner/workers.ts).
   const jobSignal = createJobSignal();
   const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions, jobs, signal: jobSignal });
@@ -78,7 +83,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const tokens = createTokensService({ database, users, organizationLookup, teams });
   const policies = createPoliciesService({ database, organizationLookup });
   const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces, policies });
-  const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null });
+  const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null, blobs });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   // Registers itself with runs: plans are checked against the policy sets that apply.
   const policyChecks = createPolicyChecksService({
@@ -101,6 +106,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // A state upload URL finalizes only while the token that asked for it may still write the state.
   stateVersions.useTokenCallers(tokens.callerOfToken);
   return {
+    blobs,
     users,
     sessions,
     organizations,

@@ -27,6 +27,7 @@ import * as people from './migrations/0023_people.ts';
 import * as policies from './migrations/0024_policies.ts';
 import * as adminWorkspaces from './migrations/0025_admin_workspaces.ts';
 import * as policyChecks from './migrations/0026_policy_checks.ts';
+import * as blobs from './migrations/0029_blobs.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0024_policies': policies,
   '0025_admin_workspaces': adminWorkspaces,
   '0026_policy_checks': policyChecks,
+  '0029_blobs': blobs,
 };
 
 async function migrator(database: Database): Promise<Migrator> {
