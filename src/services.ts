@@ -29,6 +29,7 @@ import { createTokensService } from './tokens/service.ts';
 import { createUsersService } from './users/service.ts';
 import { createSessionsService } from './sessions/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
+import { createWorkspaceViewsService } from './workspace-views/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
 import { createSafeDeleteService } from './safe-delete/service.ts';
@@ -97,6 +98,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
     policySetParameters,
     timeoutMs: options.policyTimeoutMs ?? 10_000,
   });
+  // A workspace as the API shows it, joined above the domains that know its parts.
+  const workspaceViews = createWorkspaceViewsService({ database, workspaceLocks, configurationVersions, runs, stateVersions, variables });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
   // Organizations and workspaces name agent pools for execution; the pools domain tells them
@@ -115,6 +118,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     tags,
     organizationTags,
     workspaces,
+    workspaceViews,
     workspaceLocks,
     stateVersions,
     safeDelete,

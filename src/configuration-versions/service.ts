@@ -34,8 +34,6 @@ export interface ConfigurationVersionInput {
 export function createConfigurationVersionsService(deps: { database: Database; workspaces: WorkspacesService; keyring: Keyring | null; blobs: BlobStore }) {
   const db = deps.database.db;
   const archiveKey = (id: string): BlobKey => ({ family: 'configuration-versions', owner: id, name: 'archive' });
-  // Every view of a workspace names its current configuration version (go-tfe reads it).
-  deps.workspaces.useCurrentConfigurationReader((q, ids) => store.currentVersions(q, ids));
 
   const keyring = () => loadedKeyring(deps.keyring);
 
@@ -66,6 +64,9 @@ export function createConfigurationVersionsService(deps: { database: Database; w
   }
 
   return {
+    /** Each workspace's current configuration version, by workspace id (one query): every view of a workspace names it (go-tfe reads it). */
+    currentOf: (q: Queryable, workspaceIds: readonly string[]) => store.currentVersions(q, workspaceIds),
+
     /** The version, for the runs domain: the caller's access to its workspace is checked there. */
     row: (q: Queryable, id: string) => (hasPrefix(id, 'cv') ? store.findConfigurationVersion(q, id) : Promise.resolve(undefined)),
 

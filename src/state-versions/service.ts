@@ -18,7 +18,7 @@ import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import { now } from '../time.ts';
 import { holderOf, type WorkspaceLocksService } from '../workspace-locks/service.ts';
-import type { FoundWorkspace, WorkspacesService, WorkspaceView } from '../workspaces/service.ts';
+import type { FoundWorkspace, WorkspaceBase, WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
 import type { StateOutput, StateVersion } from './store.ts';
 
@@ -174,16 +174,6 @@ export function createStateVersionsService(deps: {
   const keyring = () => loadedKeyring(deps.keyring);
   /** The caller a token stands for now (tokens/service.ts registers it: tokens are built after state versions). */
   let callerOfToken: (tokenId: string) => Promise<Caller | null> = async () => null;
-  // Every view of a workspace counts the resources of its current state (`resource-count`).
-  workspaces.useResourceCountReader(async (q, ids) => {
-    const current = await store.currentVersions(q, ids);
-    return new Map(
-      [...current].map(([id, v]) => [
-        id,
-        { count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0, currentStateVersion: v.id },
-      ]),
-    );
-  });
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
   const outputAd = (outputId: string) => `state-version-output:${outputId}`;
 
@@ -279,6 +269,17 @@ export function createStateVersionsService(deps: {
   }
 
   return {
+    /** Each workspace's current state version and how many resources it manages (one query): every view of a workspace shows them. */
+    async resourceCountsOf(q: Queryable, workspaceIds: readonly string[]): Promise<Map<string, { count: number; currentStateVersion: string }>> {
+      const current = await store.currentVersions(q, workspaceIds);
+      return new Map(
+        [...current].map(([id, v]) => [
+          id,
+          { count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0, currentStateVersion: v.id },
+        ]),
+      );
+    },
+
     async create(caller: Caller, workspaceId: string, input: CreateStateVersionInput): Promise<StateVersionView> {
       const found = await workspaces.find(caller, { id: workspaceId });
       authorize(found, 'write-state');
@@ -409,7 +410,9 @@ export function createStateVersionsService(deps: {
      * The current state versions of workspaces the caller was shown (for `include=`), of those
      * whose state it may read: three queries however many there are.
      */
-    async currentOfViews(shown: readonly WorkspaceView[]): Promise<StateVersionView[]> {
+    async currentOfViews(
+      shown: ReadonlyArray<Pick<WorkspaceBase, 'workspace' | 'permissions'> & { currentStateVersionId: string | null }>,
+    ): Promise<StateVersionView[]> {
       const ids = shown.filter((v) => v.currentStateVersionId && v.permissions['can-read-state-versions']).map((v) => v.workspace.id);
       if (ids.length === 0) return [];
       return views([...(await store.currentVersions(db, ids)).values()]);
