@@ -113,7 +113,7 @@ export const REDACTED_LOG_PATHS = ['req.headers.authorization', 'req.headers.coo
 
 export async function buildApp({ config, database, logger, keyring, services: given, inspectPayload, tls }: AppOptions): Promise<Api> {
   // Before anything listens: a missing or malformed key stops start-up with a clear message.
-  const services = given ?? createServices(database, { keyring: keyring ?? (await openKeyring(config, database)) });
+  const services = given ?? createServices(database, { keyring: keyring ?? (await openKeyring(config, database)), blobDir: config.blobDir });
   const serverOptions = {
     requestTimeout: REQUEST_TIMEOUT_MS,
     // Node's own refusal of an HTTP/1.1 request without Host has an empty body;

@@ -36,15 +36,13 @@ export interface Config {
   runnerConcurrency: number;
   /** Wall-clock limit of one plan or apply. */
   runTimeoutMs: number;
-  /** How long a running job's runner may stay silent before its run is errored (`HANGAR_RUNNER_SILENCE_TIMEOUT`). */
+  /** How long a running job's runner (a worker here, or an agent) may stay silent before its run is errored (`HANGAR_RUNNER_SILENCE_TIMEOUT`). */
   runnerSilenceMs: number;
   /** Wall-clock bound of one policy's evaluation in a policy check. */
   policyTimeoutMs: number;
   policyMemoryMb: number;
   /** Log bytes kept per plan or apply. */
   runMaxLogBytes: number;
-  /** How long a running job's runner (a worker here, or an agent) may go without a heartbeat before the job is errored. */
-  runnerSilenceTimeoutMs: number;
   /** `hangar agent`: where Hangar is, the agent token, the agent's name, jobs at once (checked by the agent command). */
   agent: { url: string | null; token: string | null; name: string | null; concurrency: number };
   /** The terraform binary jobs run (`terraform`: found on PATH). */
@@ -52,6 +50,8 @@ export interface Config {
   /** Passed to jobs as TF_PLUGIN_CACHE_DIR / TF_CLI_CONFIG_FILE (a provider cache or mirror); null = none. */
   terraformPluginCacheDir: string | null;
   terraformCliConfigFile: string | null;
+  /** HANGAR_BLOB_DIR: keep blobs (state, archives, plan files, logs) as sealed files here instead of in the database. */
+  blobDir: string | null;
   /** `HANGAR_TERRAFORM_MIRROR`: a releases-layout URL other `terraform-version`s are fetched from; null = none. */
   terraformMirror: string | null;
   /** Single sign-on with an OpenID Connect provider (HANGAR_OIDC_*); null = off. */
@@ -166,7 +166,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policyTimeoutMs: integer(env, 'HANGAR_POLICY_TIMEOUT', 10, 1, 3600) * 1000,
     policyMemoryMb: integer(env, 'HANGAR_POLICY_MEMORY', 512, 32, 16_384),
     runMaxLogBytes: integer(env, 'HANGAR_RUN_MAX_LOG_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    runnerSilenceTimeoutMs: integer(env, 'HANGAR_RUNNER_SILENCE_TIMEOUT', 60, 5, 3600) * 1000,
     agent: {
       url: env.HANGAR_AGENT_URL || null,
       token: env.HANGAR_AGENT_TOKEN || null,
@@ -178,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     terraformCliConfigFile: env.HANGAR_TERRAFORM_CLI_CONFIG_FILE || null,
     terraformMirror: env.HANGAR_TERRAFORM_MIRROR || null,
     oidc: oidcConfig(env),
+    blobDir: env.HANGAR_BLOB_DIR ? path.resolve(env.HANGAR_BLOB_DIR) : null,
   };
 }
 

@@ -43,6 +43,8 @@ Options:
 Configuration comes from HANGAR_* environment variables; see README.md.`;
 
 const COMMANDS = new Set(['agent', 'serve', 'migrate', 'bootstrap', 'user', 'token', 'rotate-key', 'backup', 'restore']);
+/** How often `serve` removes the blob files of deleted owners (filesystem backend). */
+const BLOB_SWEEP_MS = 60_000;
 
 /** The configured database, after checking that a SQLite file's directory can be written. */
 function open(config: Config): Database {
@@ -80,8 +82,18 @@ async function serve(config: Config): Promise<void> {
   }
   // As the sentinel command does: a backtracking regular expression in a policy cannot outrun the time limit.
   enableLinearRegexFallback();
-  const services = createServices(database, { keyring, policyTimeoutMs: config.policyTimeoutMs, policyMemoryMb: config.policyMemoryMb });
+  const services = createServices(database, {
+    keyring,
+    policyTimeoutMs: config.policyTimeoutMs,
+    policyMemoryMb: config.policyMemoryMb,
+    blobDir: config.blobDir,
+  });
+  // Blobs: into HANGAR_BLOB_DIR if newly set, older releases' unsealed archives sealed.
+  await services.blobs.prepare();
   const app = await buildApp({ config, database, keyring, services, tls: loadTls(config) });
+  // Files of deleted owners (the database's own rows go with their owners at once).
+  const blobSweep = setInterval(() => void services.blobs.sweep().catch((e: unknown) => app.log.error({ err: e }, 'blob sweep failed')), BLOB_SWEEP_MS);
+  blobSweep.unref();
   // Remote runs execute here (HANGAR_RUNNER_CONCURRENCY workers; 0: none, this instance serves the API only).
   const runner = startRunner({
     services,
@@ -89,7 +101,6 @@ async function serve(config: Config): Promise<void> {
     config,
     variables: services.variables,
     path: process.env.PATH,
-    silenceMs: config.runnerSilenceTimeoutMs,
     onError: (e) => app.log.error({ err: e }, 'runner error'),
   });
   let closing = false;
@@ -106,6 +117,7 @@ async function serve(config: Config): Promise<void> {
     // app.close() stops accepting connections, answers 503 to new requests on open ones, and
     // waits for in-flight requests to finish.
     await app.close();
+    clearInterval(blobSweep);
     await runner.stop();
     await database.close();
     process.exit(0);
@@ -260,12 +272,13 @@ async function run(argv: string[]): Promise<number> {
       if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1)) break;
       return withDatabase(config, async (database) => {
         const keyring = await openKeyring(config, database);
-        const services = createServices(database, { keyring });
+        const services = createServices(database, { keyring, blobDir: config.blobDir });
         const { reencrypted, keyId } = await services.policySetParameters.rotateEncryption({ batchSize });
-        // State files and their outputs are sealed with the same keys.
+        // State outputs are sealed with the same keys, and so is every blob (state, archives, plan files, logs).
         const state = await services.stateVersions.rotateEncryption();
         const variables = await services.variables.rotateEncryption({ batchSize });
-        console.error(`re-encrypted ${reencrypted + state + variables} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        const blobs = await services.blobs.reseal({ batchSize });
+        console.error(`re-encrypted ${reencrypted + state + variables + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
         return 0;
       });
     }

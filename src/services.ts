@@ -6,6 +6,7 @@ import type { Keyring } from './crypto/keyring.ts';
 import type { Database } from './db/index.ts';
 import { createAgentPoolsService } from './agent-pools/service.ts';
 import { createAgentsService } from './agents/service.ts';
+import { createBlobStore } from './blobs/store.ts';
 import { createOrganizationLookup } from './organizations/lookup.ts';
 import { createOrganizationsService } from './organizations/service.ts';
 import { createPolicyChecksService } from './policy-checks/service.ts';
@@ -31,6 +32,7 @@ import { createSessionsService } from './sessions/service.ts';
 import { createTerraformLoginService } from './terraform-login/service.ts';
 import { createOidcService } from './oidc/service.ts';
 import { createWorkspacesService } from './workspaces/service.ts';
+import { createWorkspaceViewsService } from './workspace-views/service.ts';
 import { createWorkspaceLocksService } from './workspace-locks/service.ts';
 import { createStateVersionsService } from './state-versions/service.ts';
 import { createSafeDeleteService } from './safe-delete/service.ts';
@@ -40,6 +42,8 @@ import { createVariablesService } from './variables/service.ts';
 export interface ServiceOptions {
   /** Needed only to read or write sensitive values (`serve`, `rotate-key`); loaded once at start-up. */
   keyring?: Keyring;
+  /** HANGAR_BLOB_DIR: where blobs are kept; null or absent = the database. */
+  blobDir?: string | null;
   /** The bound of one policy's evaluation in a policy check (HANGAR_POLICY_TIMEOUT); default 10 s. */
   policyTimeoutMs?: number;
   /** The heap bound of the sandbox process a policy check evaluates in, MiB (HANGAR_POLICY_MEMORY); default 512. */
@@ -48,6 +52,8 @@ export interface ServiceOptions {
 
 export function createServices(database: Database, options: ServiceOptions = {}) {
   const organizationLookup = createOrganizationLookup({ database });
+  // Every byte Hangar keeps (state, archives, plan files, logs), sealed alike, in one place.
+  const blobs = createBlobStore({ database, keyring: options.keyring ?? null, blobDir: options.blobDir ?? null });
   const projectAccess = createProjectAccess({ database, organizationLookup, grants: createProjectGrantLoader(database) });
 
   const users = createUsersService({ database });
@@ -71,10 +77,10 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const organizationMemberships = createOrganizationMembershipsService({ database, organizationLookup, organizations, teams, users });
   const teamWorkspaces = createTeamWorkspacesService({ database, workspaces, teams });
   const workspaceLocks = createWorkspaceLocksService({ database, workspaces, teams });
-  const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null });
+  const stateVersions = createStateVersionsService({ database, organizationLookup, workspaces, workspaceLocks, keyring: options.keyring ?? null, blobs });
   const safeDelete = createSafeDeleteService({ workspaces, workspaceLocks, stateVersions });
-  const configurationVersions = createConfigurationVersionsService({ database, workspaces, keyring: options.keyring ?? null });
-  const jobs = createJobsService({ database, keyring: options.keyring ?? null });
+  const configurationVersions = createConfigurationVersionsService({ database, workspaces, keyring: options.keyring ?? null, blobs });
+  const jobs = createJobsService({ database, keyring: options.keyring ?? null, blobs });
   // Wakes this process's runners when a job is queued here (runner/workers.ts).
   const jobSignal = createJobSignal();
   const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions, jobs, signal: jobSignal });
@@ -87,7 +93,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const oidc = createOidcService({ database, users, sessions });
   const policies = createPoliciesService({ database, organizationLookup });
   const policySets = createPolicySetsService({ database, organizationLookup, projectAccess, workspaces, policies });
-  const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null });
+  const policySetVersions = createPolicySetVersionsService({ database, policySets, keyring: options.keyring ?? null, blobs });
   const policySetParameters = createPolicySetParametersService({ database, policySets, keyring: options.keyring ?? null });
   // Registers itself with runs: plans are checked against the policy sets that apply.
   const policyChecks = createPolicyChecksService({
@@ -102,6 +108,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
     timeoutMs: options.policyTimeoutMs ?? 10_000,
     memoryMb: options.policyMemoryMb ?? 512,
   });
+  // A workspace as the API shows it, joined above the domains that know its parts.
+  const workspaceViews = createWorkspaceViewsService({ database, workspaceLocks, configurationVersions, runs, stateVersions, variables });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
   // Organizations and workspaces name agent pools for execution; the pools domain tells them
@@ -111,6 +119,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // A state upload URL finalizes only while the token that asked for it may still write the state.
   stateVersions.useTokenCallers(tokens.callerOfToken);
   return {
+    blobs,
     users,
     sessions,
     organizations,
@@ -119,6 +128,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     tags,
     organizationTags,
     workspaces,
+    workspaceViews,
     workspaceLocks,
     stateVersions,
     safeDelete,

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 const SRC = path.resolve(import.meta.dirname, '../src');
 
 /** Folders of shared plumbing; every other folder of src/ is a domain. */
-const FOUNDATION_DIRS = ['db', 'jsonapi', 'crypto'];
+const FOUNDATION_DIRS = ['db', 'jsonapi', 'crypto', 'blobs'];
 /** Folders that are neither foundation nor a domain. */
 const OTHER_DIRS = ['auth', 'ops'];
 const domainFile = (name: string) => (file: string) => {
@@ -49,7 +49,7 @@ export const LAYERS: ReadonlyArray<{ name: string; holds: (file: string) => bool
     holds: (f) => PURE_HELPERS.includes(f),
   },
   {
-    name: 'foundation (db, jsonapi, crypto, ids, time, config, values, grants, files)',
+    name: 'foundation (db, jsonapi, crypto, blobs, ids, time, config, values, grants, files)',
     holds: (f) =>
       FOUNDATION_DIRS.some((d) => f.startsWith(`${d}/`)) || ['ids.ts', 'time.ts', 'config.ts', 'values.ts', 'grants.ts', 'files.ts', 'archive.ts'].includes(f),
   },

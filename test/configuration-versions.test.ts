@@ -40,13 +40,18 @@ suite('configuration versions', (ctx) => {
     const uploaded = await ctx.get(`/api/v2/configuration-versions/${cv.id}`, org.owner.token);
     assert.equal(uploaded.body.data.attributes.status, 'uploaded');
     assert.match(uploaded.body.data.attributes['status-timestamps']['uploaded-at'], /Z$/);
-    const stored = await ctx.database.db
-      .selectFrom('configuration_versions')
-      .select(['archive', 'archive_size'])
-      .where('id', '=', cv.id)
-      .executeTakeFirstOrThrow();
-    assert.deepEqual(Buffer.from(stored.archive!), TARBALL);
+    const stored = await ctx.database.db.selectFrom('configuration_versions').select(['archive_size']).where('id', '=', cv.id).executeTakeFirstOrThrow();
+    assert.deepEqual(await ctx.services.configurationVersions.archive(cv.id), TARBALL);
     assert.equal(stored.archive_size, TARBALL.length);
+    // Sealed at rest in the blob store: the tarball's bytes are nowhere in its row.
+    const blob = await ctx.database.db
+      .selectFrom('blobs')
+      .selectAll()
+      .where('family', '=', 'configuration-versions')
+      .where('owner', '=', cv.id)
+      .executeTakeFirstOrThrow();
+    assert.match(blob.key_id!, /^[0-9a-f]{16}$/);
+    assert.ok(!Buffer.from(blob.body).includes(TARBALL.subarray(0, 32)));
 
     // A second upload to the same URL replaces the first, as TFE's archivist takes it (go-tfe
     // uploads twice to one URL).
@@ -56,10 +61,10 @@ suite('configuration versions', (ctx) => {
     assert.ok(!again.body.includes(signature));
     const restored = await ctx.database.db
       .selectFrom('configuration_versions')
-      .select(['archive', 'archive_size', 'status'])
+      .select(['archive_size', 'status'])
       .where('id', '=', cv.id)
       .executeTakeFirstOrThrow();
-    assert.deepEqual(Buffer.from(restored.archive!), replacement);
+    assert.deepEqual(await ctx.services.configurationVersions.archive(cv.id), replacement);
     assert.equal(restored.archive_size, replacement.length);
     assert.equal(restored.status, 'uploaded');
     assert.ok(!ctx.logs.includes(signature), 'the upload credential is never logged');
@@ -124,8 +129,7 @@ suite('configuration versions', (ctx) => {
       const bytes = type?.includes('json') ? Buffer.from('{"not":"a tarball"}') : Buffer.concat([TARBALL, Buffer.from(String(type))]);
       const up = await put(cv.attributes['upload-url'], bytes, type === null ? {} : { 'content-type': type });
       assert.equal(up.statusCode, 200, `${type}: ${up.body}`);
-      const stored = await ctx.database.db.selectFrom('configuration_versions').select(['archive']).where('id', '=', cv.id).executeTakeFirstOrThrow();
-      assert.deepEqual(Buffer.from(stored.archive!), bytes, String(type));
+      assert.deepEqual(await ctx.services.configurationVersions.archive(cv.id), bytes, String(type));
     }
   });
 
@@ -290,6 +294,7 @@ suite('configuration versions', (ctx) => {
     assert.match(shown.body.data.attributes['status-timestamps']['archived-at'], /Z$/);
     const row = await ctx.database.db.selectFrom('configuration_versions').select(['archive']).where('id', '=', second).executeTakeFirstOrThrow();
     assert.equal(row.archive, null);
+    assert.equal(await ctx.services.configurationVersions.archive(second), undefined);
     assertError(await ctx.get(`/api/v2/configuration-versions/${second}/download`, org.owner.token), 404);
     const again = await archive(second);
     assertError(again, 409);

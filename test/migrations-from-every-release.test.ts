@@ -20,6 +20,7 @@ const DIRECTORY = path.resolve(import.meta.dirname, '../src/db/migrations');
 const NOW = '2026-01-02T03:04:05.000Z';
 const TOKEN = `${'t'.repeat(14)}.atlasv1.${'s'.repeat(67)}`;
 const KEYRING = new Keyring([randomBytes(32)]);
+const ARCHIVE = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x73, 0x65, 0x65, 0x64]);
 const STATE = Buffer.from(JSON.stringify({ version: 4, serial: 1, lineage: 'seeded-lineage', outputs: {}, resources: [] }));
 
 /** Runs the first `count` migrations of this build's list, as the build that ended there did. */
@@ -131,6 +132,25 @@ async function seed(db: Kysely<any>, has: (migration: string) => boolean): Promi
       .values({ id: 'tb-seededbinding001', workspace_id: 'ws-seededworkspace01', key: 'env', value: 'prod', position: 0, created_at: NOW })
       .execute();
   }
+  if (has('0016_signed_configuration_uploads')) {
+    // An uploaded configuration, its archive in its row as releases before 0029 kept it (unsealed).
+    await db
+      .insertInto('configuration_versions')
+      .values({
+        id: 'cv-seededconfig0001',
+        workspace_id: 'ws-seededworkspace01',
+        status: 'uploaded',
+        source: 'tfe-api',
+        auto_queue_runs: sql`false`,
+        speculative: sql`false`,
+        provisional: sql`false`,
+        archive: ARCHIVE,
+        archive_size: ARCHIVE.length,
+        created_at: NOW,
+        uploaded_at: NOW,
+      })
+      .execute();
+  }
   if (has('0011_state')) {
     // A state file sealed as the state-versions service seals it, with the key the app is given.
     await db
@@ -148,13 +168,45 @@ async function seed(db: Kysely<any>, has: (migration: string) => boolean): Promi
         finalized_at: NOW,
       })
       .execute();
+    // Since 0029 in the blob store, the key id beside the raw sealed bytes.
+    const sealed = KEYRING.encryptBytes(STATE, 'state-version:sv-seededversion001:state');
+    await (has('0029_blobs')
+      ? db
+          .insertInto('blobs')
+          .values({
+            family: 'state-versions',
+            owner: 'sv-seededversion001',
+            name: 'state',
+            part: 0,
+            key_id: sealed.split(':')[1],
+            body: Buffer.from(sealed.split(':')[2]!, 'base64'),
+            size: STATE.length,
+            created_at: NOW,
+          })
+          .execute()
+      : db
+          .insertInto('state_version_blobs')
+          .values({ state_version_id: 'sv-seededversion001', kind: 'state', sealed, size: STATE.length, created_at: NOW })
+          .execute());
+  }
+  if (has('0029_blobs')) {
+    // The configuration's archive as the blob store keeps it (the row's column an empty marker).
     await db
-      .insertInto('state_version_blobs')
+      .updateTable('configuration_versions')
+      .set({ archive: Buffer.alloc(0) })
+      .where('id', '=', 'cv-seededconfig0001')
+      .execute();
+    const { keyId, body } = KEYRING.seal(ARCHIVE, 'blob:configuration-versions/cv-seededconfig0001/archive:0');
+    await db
+      .insertInto('blobs')
       .values({
-        state_version_id: 'sv-seededversion001',
-        kind: 'state',
-        sealed: KEYRING.encryptBytes(STATE, 'state-version:sv-seededversion001:state'),
-        size: STATE.length,
+        family: 'configuration-versions',
+        owner: 'cv-seededconfig0001',
+        name: 'archive',
+        part: 0,
+        key_id: keyId,
+        body,
+        size: ARCHIVE.length,
         created_at: NOW,
       })
       .execute();
@@ -208,6 +260,15 @@ async function readBack(database: Database, has: (migration: string) => boolean)
       const res = await app.inject({ method: 'GET', url: download.pathname + download.search, headers: { authorization: `Bearer ${TOKEN}` } });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.rawPayload, STATE);
+    }
+    if (has('0016_signed_configuration_uploads')) {
+      const res = await app.inject({
+        method: 'GET',
+        url: '/api/v2/configuration-versions/cv-seededconfig0001/download',
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.rawPayload, ARCHIVE);
     }
   } finally {
     await app.close();

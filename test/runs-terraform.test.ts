@@ -4,7 +4,7 @@
 // built-in `terraform_data` resource is used, so no provider is downloaded.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,8 +35,12 @@ function api(url: string, method: string, token: string, ca: Buffer, body?: unkn
   });
 }
 
-for (const dialect of dialects()) {
-  describe(`remote runs with terraform [${dialect}]`, { skip }, () => {
+// Each database with blobs kept in it (the default), and once with HANGAR_BLOB_DIR: the
+// configuration, plan files, logs and state of real runs then live, sealed, in files.
+const variants = [...dialects().map((dialect) => ({ dialect, blobDir: false })), { dialect: 'sqlite' as const, blobDir: true }];
+
+for (const { dialect, blobDir } of variants) {
+  describe(`remote runs with terraform [${dialect}${blobDir ? ', HANGAR_BLOB_DIR' : ''}]`, { skip }, () => {
     const home = mkdtempSync(path.join(tmpdir(), 'hangar-runs-tf-'));
     const start = scratchServer(dialect, POSTGRES_URL);
     let certs: TestCertificates;
@@ -45,7 +49,8 @@ for (const dialect of dialects()) {
     let base: string;
     let token: string;
     let ca: Buffer;
-    const org = `runs-${dialect}`;
+    const org = `runs-${dialect}${blobDir ? '-files' : ''}`;
+    const blobs = path.join(home, 'blobs');
 
     const env = () => ({
       PATH: process.env.PATH ?? '',
@@ -84,6 +89,7 @@ for (const dialect of dialects()) {
         HANGAR_TLS_KEY_FILE: certs.keyFile,
         HANGAR_LOG_LEVEL: 'warn',
         HANGAR_RUNNER_CONCURRENCY: '1',
+        ...(blobDir ? { HANGAR_BLOB_DIR: blobs } : {}),
       });
       server = started.server;
       host = `localhost:${new URL(server.url).port}`;
@@ -137,6 +143,17 @@ for (const dialect of dialects()) {
 
       const destroy = await ok(terraform(dir, ['apply', '-destroy', '-auto-approve', '-input=false']));
       assert.match(destroy, /Resources: 0 added, 0 changed, 1 destroyed/);
+
+      if (blobDir) {
+        // Every kind of run byte is a file there, and none shows what it holds.
+        const files = readdirSync(blobs, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+        const families = new Set(files.map((e) => path.relative(blobs, e.parentPath).split(path.sep)[0]));
+        for (const family of ['configuration-versions', 'jobs', 'state-versions']) assert.ok(families.has(family), `${family} in ${[...families]}`);
+        for (const e of files) {
+          const raw = readFileSync(path.join(e.parentPath, e.name), 'latin1');
+          assert.ok(!raw.includes('terraform_data') && !raw.includes('hello'), `${e.name} is sealed`);
+        }
+      }
     });
 
     it('Ctrl-C during the remote plan of `terraform apply`: the CLI asks, calls the cancel action, the run ends canceled', async () => {

@@ -52,7 +52,7 @@ suite('safe delete', (ctx) => {
     assertStatus(await ctx.delete(`/api/v2/workspaces/${w.id}`, org.owner.token), 204);
     const db = ctx.database.db;
     assert.deepEqual(await db.selectFrom('state_versions').select('id').where('workspace_id', '=', w.id).execute(), []);
-    assert.deepEqual(await db.selectFrom('state_version_blobs').select('kind').where('state_version_id', '=', sv.id).execute(), []);
+    assert.deepEqual(await db.selectFrom('blobs').select('name').where('family', '=', 'state-versions').where('owner', '=', sv.id).execute(), []);
     assert.deepEqual(await db.selectFrom('state_version_outputs').select('id').where('state_version_id', '=', sv.id).execute(), []);
     assertError(await ctx.get(`/api/v2/state-versions/${sv.id}`, org.owner.token), 404);
   });

@@ -357,10 +357,15 @@ suite('state versions', (ctx) => {
     const org = await ctx.organization();
     const w = await createWorkspace(ctx, org);
     await createStateVersion(ctx, w.id, org.owner.token);
-    const blobs = await ctx.database.db.selectFrom('state_version_blobs').select('sealed').execute();
+    const blobs = await ctx.database.db.selectFrom('blobs').select(['key_id', 'body']).where('family', '=', 'state-versions').execute();
     const outputs = await ctx.database.db.selectFrom('state_version_outputs').select('sealed_value').execute();
     assert.ok(blobs.length > 0 && outputs.length > 0);
-    for (const text of [...blobs.map((b) => b.sealed), ...outputs.map((o) => o.sealed_value)]) {
+    for (const b of blobs) {
+      assert.match(b.key_id!, /^[0-9a-f]{16}$/);
+      const raw = Buffer.from(b.body).toString('latin1');
+      assert.ok(!raw.includes('hunter2') && !raw.includes('aws_s3_bucket') && !raw.includes('hello'));
+    }
+    for (const text of outputs.map((o) => o.sealed_value)) {
       assert.match(text, /^v1:[0-9a-f]{16}:/);
       assert.ok(!text.includes('hunter2') && !text.includes('aws_s3_bucket') && !text.includes('hello'));
     }
@@ -377,13 +382,16 @@ suite('state versions', (ctx) => {
     const sv = await createStateVersion(ctx, w.id, org.owner.token, state, 9);
     const old = ctx.config.encryptionKeys ? parseEncryptionKeys(ctx.config.encryptionKeys) : [readOrCreateKeyFile(path.join(ctx.config.dataDir, KEY_FILE))];
     const fresh = randomBytes(32);
-    const reencrypted = await createServices(ctx.database, { keyring: new Keyring([fresh, ...old]) }).stateVersions.rotateEncryption();
+    const rotating = createServices(ctx.database, { keyring: new Keyring([fresh, ...old]) });
+    const reencrypted = (await rotating.stateVersions.rotateEncryption()) + (await rotating.blobs.reseal());
     assert.ok(reencrypted >= 4);
-    const blobs = await ctx.database.db.selectFrom('state_version_blobs').selectAll().execute();
+    const blobs = await ctx.database.db.selectFrom('blobs').selectAll().where('family', '=', 'state-versions').execute();
     const outputs = await ctx.database.db.selectFrom('state_version_outputs').select('sealed_value').execute();
-    for (const text of [...blobs.map((b) => b.sealed), ...outputs.map((o) => o.sealed_value)]) assert.ok(text.startsWith(`v1:${keyIdOf(fresh)}:`));
-    const mine = blobs.find((b) => b.state_version_id === sv.id)!;
-    assert.equal(md5(new Keyring([fresh]).decryptBytes(mine.sealed, `state-version:${sv.id}:state`)), md5(state));
-    assert.equal(await createServices(ctx.database, { keyring: new Keyring([fresh]) }).stateVersions.rotateEncryption(), 0);
+    for (const b of blobs) assert.equal(b.key_id, keyIdOf(fresh));
+    for (const text of outputs.map((o) => o.sealed_value)) assert.ok(text.startsWith(`v1:${keyIdOf(fresh)}:`));
+    const mine = blobs.find((b) => b.owner === sv.id && b.name === 'state')!;
+    assert.equal(md5(new Keyring([fresh]).open(mine.key_id!, mine.body, `state-version:${sv.id}:state`)), md5(state));
+    const after = createServices(ctx.database, { keyring: new Keyring([fresh]) });
+    assert.equal((await after.stateVersions.rotateEncryption()) + (await after.blobs.reseal()), 0);
   });
 });

@@ -7,6 +7,7 @@ import type { Caller } from '../auth/caller.ts';
 import { authorize } from '../auth/authorize.ts';
 import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
 import { checkUploadCredential, issueUploadCredential, uploadUsedUp } from '../crypto/upload-credentials.ts';
+import type { BlobKey, BlobStore } from '../blobs/store.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
@@ -30,10 +31,9 @@ export interface ConfigurationVersionInput {
   provisional?: boolean;
 }
 
-export function createConfigurationVersionsService(deps: { database: Database; workspaces: WorkspacesService; keyring: Keyring | null }) {
+export function createConfigurationVersionsService(deps: { database: Database; workspaces: WorkspacesService; keyring: Keyring | null; blobs: BlobStore }) {
   const db = deps.database.db;
-  // Every view of a workspace names its current configuration version (go-tfe reads it).
-  deps.workspaces.useCurrentConfigurationReader((q, ids) => store.currentVersions(q, ids));
+  const archiveKey = (id: string): BlobKey => ({ family: 'configuration-versions', owner: id, name: 'archive' });
 
   const keyring = () => loadedKeyring(deps.keyring);
 
@@ -64,11 +64,14 @@ export function createConfigurationVersionsService(deps: { database: Database; w
   }
 
   return {
+    /** Each workspace's current configuration version, by workspace id (one query): every view of a workspace names it (go-tfe reads it). */
+    currentOf: (q: Queryable, workspaceIds: readonly string[]) => store.currentVersions(q, workspaceIds),
+
     /** The version, for the runs domain: the caller's access to its workspace is checked there. */
     row: (q: Queryable, id: string) => (hasPrefix(id, 'cv') ? store.findConfigurationVersion(q, id) : Promise.resolve(undefined)),
 
     /** The uploaded archive, for a run about to execute. */
-    archive: (id: string) => store.findArchive(db, id),
+    archive: (id: string) => deps.blobs.get(archiveKey(id)),
 
     /** The workspace's newest uploaded version (a run created without one uses it, as in TFE). */
     latestUploaded: (q: Queryable, workspaceId: string) => store.latestUploaded(q, workspaceId),
@@ -109,7 +112,7 @@ export function createConfigurationVersionsService(deps: { database: Database; w
     /** The uploaded archive's bytes, for a caller who may read the workspace; 404 unless uploaded (as TFE). */
     async download(caller: Caller, id: string): Promise<Uint8Array> {
       const { cv } = await find(caller, id);
-      const bytes = cv.status === 'uploaded' ? await store.findArchive(db, cv.id) : undefined;
+      const bytes = cv.status === 'uploaded' ? await deps.blobs.get(archiveKey(cv.id)) : undefined;
       if (!bytes) throw errors.notFound();
       return bytes;
     },
@@ -134,6 +137,7 @@ export function createConfigurationVersionsService(deps: { database: Database; w
               : `configuration could not be archived because it is ${fresh.status}`,
           );
         }
+        await deps.blobs.delete(archiveKey(cv.id), trx);
       });
     },
 
@@ -156,9 +160,16 @@ export function createConfigurationVersionsService(deps: { database: Database; w
         if (e instanceof UnsafeArchiveError) throw errors.invalidAttribute('/', e.message);
         throw e;
       }
-      if (await store.storeUpload(db, id, archive, now())) return;
-      // Nothing stored: the version is gone with its workspace, or in a status that takes no bytes.
-      throw (await store.findConfigurationVersion(db, id)) ? uploadUsedUp() : errors.notFound();
+      const version = await store.findConfigurationVersion(db, id);
+      if (!version) throw errors.notFound();
+      if (version.status !== 'pending' && version.status !== 'uploaded') throw uploadUsedUp();
+      await deps.database.transaction(async (trx) => {
+        // The bytes first: on the filesystem backend they are in place before the row says so.
+        await deps.blobs.put(archiveKey(id), archive, trx);
+        if (await store.storeUpload(trx, id, archive.byteLength, now())) return;
+        // Nothing stored (rolled back): the version is gone with its workspace, or in a status that takes no bytes.
+        throw (await store.findConfigurationVersion(trx, id)) ? uploadUsedUp() : errors.notFound();
+      });
     },
   };
 }

@@ -64,12 +64,35 @@ export class Keyring {
 
   /** The same sealing for bytes that need not be text (state files are kept byte for byte). */
   encryptBytes(plaintext: Uint8Array, associatedData: string): string {
+    const { keyId, body } = this.seal(plaintext, associatedData);
+    return `${VERSION}:${keyId}:${body.toString('base64')}`;
+  }
+
+  /**
+   * The sealing without the text envelope, for the blob store (blobs/), which keeps the key id
+   * beside the bytes instead of spending a third more space on base64: nonce ‖ ciphertext ‖ tag.
+   */
+  seal(plaintext: Uint8Array, associatedData: string): { keyId: string; body: Buffer } {
     const nonce = randomBytes(NONCE_BYTES);
     const cipher = createCipheriv(ALGORITHM, this.#keys.get(this.#primaryId)!, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(associatedData, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-    const sealed = Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64');
-    return `${VERSION}:${this.#primaryId}:${sealed}`;
+    return { keyId: this.#primaryId, body: Buffer.concat([nonce, body, cipher.getAuthTag()]) };
+  }
+
+  /** Opens what `seal` made; throws DecryptionError as `decryptBytes` does. */
+  open(keyId: string, raw: Uint8Array, associatedData: string): Buffer {
+    const key = this.#keys.get(keyId);
+    if (!key) throw new DecryptionError(`value is sealed with key ${keyId}, which is not configured`);
+    if (raw.length < NONCE_BYTES + TAG_BYTES) throw new DecryptionError('ciphertext is truncated');
+    const decipher = createDecipheriv(ALGORITHM, key, raw.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(associatedData, 'utf8'));
+    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+    try {
+      return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
+    } catch {
+      throw new DecryptionError(`value sealed with key ${keyId} failed authentication`);
+    }
   }
 
   decrypt(ciphertext: string, associatedData: string): string {
@@ -115,18 +138,7 @@ export class Keyring {
     const parts = ciphertext.split(':');
     if (parts.length !== 3 || parts[0] !== VERSION) throw new DecryptionError('unrecognised ciphertext format');
     const [, keyId, encoded] = parts as [string, string, string];
-    const key = this.#keys.get(keyId);
-    if (!key) throw new DecryptionError(`value is sealed with key ${keyId}, which is not configured`);
-    const raw = Buffer.from(encoded, 'base64');
-    if (raw.length < NONCE_BYTES + TAG_BYTES) throw new DecryptionError('ciphertext is truncated');
-    const decipher = createDecipheriv(ALGORITHM, key, raw.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES });
-    decipher.setAAD(Buffer.from(associatedData, 'utf8'));
-    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-    try {
-      return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
-    } catch {
-      throw new DecryptionError(`value sealed with key ${keyId} failed authentication`);
-    }
+    return this.open(keyId, Buffer.from(encoded, 'base64'), associatedData);
   }
 
   /** The ciphertext prefix of values sealed with the primary key (rotation skips those). */

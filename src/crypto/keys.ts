@@ -3,6 +3,7 @@
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { filesystemBlobBackend } from '../blobs/filesystem.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { Database, Dialect } from '../db/index.ts';
 import { ensurePrivateDirectory, ensurePrivateFile } from '../files.ts';
@@ -108,7 +109,11 @@ export function loadKeyring(config: Pick<Config, 'encryptionKeys' | 'dataDir'>, 
   return ring;
 }
 
-/** The keyring, checked against the key ids that the database's sealed values name. */
-export async function openKeyring(config: Pick<Config, 'encryptionKeys' | 'dataDir'>, database: Database): Promise<Keyring> {
-  return loadKeyring(config, database.dialect, await keyIdsInUse(database.db));
+/**
+ * The keyring, checked against the key ids that the database's sealed values name, and those of
+ * the blob files under HANGAR_BLOB_DIR when blobs are kept there.
+ */
+export async function openKeyring(config: Pick<Config, 'encryptionKeys' | 'dataDir'> & { blobDir?: string | null }, database: Database): Promise<Keyring> {
+  const files = config.blobDir ? await filesystemBlobBackend(config.blobDir).keyIds(database.db) : [];
+  return loadKeyring(config, database.dialect, [...new Set([...(await keyIdsInUse(database.db)), ...files])].sort());
 }

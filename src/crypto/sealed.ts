@@ -11,12 +11,9 @@ export async function keyIdsInUse(q: Queryable): Promise<string[]> {
     .distinct()
     .where('encrypted_value', 'like', 'v1:%')
     .execute();
-  // State files and their outputs (state-versions/).
-  const blobs = await q
-    .selectFrom('state_version_blobs')
-    .select((eb) => eb.fn<string>('substr', ['sealed', eb.lit(4), eb.lit(16)]).as('key_id'))
-    .distinct()
-    .execute();
+  // Blobs on the database backend (blobs/): state, plan files, logs, archives.
+  const blobs = await q.selectFrom('blobs').select('key_id').distinct().where('key_id', 'is not', null).execute();
+  // State outputs (state-versions/).
   const outputs = await q
     .selectFrom('state_version_outputs')
     .select((eb) => eb.fn<string>('substr', ['sealed_value', eb.lit(4), eb.lit(16)]).as('key_id'))
@@ -29,5 +26,5 @@ export async function keyIdsInUse(q: Queryable): Promise<string[]> {
     .distinct()
     .where('encrypted_value', 'like', 'v1:%')
     .execute();
-  return [...new Set([...parameters, ...blobs, ...outputs, ...variables].map((r) => r.key_id))].sort();
+  return [...new Set([...parameters, ...blobs.map((r) => ({ key_id: r.key_id! })), ...outputs, ...variables].map((r) => r.key_id))].sort();
 }

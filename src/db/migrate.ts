@@ -28,6 +28,7 @@ import * as policies from './migrations/0024_policies.ts';
 import * as adminWorkspaces from './migrations/0025_admin_workspaces.ts';
 import * as policyChecks from './migrations/0026_policy_checks.ts';
 import * as autoDestroy from './migrations/0028_auto_destroy.ts';
+import * as blobs from './migrations/0029_blobs.ts';
 import * as login from './migrations/0032_login.ts';
 import * as runCancelRequests from './migrations/0034_run_cancel_requests.ts';
 
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0025_admin_workspaces': adminWorkspaces,
   '0026_policy_checks': policyChecks,
   '0028_auto_destroy': autoDestroy,
+  '0029_blobs': blobs,
   '0032_login': login,
   '0034_run_cancel_requests': runCancelRequests,
 };

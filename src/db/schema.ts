@@ -210,7 +210,6 @@ export interface PolicySetVersionsTable {
   /** JSON: the policies, modules and params sentinel.hcl declared; set exactly when ready. */
   manifest: string | null;
   policy_count: number;
-  archive: Uint8Array | null;
   created_at: string;
   updated_at: string;
   ready_at: string | null;
@@ -379,14 +378,6 @@ export interface StateVersionsTable {
 }
 
 /** State bytes, sealed with the keyring (crypto/keyring.ts); kind `state` or `json-state`. */
-export interface StateVersionBlobsTable {
-  state_version_id: string;
-  kind: string;
-  sealed: string;
-  size: number;
-  created_at: string;
-}
-
 export interface StateVersionOutputsTable {
   id: string;
   state_version_id: string;
@@ -424,7 +415,10 @@ export interface ConfigurationVersionsTable {
   auto_queue_runs: DbBool;
   speculative: DbBool;
   provisional: DbBool;
-  /** The uploaded tarball; set exactly when the status is `uploaded`. */
+  /**
+   * Non-null exactly when the status is `uploaded` (a check constraint SQLite cannot drop): since
+   * migration 0029 an empty marker, the tarball itself being in the blob store.
+   */
   archive: Uint8Array | null;
   archive_size: number | null;
   created_at: string;
@@ -522,19 +516,24 @@ export interface JobsTable {
   cancel_requested_at: string | null;
 }
 
-export interface JobLogChunksTable {
-  job_id: string;
-  position: number;
-  sealed: string;
-  size: number;
-}
-
-export interface JobBlobsTable {
-  job_id: string;
-  kind: string;
-  sealed: string;
+/** Every byte Hangar keeps on the database backend (blobs/): one row per sealed part. */
+export interface BlobsTable {
+  family: string;
+  owner: string;
+  name: string;
+  /** The part's byte offset in its blob: 0 for a whole blob, the running length for a log. */
+  part: number;
+  /** The key that sealed `body`; null only for archives an older release kept unsealed. */
+  key_id: string | null;
+  body: Uint8Array;
   size: number;
   created_at: string;
+}
+
+/** Owners deleted (triggers, migration 0029) whose blobs the sweep has yet to remove. */
+export interface BlobDeletionsTable {
+  family: string;
+  owner: string;
 }
 
 export interface CommentsTable {
@@ -585,7 +584,6 @@ export interface Schema {
   tags: TagsTable;
   workspace_locks: WorkspaceLocksTable;
   state_versions: StateVersionsTable;
-  state_version_blobs: StateVersionBlobsTable;
   state_version_outputs: StateVersionOutputsTable;
   team_workspaces: TeamWorkspacesTable;
   configuration_versions: ConfigurationVersionsTable;
@@ -599,8 +597,8 @@ export interface Schema {
   variable_set_projects: VariableSetProjectsTable;
   variables: VariablesTable;
   jobs: JobsTable;
-  job_log_chunks: JobLogChunksTable;
-  job_blobs: JobBlobsTable;
+  blobs: BlobsTable;
+  blob_deletions: BlobDeletionsTable;
   run_events: RunEventsTable;
   comments: CommentsTable;
   policy_checks: PolicyChecksTable;

@@ -9,6 +9,7 @@
 //   have changed real infrastructure half-way, so running it again is not safe.
 import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
 import { checkUploadCredential, issueUploadCredential } from '../crypto/upload-credentials.ts';
+import type { BlobKey, BlobStore } from '../blobs/store.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
@@ -34,12 +35,14 @@ export interface ResourceCounts {
 /** How long a log URL works: a reader follows a job from queued to finished with one URL. */
 export const LOG_URL_TTL_MS = 3 * 60 * 60_000;
 
-export function createJobsService(deps: { database: Database; keyring: Keyring | null }) {
+export function createJobsService(deps: { database: Database; keyring: Keyring | null; blobs: BlobStore }) {
   const { database } = deps;
   const db = database.db;
   const keyring = () => loadedKeyring(deps.keyring);
-  const chunkAd = (jobId: string, position: number) => `job-log:${jobId}:${position}`;
-  const blobAd = (jobId: string, kind: string) => `job-blob:${jobId}:${kind}`;
+  const { blobs } = deps;
+  // A job's log and plan files are blobs it owns (blobs/): they go with its row.
+  const logKey = (jobId: string): BlobKey => ({ family: 'jobs', owner: jobId, name: 'log' });
+  const blobKey = (jobId: string, kind: JobBlobKind): BlobKey => ({ family: 'jobs', owner: jobId, name: kind });
   const watchers = new Map<string, Set<() => void>>();
 
   return {
@@ -139,14 +142,11 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
     /** Running jobs whose runner has been silent since `cutoff`. */
     silent: (q: Queryable, cutoff: string, limit = 50) => store.silentJobs(q, cutoff, limit),
 
-    /** Appends to a job's log (sealed, one chunk per call). */
+    /** Appends to a job's log (sealed, one part per call); concurrent appends each land whole, one after another. */
     async appendLog(jobId: string, bytes: Uint8Array): Promise<void> {
       if (bytes.byteLength === 0) return;
-      await database.transaction(async (trx) => {
-        const job = await store.findJob(trx, jobId);
-        if (!job) return;
-        await store.appendChunk(trx, jobId, job.logSize, keyring().encryptBytes(bytes, chunkAd(jobId, job.logSize)), bytes.byteLength);
-      });
+      if (!(await store.findJob(db, jobId))) return;
+      await store.growLog(db, jobId, await blobs.append(logKey(jobId), bytes));
     },
 
     completeLog: (q: Queryable, jobId: string) => store.completeLog(q, jobId),
@@ -164,24 +164,15 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
       // Log bytes [from, to) are framed bytes [from+1, to+1).
       const from = Math.max(offset - 1, 0);
       const to = Math.min(end - 1, job.logSize);
-      if (from < to) {
-        for (const c of await store.chunksBetween(db, job.id, from, to)) {
-          const bytes = keyring().decryptBytes(c.sealed, chunkAd(job.id, c.position));
-          parts.push(bytes.subarray(Math.max(from - c.position, 0), Math.min(to - c.position, c.size)));
-        }
-      }
+      if (from < to) parts.push(await blobs.read(logKey(job.id), from, to));
       if (job.logComplete && end === framedSize) parts.push(Buffer.from([ETX]));
       return Buffer.concat(parts);
     },
 
-    async putBlob(q: Queryable, jobId: string, kind: JobBlobKind, bytes: Uint8Array): Promise<void> {
-      await store.putBlob(q, jobId, kind, keyring().encryptBytes(bytes, blobAd(jobId, kind)), bytes.byteLength, now());
-    },
+    /** Keeps a plan file or plan JSON of a job, replacing an earlier one; in the caller's transaction on the database backend. */
+    putBlob: (q: Queryable, jobId: string, kind: JobBlobKind, bytes: Uint8Array): Promise<void> => blobs.put(blobKey(jobId, kind), bytes, q),
 
-    async getBlob(q: Queryable, jobId: string, kind: JobBlobKind): Promise<Buffer | undefined> {
-      const sealed = await store.getBlob(q, jobId, kind);
-      return sealed === undefined ? undefined : keyring().decryptBytes(sealed, blobAd(jobId, kind));
-    },
+    getBlob: (q: Queryable, jobId: string, kind: JobBlobKind): Promise<Buffer | undefined> => blobs.get(blobKey(jobId, kind), q),
   };
 }
 

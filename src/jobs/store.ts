@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
 import type { JobsTable } from '../db/schema.ts';
@@ -154,36 +153,11 @@ export async function silentJobs(q: Queryable, cutoff: string, limit: number): P
   return (await q.selectFrom('jobs').selectAll().where('status', '=', 'running').where('heartbeat_at', '<', cutoff).limit(limit).execute()).map(JOBS.read);
 }
 
-// Logs: sealed chunks keyed by their byte offset in the log.
-export async function appendChunk(q: Queryable, jobId: string, position: number, sealed: string, size: number): Promise<void> {
-  await q.insertInto('job_log_chunks').values({ job_id: jobId, position, sealed, size }).execute();
-  await q
-    .updateTable('jobs')
-    .set({ log_size: position + size })
-    .where('id', '=', jobId)
-    .execute();
+/** A log grew to `size` bytes (the blob store holds them); never shrinks it, whatever order appends finish in. */
+export async function growLog(q: Queryable, jobId: string, size: number): Promise<void> {
+  await q.updateTable('jobs').set({ log_size: size }).where('id', '=', jobId).where('log_size', '<', size).execute();
 }
 
 export async function completeLog(q: Queryable, jobId: string): Promise<void> {
   await q.updateTable('jobs').set({ log_complete: true }).where('id', '=', jobId).execute();
-}
-
-/** The chunks that overlap bytes [start, end) of a job's log, in order. */
-export async function chunksBetween(q: Queryable, jobId: string, start: number, end: number) {
-  return q
-    .selectFrom('job_log_chunks')
-    .select(['position', 'sealed', 'size'])
-    .where('job_id', '=', jobId)
-    .where('position', '<', end)
-    .where(sql<boolean>`position + size > ${start}`)
-    .orderBy('position')
-    .execute();
-}
-
-export async function putBlob(q: Queryable, jobId: string, kind: string, sealed: string, size: number, at: string): Promise<void> {
-  await q.insertInto('job_blobs').values({ job_id: jobId, kind, sealed, size, created_at: at }).execute();
-}
-
-export async function getBlob(q: Queryable, jobId: string, kind: string): Promise<string | undefined> {
-  return (await q.selectFrom('job_blobs').select('sealed').where('job_id', '=', jobId).where('kind', '=', kind).executeTakeFirst())?.sealed;
 }

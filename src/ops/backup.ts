@@ -31,6 +31,19 @@ function sqliteFile(config: Config): string {
   return path.resolve(config.databaseUrl.slice('sqlite:'.length));
 }
 
+/**
+ * Blobs kept as files (HANGAR_BLOB_DIR) are not in the database, so not in its copy: said every
+ * time, since a backup without them restores rows whose state, archives and logs are gone.
+ */
+function blobDirNote(config: Config, kind: 'backup' | 'restore', out: Output): void {
+  if (!config.blobDir) return;
+  out.info(
+    kind === 'backup'
+      ? `blobs: HANGAR_BLOB_DIR (${config.blobDir}) is NOT in this backup; copy that directory now, after the database (see docs/operations.md)`
+      : `blobs: HANGAR_BLOB_DIR (${config.blobDir}) is not restored by this command; put back the copy of it taken with this backup`,
+  );
+}
+
 /** Creates `file` empty and private, failing if anything is there: a backup never overwrites. */
 function createExclusive(file: string): void {
   try {
@@ -52,6 +65,7 @@ export async function backup(config: Config, target: string, out: Output): Promi
     throw new StartupError(`${file + KEY_SUFFIX} already exists; a backup never overwrites a file, so name a new one`);
   createExclusive(file);
   out.info(`database: ${databaseLabel(config)}`);
+  blobDirNote(config, 'backup', out);
   const db = new DatabaseSync(source);
   try {
     // A writer holds the lock only for a moment; the copy waits for it rather than failing.
@@ -126,6 +140,7 @@ export async function restore(config: Config, from: string, options: RestoreOpti
   }
   out.info(`database: ${databaseLabel(config)}`);
   out.info(`restored from ${source}`);
+  blobDirNote(config, 'restore', out);
   if (restoreKey) out.info(`encryption key: restored from ${sourceKey} to ${targetKey}`);
   for (const line of await migrateAndCheckKeys(
     config,
@@ -192,6 +207,7 @@ function postgresInstructions(config: Config, file: string, kind: 'backup' | 're
   const quoted = `'${url.toString().replaceAll("'", "'\\''")}'`;
   const where = `'${path.resolve(file).replaceAll("'", "'\\''")}'`;
   out.info(`database: ${databaseLabel(config)}`);
+  blobDirNote(config, kind, out);
   out.info(
     `Hangar does not copy a PostgreSQL database itself: ${kind === 'backup' ? 'pg_dump takes a consistent copy while Hangar runs' : 'restore into an empty database with pg_restore'}. Run:`,
   );

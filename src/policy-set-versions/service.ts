@@ -8,6 +8,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
 import { checkUploadCredential, issueUploadCredential, uploadUsedUp } from '../crypto/upload-credentials.ts';
+import type { BlobStore } from '../blobs/store.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { hasPrefix, newId } from '../ids.ts';
 import { errors } from '../jsonapi/errors.ts';
@@ -31,7 +32,7 @@ export interface VersionView {
   uploadObject: string | null;
 }
 
-export function createPolicySetVersionsService(deps: { database: Database; policySets: PolicySetsService; keyring: Keyring | null }) {
+export function createPolicySetVersionsService(deps: { database: Database; policySets: PolicySetsService; keyring: Keyring | null; blobs: BlobStore }) {
   const db = deps.database.db;
   // Every view of a policy set names its newest and current versions (and a versioned set's
   // policy count is its current version's).
@@ -106,15 +107,14 @@ export function createPolicySetVersionsService(deps: { database: Database; polic
       if (!version || !set) throw errors.notFound();
       if (version.status !== 'pending') throw uploadUsedUp();
       const outcome = await read(set.kind, archive);
-      const settled =
-        'manifest' in outcome
-          ? await store.settle(
-              db,
-              id,
-              { status: 'ready', manifest: JSON.stringify(outcome.manifest), policyCount: outcome.manifest.policies.length, archive },
-              now(),
-            )
-          : await store.settle(db, id, { status: 'errored', error: outcome.error }, now());
+      const settled = await deps.database.transaction(async (trx) => {
+        if (!('manifest' in outcome)) return store.settle(trx, id, { status: 'errored', error: outcome.error }, now());
+        // The archive as uploaded, kept in the blob store; rolled back with the row if another upload settled it first.
+        await deps.blobs.put({ family: 'policy-set-versions', owner: id, name: 'archive' }, archive, trx);
+        const ready = { status: 'ready' as const, manifest: JSON.stringify(outcome.manifest), policyCount: outcome.manifest.policies.length };
+        if (!(await store.settle(trx, id, ready, now()))) throw uploadUsedUp();
+        return true;
+      });
       if (!settled) throw uploadUsedUp();
     },
 

@@ -45,7 +45,7 @@ const read = (r: object): PolicySetVersion => VERSIONS.read(r as never);
 export async function insertVersion(q: Queryable, v: PolicySetVersion): Promise<void> {
   await q
     .insertInto('policy_set_versions')
-    .values({ ...VERSIONS.write(v), manifest: null, archive: null })
+    .values({ ...VERSIONS.write(v), manifest: null })
     .execute();
 }
 
@@ -73,12 +73,12 @@ export async function findVersions(q: Queryable, ids: readonly string[]): Promis
 export async function settle(
   q: Queryable,
   id: string,
-  outcome: { status: 'ready'; manifest: string; policyCount: number; archive: Uint8Array } | { status: 'errored'; error: string },
+  outcome: { status: 'ready'; manifest: string; policyCount: number } | { status: 'errored'; error: string },
   at: string,
 ): Promise<boolean> {
   const values =
     outcome.status === 'ready'
-      ? { status: 'ready', manifest: outcome.manifest, policy_count: outcome.policyCount, archive: outcome.archive, ready_at: at, updated_at: at }
+      ? { status: 'ready', manifest: outcome.manifest, policy_count: outcome.policyCount, ready_at: at, updated_at: at }
       : { status: 'errored', error: outcome.error, errored_at: at, updated_at: at };
   const r = await q.updateTable('policy_set_versions').set(values).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;

@@ -15,7 +15,8 @@ import { workspaceResource } from '../workspaces/serialize.ts';
 import { organizationResource } from '../organizations/serialize.ts';
 import { policyCheckResource } from '../policy-checks/serialize.ts';
 import type { PolicyChecksService } from '../policy-checks/service.ts';
-import type { WorkspacesService, WorkspaceView } from '../workspaces/service.ts';
+import type { WorkspaceViewsService, WorkspaceView } from '../workspace-views/service.ts';
+import type { WorkspacesService } from '../workspaces/service.ts';
 import {
   ApplyDocument,
   AdminRunsQuery,
@@ -89,6 +90,7 @@ interface Deps {
   runs: RunsService;
   jobs: JobsService;
   workspaces: WorkspacesService;
+  workspaceViews: WorkspaceViewsService;
   users: UsersService;
   configurationVersions: ConfigurationVersionsService;
   policyChecks: PolicyChecksService;
@@ -106,7 +108,8 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
     if (wanted.includes('plan')) out.push(...views.map((v) => phaseResource(v.plan, v, logUrl(request, v.plan.id))));
     if (wanted.includes('apply')) out.push(...views.map((v) => phaseResource(v.apply, v, logUrl(request, v.apply.id))));
     if (wanted.includes('workspace')) {
-      for (const id of new Set(views.map((v) => v.run.workspaceId))) out.push(workspaceResource(await deps.workspaces.show(caller, { id })));
+      const shown = await Promise.all([...new Set(views.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(caller, { id })));
+      out.push(...(await deps.workspaceViews.complete(shown)).map(workspaceResource));
     }
     if (wanted.includes('configuration_version')) {
       for (const id of new Set(views.map((v) => v.run.configurationVersionId)))
@@ -269,7 +272,9 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
       });
       const out: unknown[] = [];
       if (wanted.length > 0) {
-        const views = await Promise.all([...new Set(items.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(request.caller, { id })));
+        const views = await deps.workspaceViews.complete(
+          await Promise.all([...new Set(items.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(request.caller, { id }))),
+        );
         out.push(...views.map(workspaceResource));
         if (wanted.includes('workspace.organization')) {
           const seen = new Set<string>();
@@ -330,11 +335,13 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
       const wanted = includes(request.query.include, ['organization', 'current_run']);
       const statuses = commaList(request.query['filter[current_run][status]'], 'filter[current_run][status]');
       const sort = sortOf(request.query.sort);
-      const { items, total } = await runs.adminWorkspaces(request.caller, page, {
-        query: request.query.q || undefined,
-        ...(statuses ? { statuses: statuses.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-')) } : {}),
-        ...(sort ? { sort } : {}),
-      });
+      const { items, total } = await deps.workspaceViews.page(
+        await runs.adminWorkspaces(request.caller, page, {
+          query: request.query.q || undefined,
+          ...(statuses ? { statuses: statuses.map((s) => ((RUN_STATUSES as readonly string[]).includes(s) ? s : '-')) } : {}),
+          ...(sort ? { sort } : {}),
+        }),
+      );
       return {
         data: items.map(workspaceResource),
         ...envelope(absoluteUrl(request, app.config.baseUrl), page, total),
@@ -347,7 +354,7 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
     '/admin/workspaces/:workspace_id',
     { schema: { summary: 'Show any workspace (site admins)', tags, params: AdminWorkspaceParams, response: responses({ 200: AdminWorkspaceDocument }) } },
     async (request) => {
-      return { data: workspaceResource(await deps.workspaces.adminShow(request.caller, request.params.workspace_id)) };
+      return { data: workspaceResource(await deps.workspaceViews.one(await deps.workspaces.adminShow(request.caller, request.params.workspace_id))) };
     },
   );
 

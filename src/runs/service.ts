@@ -13,7 +13,7 @@ import { errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import { now } from '../time.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
-import { effectiveExecution, type FoundWorkspace, type WorkspacesService, type WorkspaceView } from '../workspaces/service.ts';
+import { effectiveExecution, type FoundWorkspace, type WorkspaceBase, type WorkspacesService } from '../workspaces/service.ts';
 import { RUN_LIFECYCLE, forceCancelAvailableAt, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
 import type { Comment, Run, RunEvent, RunVariableInput } from './store.ts';
@@ -92,7 +92,6 @@ export function createRunsService(deps: {
   const { database, jobs } = deps;
   const db = database.db;
   // Every view of a workspace names its current run and counts its runs (go-tfe reads both).
-  deps.workspaces.useRunSummaryReader((q, ids) => store.runSummaries(q, ids));
   deps.workspaces.useCurrentRunColumn(store.currentRunColumn);
   // A configuration version an unfinished run still needs is not archived from under it.
   deps.configurationVersions.useInUseCheck((q, id) => store.unfinishedRunUses(q, id));
@@ -337,7 +336,7 @@ export function createRunsService(deps: {
     },
 
     /** The current runs of workspaces the caller was shown (for `include=`): three queries however many there are. */
-    async currentOfViews(shown: readonly WorkspaceView[]): Promise<RunView[]> {
+    async currentOfViews(shown: ReadonlyArray<Pick<WorkspaceBase, 'workspace' | 'permissions'> & { runs: { current: string | null } }>): Promise<RunView[]> {
       const byWorkspace = new Map(shown.map((v) => [v.workspace.id, v]));
       const runs = await store.findRuns(
         db,

@@ -9,7 +9,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import { DecryptionError, loadedKeyring } from '../crypto/keyring.ts';
 import { checkUploadCredential, issueUploadCredential, uploadUsedUp } from '../crypto/upload-credentials.ts';
-import { databaseBlobStore, type BlobStore } from '../db/blobs.ts';
+import type { BlobKey, BlobStore } from '../blobs/store.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { hasPrefix, newId } from '../ids.ts';
@@ -18,7 +18,7 @@ import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import { now } from '../time.ts';
 import { holderOf, type WorkspaceLocksService } from '../workspace-locks/service.ts';
-import type { FoundWorkspace, WorkspacesService, WorkspaceView } from '../workspaces/service.ts';
+import type { FoundWorkspace, WorkspaceBase, WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
 import type { StateOutput, StateVersion } from './store.ts';
 
@@ -164,31 +164,17 @@ export function createStateVersionsService(deps: {
   workspaces: WorkspacesService;
   workspaceLocks: WorkspaceLocksService;
   keyring: Keyring | null;
-  blobs?: BlobStore;
+  blobs: BlobStore;
 }) {
   const { database, workspaces, workspaceLocks } = deps;
   const db = database.db;
-  const blobs = deps.blobs ?? databaseBlobStore;
+  const blobs = deps.blobs;
+  const blobKey = (versionId: string, kind: BlobKind): BlobKey => ({ family: 'state-versions', owner: versionId, name: kind });
 
   const keyring = () => loadedKeyring(deps.keyring);
   /** The caller a token stands for now (tokens/service.ts registers it: tokens are built after state versions). */
   let callerOfToken: (tokenId: string) => Promise<Caller | null> = async () => null;
-  // Every view of a workspace counts the resources of its current state (`resource-count`).
-  workspaces.useResourceCountReader(async (q, ids) => {
-    const current = await store.currentVersions(q, ids);
-    return new Map(
-      [...current].map(([id, v]) => [
-        id,
-        {
-          count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0,
-          currentStateVersion: v.id,
-          stateCreatedAt: v.createdAt,
-        },
-      ]),
-    );
-  });
   // The associated data binds each ciphertext to its row: moved elsewhere, it does not open.
-  const blobAd = (versionId: string, kind: string) => `state-version:${versionId}:${kind}`;
   const outputAd = (outputId: string) => `state-version-output:${outputId}`;
 
   function openOutput(o: StateOutput): unknown {
@@ -240,7 +226,8 @@ export function createStateVersionsService(deps: {
   /** Stores a state file's bytes and what it yields, and makes the version current; in the caller's transaction. */
   async function storeState(q: Queryable, version: StateVersion, bytes: Buffer, parsed: ParsedState): Promise<store.Finalization> {
     const ring = keyring();
-    await blobs.put(q, { owner: version.id, kind: 'state' }, ring.encryptBytes(bytes, blobAd(version.id, 'state')), bytes.length);
+    // Once per version: a second write of the same state is the used-up URL's conflict.
+    if (!(await blobs.create(blobKey(version.id, 'state'), bytes, q))) throw uploadUsedUp();
     const outputs: StateOutput[] = parsed.outputs.map((o, position) => {
       const id = newId('wsout');
       return {
@@ -282,6 +269,25 @@ export function createStateVersionsService(deps: {
   }
 
   return {
+    /** Each workspace's current state version and how many resources it manages (one query): every view of a workspace shows them. */
+    async resourceCountsOf(
+      q: Queryable,
+      workspaceIds: readonly string[],
+    ): Promise<Map<string, { count: number; currentStateVersion: string; stateCreatedAt: string }>> {
+      const current = await store.currentVersions(q, workspaceIds);
+      return new Map(
+        [...current].map(([id, v]) => [
+          id,
+          {
+            count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0,
+            currentStateVersion: v.id,
+            // When the workspace last changed infrastructure: auto-destroy's idle spell starts here.
+            stateCreatedAt: v.createdAt,
+          },
+        ]),
+      );
+    },
+
     async create(caller: Caller, workspaceId: string, input: CreateStateVersionInput): Promise<StateVersionView> {
       const found = await workspaces.find(caller, { id: workspaceId });
       authorize(found, 'write-state');
@@ -326,12 +332,7 @@ export function createStateVersionsService(deps: {
         await checkSequence(trx, found.workspace.id, input.serial, version.lineage ?? parsed?.lineage ?? null, md5, version.force);
         await store.insertVersion(trx, { ...version, lockHolderType: lock.holderType, lockHolderId: lock.holderId, lockLockedAt: lock.lockedAt });
         if (jsonState) {
-          await blobs.put(
-            trx,
-            { owner: version.id, kind: 'json-state' },
-            keyring().encryptBytes(jsonState, blobAd(version.id, 'json-state')),
-            jsonState.length,
-          );
+          await blobs.put(blobKey(version.id, 'json-state'), jsonState, trx);
           await store.markJsonStateUploaded(trx, version.id);
         }
         if (state && parsed) await store.finalize(trx, version.id, await storeState(trx, version, state, parsed));
@@ -376,7 +377,7 @@ export function createStateVersionsService(deps: {
         if (bytes.length === 0) throw errors.invalidAttribute('/', 'The JSON state is empty');
         await guarded(
           database.transaction(async (trx) => {
-            await blobs.put(trx, { owner: id, kind }, keyring().encryptBytes(bytes, blobAd(id, kind)), bytes.length);
+            if (!(await blobs.create(blobKey(id, kind), bytes, trx))) throw uploadUsedUp();
             await store.markJsonStateUploaded(trx, id);
           }),
           { unique: uploadUsedUp, foreignKey: () => errors.notFound() },
@@ -417,7 +418,9 @@ export function createStateVersionsService(deps: {
      * The current state versions of workspaces the caller was shown (for `include=`), of those
      * whose state it may read: three queries however many there are.
      */
-    async currentOfViews(shown: readonly WorkspaceView[]): Promise<StateVersionView[]> {
+    async currentOfViews(
+      shown: ReadonlyArray<Pick<WorkspaceBase, 'workspace' | 'permissions'> & { currentStateVersionId: string | null }>,
+    ): Promise<StateVersionView[]> {
       const ids = shown.filter((v) => v.currentStateVersionId && v.permissions['can-read-state-versions']).map((v) => v.workspace.id);
       if (ids.length === 0) return [];
       return views([...(await store.currentVersions(db, ids)).values()]);
@@ -441,9 +444,9 @@ export function createStateVersionsService(deps: {
     /** The state (or JSON state) of a version, as it was uploaded; 404 while it has none. */
     async download(caller: Caller, id: string, kind: BlobKind): Promise<Buffer> {
       const { version } = await versionFor(caller, id, 'read-state');
-      const sealed = await blobs.get(db, { owner: version.id, kind });
-      if (sealed === undefined) throw errors.notFound();
-      return keyring().decryptBytes(sealed, blobAd(version.id, kind));
+      const bytes = await blobs.get(blobKey(version.id, kind));
+      if (bytes === undefined) throw errors.notFound();
+      return bytes;
     },
 
     /**
@@ -499,8 +502,7 @@ export function createStateVersionsService(deps: {
     async currentStateOf(workspaceId: string): Promise<Buffer | null> {
       const version = await store.currentVersion(db, workspaceId);
       if (!version || version.status !== 'finalized') return null;
-      const sealed = await blobs.get(db, { owner: version.id, kind: 'state' });
-      return sealed === undefined ? null : keyring().decryptBytes(sealed, blobAd(version.id, 'state'));
+      return (await blobs.get(blobKey(version.id, 'state'))) ?? null;
     },
 
     /**
@@ -548,24 +550,10 @@ export function createStateVersionsService(deps: {
       });
     },
 
-    /** `hangar rotate-key`: reseals every state file and output under the first key, batch by batch. */
+    /** `hangar rotate-key`: reseals every output under the first key, batch by batch (state files are blobs, resealed by the blob store). */
     async rotateEncryption(): Promise<number> {
       const ring = keyring();
       let reencrypted = 0;
-      let after: { owner: string; kind: string } | null = null;
-      for (;;) {
-        const batch = await database.transaction(async (trx) => {
-          const keys = await blobs.staleKeys(trx, ring.primaryPrefix, after, ROTATION_BATCH_SIZE);
-          for (const key of keys) {
-            const sealed = (await blobs.get(trx, key))!;
-            await blobs.replace(trx, key, ring.encryptBytes(ring.decryptBytes(sealed, blobAd(key.owner, key.kind)), blobAd(key.owner, key.kind)));
-          }
-          return keys;
-        });
-        reencrypted += batch.length;
-        if (batch.length < ROTATION_BATCH_SIZE) break;
-        after = batch[batch.length - 1]!;
-      }
       let afterId = '';
       for (;;) {
         const batch = await database.transaction(async (trx) => {

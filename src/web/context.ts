@@ -15,6 +15,7 @@ import type { UsersService } from '../users/service.ts';
 import type { VariablesService } from '../variables/service.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
+import type { WorkspaceViewsService } from '../workspace-views/service.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentPoolsService } from '../agent-pools/service.ts';
 import type { AgentsService } from '../agents/service.ts';
@@ -32,6 +33,7 @@ export interface WebServices {
   projects: ProjectsService;
   teamProjects: TeamProjectsService;
   workspaces: WorkspacesService;
+  workspaceViews: WorkspaceViewsService;
   workspaceLocks: WorkspaceLocksService;
   variables: VariablesService;
   stateVersions: StateVersionsService;

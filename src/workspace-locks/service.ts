@@ -8,7 +8,7 @@ import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { errors } from '../jsonapi/errors.ts';
 import { now } from '../time.ts';
-import type { WorkspaceRef, WorkspacesService, WorkspaceView } from '../workspaces/service.ts';
+import type { WorkspaceBase, WorkspaceRef, WorkspacesService } from '../workspaces/service.ts';
 import type { TeamsService } from '../teams/service.ts';
 import * as store from './store.ts';
 import type { HolderType, WorkspaceLock } from './store.ts';
@@ -36,17 +36,19 @@ export function holderOf(principal: Principal): LockHolder {
   return { type: 'users', id: actingUserId(principal)! };
 }
 
+/** Who holds a workspace's lock, as a view of the workspace shows it. */
+export interface WorkspaceLockView {
+  holderType: 'users' | 'teams' | 'runs';
+  holderId: string;
+  reason: string | null;
+}
+
 export function createWorkspaceLocksService(deps: { database: Database; workspaces: WorkspacesService; teams: Pick<TeamsService, 'beforeDelete'> }) {
   const { database, workspaces } = deps;
   const db = database.db;
 
   // A deleted team's locks go with it, in the same transaction: nobody could release them but a force-unlock.
   deps.teams.beforeDelete((q, teamId) => store.deleteLocksOf(q, { type: 'teams', id: teamId }).then(() => undefined));
-
-  deps.workspaces.useLockReader(async (q, ids) => {
-    const locks = await store.findLocks(q, ids);
-    return new Map(locks.map((l) => [l.workspaceId, { holderType: l.holderType, holderId: l.holderId, reason: l.reason }]));
-  });
 
   /** Takes the lock for `holder`, or 409 when anyone holds it (the holder itself included, as TFE). */
   async function acquire(q: Queryable, workspaceId: string, holder: LockHolder, reason: string | null): Promise<void> {
@@ -62,6 +64,13 @@ export function createWorkspaceLocksService(deps: { database: Database; workspac
   }
 
   return {
+    /** Who holds the locks of these workspaces (one query), by workspace id: every view of a workspace says it. */
+    async locksOf(q: Queryable, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceLockView>> {
+      if (workspaceIds.length === 0) return new Map();
+      const locks = await store.findLocks(q, workspaceIds);
+      return new Map(locks.map((l) => [l.workspaceId, { holderType: l.holderType, holderId: l.holderId, reason: l.reason }]));
+    },
+
     acquire,
     release,
     /** Releases `holder`'s lock if it still holds it (a run that ends; its lock may have been forced away). */
@@ -71,21 +80,21 @@ export function createWorkspaceLocksService(deps: { database: Database; workspac
     /** The lock of a workspace, if any (for state versions: who may write). */
     current: (q: Queryable, workspaceId: string, forUpdate = false) => store.findLock(q, workspaceId, forUpdate),
 
-    async lock(caller: Caller, ref: WorkspaceRef, reason: string | null): Promise<WorkspaceView> {
+    async lock(caller: Caller, ref: WorkspaceRef, reason: string | null): Promise<WorkspaceBase> {
       const found = await workspaces.find(caller, ref);
       authorize(found, 'lock-workspace');
       await acquire(db, found.workspace.id, holderOf(caller.principal), reason);
       return workspaces.view(found);
     },
 
-    async unlock(caller: Caller, ref: WorkspaceRef): Promise<WorkspaceView> {
+    async unlock(caller: Caller, ref: WorkspaceRef): Promise<WorkspaceBase> {
       const found = await workspaces.find(caller, ref);
       authorize(found, 'lock-workspace');
       await release(db, found.workspace.id, holderOf(caller.principal));
       return workspaces.view(found);
     },
 
-    async forceUnlock(caller: Caller, ref: WorkspaceRef): Promise<WorkspaceView> {
+    async forceUnlock(caller: Caller, ref: WorkspaceRef): Promise<WorkspaceBase> {
       const found = await workspaces.find(caller, ref);
       authorize(found, 'force-unlock-workspace');
       if ((await store.deleteLock(db, found.workspace.id)) === 0) throw alreadyUnlocked();

@@ -28,7 +28,8 @@ import {
   WorkspaceParams,
 } from './schemas.ts';
 import { workspaceResource } from './serialize.ts';
-import type { WorkspaceInput, WorkspaceRef, WorkspacesService, WorkspaceView } from './service.ts';
+import type { WorkspaceViewsService, WorkspaceView } from '../workspace-views/service.ts';
+import type { WorkspaceInput, WorkspaceRef, WorkspacesService } from './service.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 /** The modelled members of a create or update body, field by field; everything else is ignored. */
@@ -71,10 +72,17 @@ export async function workspacesRoutes(
   app: Api,
   {
     workspaces,
+    workspaceViews,
     stateVersions,
     runs,
     terraformVersion,
-  }: { workspaces: WorkspacesService; stateVersions: StateVersionsService; runs: RunsService; terraformVersion: () => string },
+  }: {
+    workspaces: WorkspacesService;
+    workspaceViews: WorkspaceViewsService;
+    stateVersions: StateVersionsService;
+    runs: RunsService;
+    terraformVersion: () => string;
+  },
 ): Promise<void> {
   /** `included` for the views (all of one organization), as `include` asked. */
   async function included(wanted: readonly string[], views: readonly WorkspaceView[], request?: FastifyRequest) {
@@ -103,11 +111,13 @@ export async function workspacesRoutes(
     async (request, reply) => {
       const a = request.body.data.attributes;
       const given = input(request.body);
-      const view = await workspaces.create(request.caller, request.params.organization_name, {
-        ...given,
-        name: a.name,
-        settings: { ...given.settings, sourceName: a['source-name'], sourceUrl: a['source-url'] },
-      });
+      const view = await workspaceViews.one(
+        await workspaces.create(request.caller, request.params.organization_name, {
+          ...given,
+          name: a.name,
+          settings: { ...given.settings, sourceName: a['source-name'], sourceUrl: a['source-url'] },
+        }),
+      );
       return reply.code(201).send({ data: workspaceResource(view) });
     },
   );
@@ -145,7 +155,7 @@ export async function workspacesRoutes(
         ...(query.sort ? { sort: sortOf(query.sort)!.field } : {}),
         ...(statuses ? { currentRunStatuses: statuses } : {}),
       };
-      const { items, total } = await workspaces.list(request.caller, request.params.organization_name, filter, page);
+      const { items, total } = await workspaceViews.page(await workspaces.list(request.caller, request.params.organization_name, filter, page));
       return {
         data: items.map(workspaceResource),
         ...(await included(wanted, items, request)),
@@ -167,7 +177,9 @@ export async function workspacesRoutes(
       { schema: { summary: `Show a workspace, ${by}`, tags, params, querystring: ShowWorkspaceQuery, response: responses({ 200: WorkspaceDocument }) } },
       async (request) => {
         const wanted = includes(request.query.include, WORKSPACE_INCLUDES);
-        const view = await workspaces.show(request.caller, refOf(request.params), { effective: wanted.includes('effective_tag_bindings') });
+        const view = await workspaceViews.one(
+          await workspaces.show(request.caller, refOf(request.params), { effective: wanted.includes('effective_tag_bindings') }),
+        );
         const data = workspaceResource(view);
         const { included: others = [] } = await included(wanted, [view], request);
         if (!wanted.includes('outputs')) return { data, ...(others.length ? { included: others } : {}) };
@@ -183,7 +195,7 @@ export async function workspacesRoutes(
       path,
       { schema: { summary: `Update a workspace, ${by}`, tags, params, body: UpdateWorkspaceBody, response: responses({ 200: WorkspaceDocument }) } },
       async (request) => {
-        return { data: workspaceResource(await workspaces.update(request.caller, refOf(request.params), input(request.body))) };
+        return { data: workspaceResource(await workspaceViews.one(await workspaces.update(request.caller, refOf(request.params), input(request.body)))) };
       },
     );
     app.delete(path, { schema: { summary: `Delete a workspace, ${by}`, tags, params, response: responses({ 204: NoContent }) } }, async (request, reply) => {
@@ -206,7 +218,7 @@ export async function workspacesRoutes(
     },
     async (request) => {
       const page = parsePage(request.query);
-      const { items, total } = await workspaces.remoteStateConsumers(request.caller, request.params.workspace_id, page);
+      const { items, total } = await workspaceViews.page(await workspaces.remoteStateConsumers(request.caller, request.params.workspace_id, page));
       return { data: items.map(workspaceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
     },
   );

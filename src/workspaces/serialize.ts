@@ -1,6 +1,7 @@
 import { toOne } from '../jsonapi/relationships.ts';
 import { tagRelationships } from '../tags/serialize.ts';
-import { effectiveAutoDestroy, type WorkspaceView } from './service.ts';
+import type { WorkspaceView } from '../workspace-views/service.ts';
+import { effectiveAutoDestroy } from './service.ts';
 
 export function workspaceResource(v: WorkspaceView) {
   const { workspace: w, organizationName, project, permissions, execution, lock, currentConfigurationVersionId: current, tags, runs, resourceCount } = v;

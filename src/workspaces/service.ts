@@ -84,30 +84,14 @@ export interface WorkspaceTagQuery {
   effective: boolean;
 }
 
-/** Who holds a workspace's lock (the workspace-locks domain owns locks and reports them here). */
-export interface WorkspaceLockView {
-  holderType: 'users' | 'teams' | 'runs';
-  holderId: string;
-  reason: string | null;
-}
-
-/** Loads the locks of the given workspaces (one query), by workspace id. */
-export type WorkspaceLockReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, WorkspaceLockView>>;
-/** Workspace id → the ids of its own variables, oldest first (the variables domain registers it). */
-export type VariableIdsReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string[]>>;
-/** Workspace id → its current configuration version's id, for those that have one. */
-export type CurrentConfigurationReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, string>>;
-/** Workspace id → how many runs it has had and its newest non-speculative one. */
-/** Workspace id → how many resources its current state manages. */
-export type ResourceCountReader = (
-  q: Queryable,
-  workspaceIds: readonly string[],
-) => Promise<Map<string, { count: number; currentStateVersion: string; stateCreatedAt?: string }>>;
 /** A column of each workspace's current run, as a correlated subquery (the runs domain builds it). */
 export type CurrentRunColumn = (eb: ExpressionBuilder<Schema, 'workspaces'>, column: 'status' | 'created_at') => Expression<unknown>;
-export type RunSummaryReader = (q: Queryable, workspaceIds: readonly string[]) => Promise<Map<string, { count: number; current: string | null }>>;
 
-export interface WorkspaceView {
+/**
+ * What this domain knows of a workspace as the caller sees it. What later domains add (its lock,
+ * runs, state, configuration, variables) is joined above, in workspace-views/.
+ */
+export interface WorkspaceBase {
   workspace: Workspace;
   organizationName: string;
   project: Project;
@@ -115,19 +99,8 @@ export interface WorkspaceView {
   execution: Execution;
   /** For `include=organization`. */
   organization: { org: Organization; standing: Standing };
-  lock: WorkspaceLockView | null;
-  /** Its newest configuration version that is not provisional, if any. */
-  currentConfigurationVersionId: string | null;
-  runs: { count: number; current: string | null };
-  resourceCount: number;
-  /** Its current state version, if it has one. */
-  currentStateVersionId: string | null;
   /** Its own tag bindings; the effective ones too when asked for. */
   tags: { own: Binding[]; effective?: EffectiveBinding[] };
-  /** The ids of its own variables (TFE's `vars` relationship). */
-  variableIds: string[];
-  /** When auto-destroy will act (`auto-destroy-at`): the explicit time, or the end of the idle spell. */
-  autoDestroyAt?: string | null;
 }
 
 /** A workspace found for a caller, with what the service needs to decide further. */
@@ -216,7 +189,7 @@ export function effectiveAutoDestroy(w: Workspace, project: Project): string | n
  * effect and resources in its state, the end of the idle spell (the current state version's time
  * plus the duration), whichever comes first.
  */
-function autoDestroyAt(w: Workspace, project: Project, state: { count: number; stateCreatedAt?: string } | undefined): string | null {
+export function autoDestroyAt(w: Workspace, project: Project, state: { count: number; stateCreatedAt?: string } | undefined): string | null {
   const ms = autoDestroyDurationMs(effectiveAutoDestroy(w, project));
   const idle = ms !== null && state && state.count > 0 && state.stateCreatedAt ? new Date(Date.parse(state.stateCreatedAt) + ms).toISOString() : null;
   if (w.autoDestroyAt === null || idle === null) return w.autoDestroyAt ?? idle;
@@ -332,33 +305,12 @@ export function createWorkspacesService(deps: {
     return rows.length ? (await withAuthority(standing, org, rows)).filter((f) => f.project) : [];
   }
 
-  // Registered by the workspace-locks domain (which builds on this one), so that every view of a
-  // workspace says whether it is locked without this domain knowing how locks are kept.
-  let readLocks: WorkspaceLockReader = async () => new Map();
-  // Registered by the configuration-versions domain, likewise.
-  let readCurrentConfigurations: CurrentConfigurationReader = async () => new Map();
-  // Registered by the runs domain, likewise.
-  let readRunSummaries: RunSummaryReader = async () => new Map();
-  // Registered by the state-versions domain, likewise.
-  let readResourceCounts: ResourceCountReader = async () => new Map();
-  // Registered by the variables domain, likewise.
-  let readVariableIds: VariableIdsReader = async () => new Map();
   // Registered by the runs domain, likewise: filters and sorts by the current run.
   let currentRunColumn: CurrentRunColumn | null = null;
 
-  /**
-   * The views of found workspaces: one query for all their locks, one for their current
-   * configuration versions, one for their tags (two with the effective ones).
-   */
-  async function views(found: readonly FoundWorkspace[], q: Queryable = db, effective = false): Promise<WorkspaceView[]> {
+  /** The views of found workspaces: one query for their tags (two with the effective ones). */
+  async function views(found: readonly FoundWorkspace[], q: Queryable = db, effective = false): Promise<WorkspaceBase[]> {
     const ids = found.map((f) => f.workspace.id);
-    const locks = found.length ? await readLocks(q, ids) : new Map<string, WorkspaceLockView>();
-    const configurations = found.length ? await readCurrentConfigurations(q, ids) : new Map<string, string>();
-    const runs = found.length ? await readRunSummaries(q, ids) : new Map<string, { count: number; current: string | null }>();
-    const resources = found.length
-      ? await readResourceCounts(q, ids)
-      : new Map<string, { count: number; currentStateVersion: string; stateCreatedAt?: string }>();
-    const variables = found.length ? await readVariableIds(q, ids) : new Map<string, string[]>();
     const own = await deps.tags.workspaceBindings(q, ids);
     const inEffect = effective
       ? await deps.tags.effectiveOf(
@@ -373,17 +325,10 @@ export function createWorkspacesService(deps: {
       permissions: workspacePermissions({ standing, authority }),
       execution: effectiveExecution(workspace, org),
       organization: { org, standing },
-      lock: locks.get(workspace.id) ?? null,
-      currentConfigurationVersionId: configurations.get(workspace.id) ?? null,
-      runs: runs.get(workspace.id) ?? { count: 0, current: null },
-      resourceCount: resources.get(workspace.id)?.count ?? 0,
-      currentStateVersionId: resources.get(workspace.id)?.currentStateVersion ?? null,
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
-      variableIds: variables.get(workspace.id) ?? [],
-      autoDestroyAt: autoDestroyAt(workspace, project, resources.get(workspace.id)),
     }));
   }
-  const view = async (found: FoundWorkspace): Promise<WorkspaceView> => (await views([found]))[0]!;
+  const view = async (found: FoundWorkspace): Promise<WorkspaceBase> => (await views([found]))[0]!;
 
   /** A workspace the caller may read; 404 for everything else. */
   async function find(caller: Caller, ref: WorkspaceRef, action: ActionOn<'workspace'> = 'read-workspace'): Promise<FoundWorkspace> {
@@ -475,23 +420,8 @@ export function createWorkspacesService(deps: {
     find,
     /** The view of a workspace found with `find`, as of now (after a lock changed, say). */
     view,
-    useLockReader(reader: WorkspaceLockReader): void {
-      readLocks = reader;
-    },
-    useCurrentConfigurationReader(reader: CurrentConfigurationReader): void {
-      readCurrentConfigurations = reader;
-    },
-    useRunSummaryReader(reader: RunSummaryReader): void {
-      readRunSummaries = reader;
-    },
     useCurrentRunColumn(column: CurrentRunColumn): void {
       currentRunColumn = column;
-    },
-    useResourceCountReader(reader: ResourceCountReader): void {
-      readResourceCounts = reader;
-    },
-    useVariableIdsReader(reader: VariableIdsReader): void {
-      readVariableIds = reader;
     },
     /** For domains acting without a caller (a run's variables) or on ids already checked: the rows (one query). */
     rows: (ids: readonly string[], q: Queryable = db) => store.findWorkspacesByIds(q, ids),
@@ -518,13 +448,13 @@ export function createWorkspacesService(deps: {
     },
 
     /** The organization of a page of workspaces, as `include=organization` shows it (one query). */
-    async includedOrganization(view: WorkspaceView): Promise<OrganizationView> {
+    async includedOrganization(view: WorkspaceBase): Promise<OrganizationView> {
       const { org, standing } = view.organization;
       const defaults = await projectAccess.defaultProjectIds([org.id]);
       return { org, permissions: organizationPermissions({ standing }), defaultProjectId: defaults.get(org.id) ?? null };
     },
 
-    async create(caller: Caller, organizationName: string, input: WorkspaceInput & { name: string }): Promise<WorkspaceView> {
+    async create(caller: Caller, organizationName: string, input: WorkspaceInput & { name: string }): Promise<WorkspaceBase> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const project = input.projectId === undefined ? await projectAccess.defaultProject(db, org.id) : await projectAccess.row(db, input.projectId);
       if (!project || project.organizationId !== org.id) throw projectNotFound();
@@ -572,7 +502,7 @@ export function createWorkspacesService(deps: {
       return view({ workspace, standing, org, project, authority });
     },
 
-    show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceView> =>
+    show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceBase> =>
       (await views([await find(caller, ref)], db, include?.effective))[0]!,
 
     async list(
@@ -629,7 +559,7 @@ export function createWorkspacesService(deps: {
     },
 
     /** A site admin reads any workspace (TFE's `/admin/workspaces/:id`); 404 for anyone else. */
-    async adminShow(caller: Caller, id: string): Promise<WorkspaceView> {
+    async adminShow(caller: Caller, id: string): Promise<WorkspaceBase> {
       authorize({ principal: caller.principal }, 'administer-site');
       return view(await find(caller, { id }));
     },
@@ -653,7 +583,7 @@ export function createWorkspacesService(deps: {
     },
 
     /** Attributes need workspace admin; a different project moves it under the move rules. */
-    async update(caller: Caller, ref: WorkspaceRef, input: WorkspaceInput): Promise<WorkspaceView> {
+    async update(caller: Caller, ref: WorkspaceRef, input: WorkspaceInput): Promise<WorkspaceBase> {
       const current = await find(caller, ref);
       const w = current.workspace;
       const sent = sentSettings(input);

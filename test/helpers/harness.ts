@@ -107,7 +107,7 @@ export class TestContext {
         done();
       },
     });
-    this.services = createServices(this.database, { keyring: await openKeyring(this.config, this.database) });
+    this.services = createServices(this.database, { keyring: await openKeyring(this.config, this.database), blobDir: this.config.blobDir });
     // Log everything (debug included) so leak tests see the most the app could ever write.
     this.app = await buildApp({
       config: this.config,

@@ -6,7 +6,7 @@ import type { Caller } from '../../auth/caller.ts';
 import type { Page } from '../../jsonapi/pagination.ts';
 import { isFinal } from '../../runs/statuses.ts';
 import { errors } from '../../jsonapi/errors.ts';
-import type { WorkspaceView } from '../../workspaces/service.ts';
+import type { WorkspaceView } from '../../workspace-views/service.ts';
 import { button, checkbox, field, fieldErrors, form, isFormError, pageNumber, pager, select, table, when, type FieldErrors } from '../components.ts';
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
@@ -26,9 +26,10 @@ const TABS: Array<[string, string]> = [
 ];
 
 export function workspacePages(pages: Pages): void {
-  const { workspaces, workspaceLocks, variables, stateVersions, runs, jobs, projects } = pages.services;
+  const { workspaces, workspaceViews, workspaceLocks, variables, stateVersions, runs, jobs, projects } = pages.services;
 
-  const find = (p: PageContext): Promise<WorkspaceView> => workspaces.show(p.caller, { organizationName: p.params.org!, name: p.params.name! });
+  const find = async (p: PageContext): Promise<WorkspaceView> =>
+    workspaceViews.one(await workspaces.show(p.caller, { organizationName: p.params.org!, name: p.params.name! }));
   const home = (org: string, name: string) => path`/app/${org}/workspaces/${name}`;
 
   /** A workspace page in the frame: its tabs above, the current one marked. */
@@ -83,7 +84,7 @@ export function workspacePages(pages: Pages): void {
     const q = p.query.q?.trim() || undefined;
     const project = p.query.project || undefined;
     const [list, options] = await Promise.all([
-      workspaces.list(p.caller, org, { search: q, projectId: project, descending: false, sort: 'name' }, window(page)),
+      workspaces.list(p.caller, org, { search: q, projectId: project, descending: false, sort: 'name' }, window(page)).then(workspaceViews.page),
       projectOptions(p.caller, org),
     ]);
     const body = html`<form method="get" action="${path`/app/${org}/workspaces`}" class="toolbar" role="search" aria-label="Find workspaces">

@@ -1,0 +1,180 @@
+// The one place Hangar keeps bytes: state and JSON state, configuration archives, plan files and
+// plan JSON, run and policy check logs, policy set archives. Every part is sealed with the
+// keyring (AES-256-GCM, the key id kept beside it) under associated data naming its key and
+// offset (keys.ts), whichever backend holds it: the database (default) or HANGAR_BLOB_DIR.
+//
+// Whole blobs are put and got; logs are appended in parts, each sealed on its own, at their byte
+// offsets, so a reader following a running job reads only the parts its range touches.
+import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
+import type { Database, Queryable } from '../db/index.ts';
+import type { BlobBackend } from './backend.ts';
+import { databaseBlobBackend } from './database.ts';
+import { filesystemBlobBackend } from './filesystem.ts';
+import { associatedData, checkKey, type BlobFamily, type BlobKey } from './keys.ts';
+
+export type { BlobFamily, BlobKey };
+
+/** How many times an append retries after another appender took its offset. */
+const APPEND_ATTEMPTS = 50;
+
+export function createBlobStore(deps: { database: Database; keyring: Keyring | null; blobDir?: string | null }) {
+  const db = deps.database.db;
+  const backend: BlobBackend = deps.blobDir ? filesystemBlobBackend(deps.blobDir) : databaseBlobBackend();
+  const keyring = () => loadedKeyring(deps.keyring);
+
+  function open(key: BlobKey, p: { part: number; keyId: string | null; body: Buffer }): Buffer {
+    // Unsealed: an archive an older release kept as it was, not yet sealed by start-up.
+    if (p.keyId === null) return p.body;
+    return keyring().open(p.keyId, p.body, associatedData(key, p.part));
+  }
+
+  const store = {
+    backend: backend.kind,
+
+    /** Stores `bytes` as the whole of `key`, replacing what was there; in the caller's transaction on the database backend. */
+    async put(key: BlobKey, bytes: Uint8Array, q: Queryable = db): Promise<void> {
+      checkKey(key);
+      const { keyId, body } = keyring().seal(bytes, associatedData(key, 0));
+      await backend.put(q, key, { part: 0, size: bytes.byteLength, keyId, body });
+    },
+
+    /** Stores `bytes` as `key` unless something is stored there already (false): for single-use uploads. */
+    async create(key: BlobKey, bytes: Uint8Array, q: Queryable = db): Promise<boolean> {
+      checkKey(key);
+      const { keyId, body } = keyring().seal(bytes, associatedData(key, 0));
+      return backend.add(q, key, { part: 0, size: bytes.byteLength, keyId, body });
+    },
+
+    /** The whole of `key`, or undefined when nothing is stored under it. */
+    async get(key: BlobKey, q: Queryable = db): Promise<Buffer | undefined> {
+      checkKey(key);
+      const parts = await backend.parts(q, key, 0, Number.MAX_SAFE_INTEGER);
+      if (parts.length === 0) return undefined;
+      return Buffer.concat(parts.map((p) => open(key, p)));
+    },
+
+    /** The names of an owner's blobs (one query on the database backend). */
+    async names(family: BlobFamily, owner: string, q: Queryable = db): Promise<string[]> {
+      return (await backend.names(q, family, owner)).sort();
+    },
+
+    async delete(key: BlobKey, q: Queryable = db): Promise<void> {
+      await backend.delete(q, checkKey(key));
+    },
+
+    /** Drops every blob of these owners (the database's triggers do it on the database backend as the rows go). */
+    deleteOwners: (family: BlobFamily, owners: readonly string[], q: Queryable = db) => backend.deleteOwners(q, family, owners),
+
+    /**
+     * Appends `bytes` to the log at `key`, as one sealed part at the log's end, and returns the new
+     * end. Safe for concurrent appenders on one log (each takes the next free offset) and outside
+     * any transaction: a log part is never rolled back with something else.
+     */
+    async append(key: BlobKey, bytes: Uint8Array): Promise<number> {
+      checkKey(key);
+      for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+        const at = await backend.end(db, key);
+        const { keyId, body } = keyring().seal(bytes, associatedData(key, at));
+        if (await backend.add(db, key, { part: at, size: bytes.byteLength, keyId, body })) return at + bytes.byteLength;
+      }
+      throw new Error(`could not append to ${key.family}/${key.owner}/${key.name}: too many concurrent appenders`);
+    },
+
+    /** Bytes [start, end) of a log (fewer when it is shorter). */
+    async read(key: BlobKey, start: number, end: number, q: Queryable = db): Promise<Buffer> {
+      checkKey(key);
+      if (start >= end) return Buffer.alloc(0);
+      const out: Buffer[] = [];
+      for (const p of await backend.parts(q, key, start, end)) {
+        const bytes = open(key, p);
+        out.push(bytes.subarray(Math.max(start - p.part, 0), Math.min(end - p.part, bytes.length)));
+      }
+      return Buffer.concat(out);
+    },
+
+    /** Where a log ends. */
+    async size(key: BlobKey, q: Queryable = db): Promise<number> {
+      return backend.end(q, checkKey(key));
+    },
+
+    /** Every key id that sealed a stored part: start-up refuses a keyring lacking one. */
+    keyIds: (q: Queryable = db) => backend.keyIds(q),
+
+    /**
+     * Reseals every part not sealed with the primary key (unsealed archives of older releases
+     * included), `batchSize` parts per transaction; returns how many.
+     */
+    async reseal(options: { batchSize?: number; onlyUnsealed?: boolean } = {}): Promise<number> {
+      const ring = keyring();
+      const batchSize = options.batchSize ?? 100;
+      let count = 0;
+      for (;;) {
+        const done = await deps.database.transaction(async (trx) => {
+          const refs = await backend.stale(trx, options.onlyUnsealed ? null : ring.primaryKeyId, batchSize);
+          for (const ref of refs) {
+            const [p] = await backend.parts(trx, ref.key, ref.part, ref.part + 1);
+            if (!p || p.part !== ref.part) continue;
+            const { keyId, body } = ring.seal(open(ref.key, p), associatedData(ref.key, ref.part));
+            await backend.replacePart(trx, ref, keyId, body);
+          }
+          return refs.length;
+        });
+        count += done;
+        if (done < batchSize) return count;
+      }
+    },
+
+    /**
+     * What `serve` does before it listens: with HANGAR_BLOB_DIR set, moves the blobs the database
+     * holds (those of older releases, or of a time without the setting) into the directory; then
+     * seals what older releases kept unsealed; then sweeps. Each step finds nothing to do on an
+     * ordinary start (one indexed query each).
+     */
+    async prepare(): Promise<{ moved: number; sealed: number }> {
+      let moved = 0;
+      if (backend.kind === 'filesystem') {
+        for (;;) {
+          const rows = await db.selectFrom('blobs').selectAll().orderBy('family').orderBy('owner').orderBy('name').orderBy('part').limit(100).execute();
+          if (rows.length === 0) break;
+          for (const r of rows) {
+            const key = checkKey({ family: r.family as BlobFamily, owner: r.owner, name: r.name });
+            const part = { part: Number(r.part), size: Number(r.size), keyId: r.key_id, body: Buffer.from(r.body) };
+            // Already there: an earlier start moved it and stopped before deleting the row.
+            await backend.add(db, key, part);
+            await db
+              .deleteFrom('blobs')
+              .where('family', '=', r.family)
+              .where('owner', '=', r.owner)
+              .where('name', '=', r.name)
+              .where('part', '=', r.part)
+              .execute();
+            moved++;
+          }
+        }
+      }
+      const sealed = await store.reseal({ onlyUnsealed: true });
+      await store.sweep();
+      return { moved, sealed };
+    },
+
+    /**
+     * Drops the blobs of owners deleted since the last sweep: the database queues them (migration
+     * 0029's triggers) as their rows go, cascades included. The database backend's rows went
+     * already, with the owner; the files of the filesystem backend go here.
+     */
+    async sweep(limit = 500): Promise<number> {
+      const queued = await db.selectFrom('blob_deletions').select(['family', 'owner']).limit(limit).execute();
+      if (queued.length === 0) return 0;
+      const byFamily = new Map<BlobFamily, string[]>();
+      for (const r of queued) byFamily.set(r.family as BlobFamily, [...(byFamily.get(r.family as BlobFamily) ?? []), r.owner]);
+      for (const [family, owners] of byFamily) {
+        await backend.deleteOwners(db, family, owners);
+        await db.deleteFrom('blob_deletions').where('family', '=', family).where('owner', 'in', owners).execute();
+      }
+      return queued.length;
+    },
+  };
+  return store;
+}
+
+export type BlobStore = ReturnType<typeof createBlobStore>;
