@@ -246,7 +246,7 @@ for (const dialect of dialects()) {
       assert.equal(shown.body.data.attributes.status, 'exited');
     });
 
-    it('a kill -9 of the agent mid-apply errors the run after the silence timeout, frees the workspace, runs nothing twice', async () => {
+    it('a kill -9 of the agent mid-apply errors the run after the silence timeout, frees the workspace, runs nothing twice; SIGTERM drains an agent mid-apply', async () => {
       const workspaceId = await agentWorkspace('agent-slow');
       const agent = startAgent(agentEnv(agentToken.secret, 'doomed-agent'));
       await agent.said(/registered as/);
@@ -282,14 +282,25 @@ for (const dialect of dialects()) {
       const log = await readLog(apply.attributes['log-read-url']);
       assert.equal(log.match(/Executed by Hangar's runner/g)?.length, 1, log);
 
-      // A new agent picks up new work, and never the errored job.
+      // A new agent picks up new work, and never the errored job; SIGTERM in the middle of its
+      // apply drains it: the apply finishes, then the agent leaves with 0.
       const next = startAgent(agentEnv(agentToken.secret, 'next-agent'));
       await next.said(/registered as/);
-      writeFileSync(path.join(dir, 'main.tf'), readFileSync(path.join(dir, 'main.tf'), 'utf8').replace('sleep 60', 'true'));
-      const again = await ok(terraform(dir, ['apply', '-auto-approve', '-input=false']));
+      writeFileSync(path.join(dir, 'main.tf'), readFileSync(path.join(dir, 'main.tf'), 'utf8').replace('sleep 60', 'sleep 3'));
+      const second = terraform(dir, ['apply', '-auto-approve', '-input=false']);
+      await next.said(/running the apply/);
+      const secondRun = await waitForRun(workspaceId, ['applying']);
+      const secondApply = await api(`${base}/runs/${secondRun.id}?include=apply`, 'GET', token, ca);
+      const secondLog = secondApply.body.included.find((i: any) => i.type === 'applies').attributes['log-read-url'];
+      for (const until = Date.now() + 120_000; !/Provisioning with 'local-exec'/.test(await readLog(secondLog));) {
+        assert.ok(Date.now() < until, 'the second apply reached its provisioner');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      next.child.kill('SIGTERM');
+      await next.said(/draining: finishing 1 job/);
+      const again = await ok(second);
       assert.match(again, /Apply complete!/);
       assert.equal((await api(`${base}/runs/${run.id}`, 'GET', token, ca)).body.data.attributes.status, 'errored');
-      next.child.kill('SIGTERM');
       assert.equal(await exitWithin(next, 20_000), 0, next.output());
     });
 

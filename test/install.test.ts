@@ -57,7 +57,7 @@ for (const [label, node] of [
     it('--help lists every command, one line each', () => {
       const r = run(node!, ['--help']);
       assert.equal(r.status, 0, r.stderr);
-      for (const command of ['serve', 'migrate', 'bootstrap', 'user create', 'token create', 'rotate-key', 'backup', 'restore']) {
+      for (const command of ['serve', 'agent', 'migrate', 'bootstrap', 'user create', 'token create', 'rotate-key', 'backup', 'restore']) {
         assert.match(r.stdout, new RegExp(`^  ${command}\\b`, 'm'), command);
       }
     });
