@@ -279,6 +279,28 @@ suite('web settings pages', (ctx) => {
     });
   });
 
+  describe('escaping', () => {
+    it('shows every name and address a person types with markup as text, on the refusal and on every page after', async () => {
+      const { org, client } = await ownerOf(ctx);
+      const forms: Array<[string, Record<string, string>]> = [
+        ['teams', { name: XSS, visibility: 'secret' }],
+        ['policy-sets', { name: XSS, description: XSS }],
+        ['policies', { name: XSS, description: XSS, source: XSS }],
+        ['agents', { name: XSS }],
+        ['members', { email: XSS }],
+      ];
+      for (const [section, fields] of forms) {
+        const url = `/app/${org.name}/settings/${section}`;
+        const res = await client.post(url, fields, { from: url });
+        // Names with markup are refused (422) and shown back escaped; descriptions are kept.
+        assert.equal(res.status, 422, `${section}: ${res.status}`);
+        assert.ok(escapedXss(res.body), section);
+      }
+      const query = await client.get(`/app/${org.name}/settings/teams?q=${encodeURIComponent(XSS)}`);
+      assert.ok(escapedXss(query.body), 'a search echoed');
+    });
+  });
+
   describe('CSRF', () => {
     it('refuses a form without its token and changes nothing', async () => {
       const { org, client } = await ownerOf(ctx);
