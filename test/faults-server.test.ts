@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import * as tar from 'tar';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
-import { databaseEnv, hangar, startServer, type Server } from './helpers/process.ts';
+import { databaseEnv, hangarAsync, startServer, type Server } from './helpers/process.ts';
 
 const skip = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0 ? false : 'terraform is not installed';
 
@@ -99,7 +99,8 @@ for (const dialect of dialects()) {
       env = db.env;
       cleanup = db.cleanup;
       await start();
-      const boot = hangar(['bootstrap'], env);
+      // Generous: on a loaded machine the CLI's start-up alone has taken over 30 s.
+      const boot = await hangarAsync(['bootstrap'], env, 180_000);
       assert.equal(boot.status, 0, boot.stderr);
       token = boot.stdout.trim().split('\n').pop()!;
       const created = await api('POST', '/organizations', { data: { type: 'organizations', attributes: { name: org, email: 'ops@example.test' } } });

@@ -4,7 +4,7 @@
 // built-in `terraform_data` resource is used, so no provider is downloaded.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -209,6 +209,46 @@ for (const { dialect, blobDir } of variants) {
       } finally {
         await held.close();
       }
+    });
+
+    it('Ctrl-C during the remote apply of `terraform apply -auto-approve` cancels without asking; the interrupted apply’s state is kept', async () => {
+      const dir = path.join(home, 'cancel-apply');
+      mkdirSync(dir, { recursive: true });
+      const marker = path.join(home, 'cancel-apply.marker');
+      writeFileSync(
+        path.join(dir, 'main.tf'),
+        `terraform {\n  cloud {\n    hostname     = "${host}"\n    organization = "${org}"\n    workspaces {\n      name = "remote-cancel-apply"\n    }\n  }\n}\n` +
+          `resource "terraform_data" "first" {\n  input = "kept"\n}\n` +
+          `resource "terraform_data" "slow" {\n  depends_on = [terraform_data.first]\n  provisioner "local-exec" {\n    command = "touch ${marker} && exec sleep 300"\n  }\n}\n`,
+      );
+      await ok(terraform(dir, ['init', '-input=false']));
+      const child = spawn('terraform', ['apply', '-auto-approve', '-input=false'], { cwd: dir, env: env() });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      // The remote apply is in its provisioner (the first resource exists by then).
+      for (const end = Date.now() + 120_000; !existsSync(marker); await new Promise((r) => setTimeout(r, 50))) {
+        assert.ok(Date.now() < end && child.exitCode === null, `the apply never reached its provisioner:\n${out}`);
+      }
+      child.kill('SIGINT');
+      await exited;
+      assert.match(out, /The remote operation was successfully cancelled/);
+      const runId = /runs\/(run-[A-Za-z0-9]+)/.exec(out)![1]!;
+      let run: any;
+      for (let status = ''; status !== 'canceled'; await new Promise((r) => setTimeout(r, 100))) {
+        run = await api(`${base}/runs/${runId}`, 'GET', token, ca);
+        status = run.body.data.attributes.status;
+        assert.ok(['applying', 'canceled'].includes(status), status);
+      }
+      const ws = await api(`${base}/organizations/${org}/workspaces/remote-cancel-apply`, 'GET', token, ca);
+      assert.equal(ws.body.data.attributes.locked, false);
+      const state = await api(`${base}/workspaces/${ws.body.data.id}/current-state-version`, 'GET', token, ca);
+      assert.equal(state.status, 200);
+      assert.ok(
+        state.body.data.attributes.resources.some((r: any) => r.name === 'first'),
+        JSON.stringify(state.body.data.attributes.resources),
+      );
     });
 
     it('workspace variables reach the run, a sensitive one never shown', async () => {

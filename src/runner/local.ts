@@ -3,6 +3,7 @@
 import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
 import type { Database } from '../db/index.ts';
 import type { JobsService } from '../jobs/service.ts';
+import { ApiError } from '../jsonapi/errors.ts';
 import type { RunsService } from '../runs/service.ts';
 import type { StateVersionsService } from '../state-versions/service.ts';
 import type { JobPort, VariableSource } from './port.ts';
@@ -69,7 +70,10 @@ export function localJobPort(deps: {
         try {
           await deps.stateVersions.writeFromRun(run.workspaceId, run.id, result.state);
         } catch (e) {
-          await runs.pipeline.failed(job, `The new state could not be recorded: ${(e as Error).message}`);
+          // A state Hangar refuses (its serial or lineage) errors the run; anything else (the
+          // database dropped the connection) is thrown, and the runner reports again.
+          if (!(e instanceof ApiError)) throw e;
+          await runs.pipeline.failed(job, `The new state could not be recorded: ${e.message}`);
           return;
         }
       }
@@ -78,7 +82,11 @@ export function localJobPort(deps: {
     async failed(job, reason, state) {
       const run = await runs.pipeline.runOf(job.runId);
       // What a failed or interrupted apply changed is real: its state is recorded all the same.
-      if (state && run) await deps.stateVersions.writeFromRun(run.workspaceId, run.id, state).catch(() => {});
+      if (state && run) {
+        await deps.stateVersions.writeFromRun(run.workspaceId, run.id, state).catch((e: unknown) => {
+          if (!(e instanceof ApiError)) throw e;
+        });
+      }
       await runs.pipeline.failed(job, reason);
     },
   };
