@@ -105,6 +105,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     policySets,
     policySetVersions,
     policySetParameters,
+    blobs,
     timeoutMs: options.policyTimeoutMs ?? 10_000,
     memoryMb: options.policyMemoryMb ?? 512,
   });

@@ -2,6 +2,7 @@
 // evaluated against the plan, with the set's parameters. The run waits in `policy_checking`;
 // the outcome moves it on (runs/service.ts `policyChecked`). Sensitive parameter values exist
 // only inside `evaluateSets`: every text a check keeps (its log, its errors) is scrubbed of them.
+import type { BlobKey, BlobStore } from '../blobs/store.ts';
 import type { Caller } from '../auth/caller.ts';
 import { authorize, can } from '../auth/authorize.ts';
 import { actingUserId } from '../auth/principal.ts';
@@ -127,6 +128,7 @@ export function createPolicyChecksService(deps: {
   policySets: PolicySetsService;
   policySetVersions: PolicySetVersionsService;
   policySetParameters: PolicySetParametersService;
+  blobs: BlobStore;
   /** The wall-clock bound of one policy's evaluation (HANGAR_POLICY_TIMEOUT). */
   timeoutMs: number;
   /** The heap of the sandbox process a check's policies run in, in MiB (HANGAR_POLICY_MEMORY). */
@@ -241,10 +243,15 @@ export function createPolicyChecksService(deps: {
   }
 
   // A check's log is written once, when it settles, and read whole: these two are the only places
-  // that touch where it is kept.
-  const settleWithLog = (check: PolicyCheck, to: PolicyCheckStatus, extra: { result?: CheckResult; output: string }) =>
-    store.settleCheck(db, check, ['queued'], to, now(), extra);
-  const logOf = (check: PolicyCheck): string => check.output ?? '';
+  // that touch where it is kept. It is a sealed blob like every other log (blobs/). It is written
+  // before the check settles, so whoever sees the final status finds the whole log.
+  const logKey = (check: PolicyCheck): BlobKey => ({ family: 'policy-checks', owner: check.id, name: 'log' });
+  const settleWithLog = async (check: PolicyCheck, to: PolicyCheckStatus, extra: { result?: CheckResult; output: string }) => {
+    await deps.blobs.put(logKey(check), Buffer.from(extra.output, 'utf8'));
+    return store.settleCheck(db, check, ['queued'], to, now(), extra.result ? { result: extra.result } : {});
+  };
+  // Checks settled before logs became blobs keep theirs in the row.
+  const logOf = async (check: PolicyCheck): Promise<string> => (await deps.blobs.get(logKey(check)))?.toString('utf8') ?? check.output ?? '';
 
   const statusOf = (r: CheckResult) => (r.hardFailed > 0 ? 'hard_failed' : r.softFailed > 0 ? 'soft_failed' : 'passed');
 
