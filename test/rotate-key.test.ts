@@ -23,7 +23,8 @@ function hangar(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [MAIN, ...args], {
     env: { PATH: process.env.PATH ?? '', HANGAR_LOG_LEVEL: 'silent', HANGAR_PORT: '0', ...env },
     encoding: 'utf8',
-    timeout: 20_000,
+    // A bound, not a pace: a command on a loaded CI machine has taken over 20 s to start.
+    timeout: 120_000,
   });
 }
 

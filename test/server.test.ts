@@ -1,10 +1,12 @@
 // The real process: `hangar` commands on a scratch database, and `hangar serve` over a socket.
+// Commands run without blocking this process: a test process stuck in spawnSync for longer than
+// the server's keep-alive timeout misses the close of its idle sockets and reuses a dead one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { hangar, startServer, type Server } from './helpers/process.ts';
+import { hangarAsync as hangar, startServer, type Server } from './helpers/process.ts';
 import { scratchPostgres } from './helpers/postgres.ts';
 
 describe('hangar command and server process', () => {
@@ -26,7 +28,7 @@ describe('hangar command and server process', () => {
   });
 
   it('bootstraps a site admin whose token works against the running server', async () => {
-    const boot = hangar(['bootstrap'], env);
+    const boot = await hangar(['bootstrap'], env);
     assert.equal(boot.status, 0, boot.stderr);
     const lines = boot.stdout.trim().split('\n');
     assert.equal(lines.length, 1, 'the token is the only line on stdout');
@@ -38,24 +40,24 @@ describe('hangar command and server process', () => {
     assert.equal(body.data.attributes.username, 'admin');
     assert.equal(body.data.attributes['is-site-admin'], true);
     // Running it again keeps the one admin and prints a fresh token.
-    const again = hangar(['bootstrap'], env);
+    const again = await hangar(['bootstrap'], env);
     assert.notEqual(again.stdout.trim(), token);
     assert.ok(!server.output().includes(token), 'the token never reaches the server log');
   });
 
   it('creates users and tokens from the command line', async () => {
-    const created = hangar(['user', 'create', 'alice', '--email', 'alice@example.test'], env);
+    const created = await hangar(['user', 'create', 'alice', '--email', 'alice@example.test'], env);
     assert.equal(created.status, 0, created.stderr);
     assert.match(created.stdout.trim(), /^user-[0-9A-Za-z]{16}$/);
-    const duplicate = hangar(['user', 'create', 'ALICE', '--email', 'alice@example.test'], env);
+    const duplicate = await hangar(['user', 'create', 'ALICE', '--email', 'alice@example.test'], env);
     assert.equal(duplicate.status, 1);
     assert.match(duplicate.stderr, /already been taken/);
-    const token = hangar(['token', 'create', 'alice', '--description', 'laptop'], env);
+    const token = await hangar(['token', 'create', 'alice', '--description', 'laptop'], env);
     assert.equal(token.status, 0, token.stderr);
     const res = await fetch(`${server.url}/api/v2/account/details`, { headers: { authorization: `Bearer ${token.stdout.trim()}` } });
     assert.equal(res.status, 200);
-    assert.equal(hangar(['token', 'create', 'nobody'], env).status, 1);
-    assert.equal(hangar(['frobnicate'], env).status, 2);
+    assert.equal((await hangar(['token', 'create', 'nobody'], env)).status, 1);
+    assert.equal((await hangar(['frobnicate'], env)).status, 2);
   });
 
   it('speaks JSON:API over the socket', async () => {
@@ -68,14 +70,14 @@ describe('hangar command and server process', () => {
     assert.deepEqual(await anonymous.json(), { errors: [{ status: '401', title: 'unauthorized' }] });
   });
 
-  it('refuses to start on invalid configuration, naming the variable', () => {
+  it('refuses to start on invalid configuration, naming the variable', async () => {
     for (const [name, value] of [
       ['HANGAR_PORT', 'eighty'],
       ['HANGAR_DATABASE_URL', 'mysql://x'],
       ['HANGAR_LOG_LEVEL', 'loud'],
       ['HANGAR_BASE_URL', 'not a url'],
     ]) {
-      const r = hangar(['migrate'], { ...env, [name!]: value! });
+      const r = await hangar(['migrate'], { ...env, [name!]: value! });
       assert.equal(r.status, 1);
       assert.match(r.stderr, new RegExp(`configuration error: ${name}`));
     }
@@ -86,7 +88,7 @@ describe('hangar command and server process', () => {
     assert.equal(code, 0);
     assert.match(server.output(), /shutting down/);
     server = await startServer(env);
-    const token = hangar(['token', 'create', 'alice'], env).stdout.trim();
+    const token = (await hangar(['token', 'create', 'alice'], env)).stdout.trim();
     const res = await fetch(`${server.url}/api/v2/account/details`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.status, 200);
   });
@@ -114,7 +116,7 @@ describe('hangar on PostgreSQL: two server processes share one database', { skip
   });
 
   it('sees on one instance what was written through the other', async () => {
-    const token = hangar(['bootstrap'], env).stdout.trim();
+    const token = (await hangar(['bootstrap'], env)).stdout.trim();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' };
     const created = await fetch(`${servers[0]!.url}/api/v2/organizations`, {
       method: 'POST',

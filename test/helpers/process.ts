@@ -8,12 +8,18 @@ import { scratchPostgres } from './postgres.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
+/**
+ * A bound on one command, not a pace: a `hangar` command starts a Node process and opens the
+ * database, which on a loaded two-core CI machine has taken over 30 s.
+ */
+const COMMAND_TIMEOUT_MS = 120_000;
+
 /** Runs `hangar <args>` to completion (`input`: what it reads on standard input). */
 export function hangar(args: string[], env: Record<string, string>, input?: string) {
   const r = spawnSync(process.execPath, [MAIN, ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: COMMAND_TIMEOUT_MS,
     ...(input === undefined ? {} : { input }),
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -23,7 +29,7 @@ export function hangar(args: string[], env: Record<string, string>, input?: stri
 export function hangarAsync(
   args: string[],
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  timeoutMs = COMMAND_TIMEOUT_MS,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
