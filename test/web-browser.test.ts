@@ -37,7 +37,7 @@ suite('the web UI in Chromium', (ctx) => {
     await page.waitForURL(/\/app\/organizations$/);
   }
 
-  it('signs in, creates an organization, and signs out', async () => {
+  it('signs in, creates an organization and a project, moves a workspace into it, and signs out; every page passes axe', async () => {
     const user = await ctx.user();
     await ctx.services.users.setPassword(user.username, PASSWORD);
     const { context, page, problems } = await newContext(browser, base);
@@ -49,10 +49,70 @@ suite('the web UI in Chromium', (ctx) => {
       await signIn(page, user.username);
       await accessible(page);
       const org = unique('org');
-      await page.getByLabel('Name').fill(org);
+      await page.getByLabel('Name', { exact: true }).fill(org);
       await page.getByLabel('E-mail address').fill(`${org}@example.test`);
       await page.getByRole('button', { name: 'Create organization' }).click();
-      await page.waitForURL(new RegExp(`/app/${org}/projects`));
+      await page.waitForURL(new RegExp(`/app/${org}/projects$`));
+      await page.getByText(`Organization ${org} created.`).waitFor();
+
+      // A workspace in the default project, made through the page.
+      await page
+        .getByRole('navigation', { name: /^Organization / })
+        .getByRole('link', { name: 'Workspaces', exact: true })
+        .click();
+      await page.waitForURL(new RegExp(`/app/${org}/workspaces$`));
+      await page.getByLabel('Name', { exact: true }).fill('web-app');
+      await page.getByRole('button', { name: 'Create workspace' }).click();
+      await page.waitForURL(new RegExp(`/app/${org}/workspaces/web-app$`));
+      await accessible(page);
+      await screenshot(page, 'workspace');
+
+      // A project, then the workspace moved into it.
+      await page
+        .getByRole('navigation', { name: /^Organization / })
+        .getByRole('link', { name: 'Projects', exact: true })
+        .click();
+      await page.getByRole('link', { name: 'New project' }).click();
+      await accessible(page);
+      await page.getByLabel('Name', { exact: true }).fill('Payments');
+      await page.getByLabel('Description').fill('Everything that takes money');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      await page.getByText('Project Payments created.').waitFor();
+      await page.getByLabel('web-app (in Default Project)').check();
+      await page.getByRole('button', { name: 'Move selected workspaces' }).click();
+      await page.getByText('Workspace moved.').waitFor();
+      await page.getByRole('link', { name: 'web-app' }).waitFor();
+      await accessible(page);
+      const moved = await ctx.services.workspaces.show(
+        new (await import('../src/auth/caller.ts')).Caller(
+          { kind: 'user', tokenId: 'test', user: { ...user, isSiteAdmin: false, isServiceAccount: false } },
+          ctx.services.teams.grants,
+        ),
+        { organizationName: org, name: 'web-app' },
+      );
+      assert.equal(moved.project.name, 'Payments');
+      await page
+        .getByRole('navigation', { name: /^Organization / })
+        .getByRole('link', { name: 'Projects', exact: true })
+        .click();
+      await accessible(page);
+      await screenshot(page, 'projects');
+
+      // Every other page of a workspace and of the account passes axe too.
+      for (const tab of ['', '/runs', '/states', '/variables', '/settings']) {
+        await page.goto(`/app/${org}/workspaces/web-app${tab}`);
+        await accessible(page);
+      }
+      await page.goto('/app/account');
+      await accessible(page);
+
+      // On a phone: nothing wider than the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`/app/${org}/projects`);
+      const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
+      assert.ok(overflow <= 0, `the page is ${overflow}px wider than a phone`);
+      await screenshot(page, 'projects-phone');
+
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(/\/app\/sign-in$/);
       await page.getByText('You have signed out.').waitFor();

@@ -1,6 +1,7 @@
 // What the pages are given: the same services the API routes call (never a store), and the
 // shared pieces of the UI. Add the services a new page needs to WebServices.
 import type { Admission } from '../auth/plugin.ts';
+import type { JobsService } from '../jobs/service.ts';
 import type { OrganizationsService } from '../organizations/service.ts';
 import type { ProjectsService } from '../projects/service.ts';
 import type { RunsService } from '../runs/service.ts';
@@ -28,6 +29,7 @@ export interface WebServices {
   variables: VariablesService;
   stateVersions: StateVersionsService;
   runs: RunsService;
+  jobs: JobsService;
   terraformLogin: TerraformLoginService;
   oidc: OidcService;
 }

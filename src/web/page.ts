@@ -83,7 +83,7 @@ export function createPages(web: FastifyInstance, services: WebServices, assets:
   function send(request: FastifyRequest, reply: FastifyReply, result: PageResult, secure: boolean): FastifyReply {
     if (result.kind === 'redirect') {
       if (result.flash) reply.header('set-cookie', flashCookie(result.flash, secure));
-      return reply.code(303).header('location', result.to).send();
+      return reply.code(303).header('location', result.to).header('cache-control', 'no-store').send();
     }
     if (result.kind === 'json') return reply.code(result.status).header('cache-control', 'no-store').type('application/json').send(JSON.stringify(result.body));
     return reply.code(result.status).header('cache-control', 'no-store').type(HTML_TYPE).send(result.body.text);

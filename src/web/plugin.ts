@@ -9,7 +9,10 @@ import { html } from './html.ts';
 import { layout } from './layout.ts';
 import { createPages, PAGE_ROUTE } from './page.ts';
 import { signInPages } from './pages/sign-in.ts';
+import { accountPages } from './pages/account.ts';
 import { organizationPages } from './pages/organizations.ts';
+import { projectPages } from './pages/projects.ts';
+import { workspacePages } from './pages/workspaces.ts';
 import { terraformLoginPages } from './pages/terraform-login.ts';
 import { ssoPages } from './pages/sso.ts';
 
@@ -64,7 +67,10 @@ export async function registerWeb(app: FastifyInstance, deps: { services: WebSer
 
       const pages = createPages(web, deps.services, assets, deps.limits);
       signInPages(pages);
+      accountPages(pages);
       organizationPages(pages);
+      projectPages(pages);
+      workspacePages(pages);
       terraformLoginPages(pages);
       ssoPages(pages);
 

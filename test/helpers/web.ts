@@ -90,3 +90,13 @@ export async function signedIn(ctx: TestContext, options: { siteAdmin?: boolean;
   if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.body.slice(0, 300)}`);
   return { user, client };
 }
+
+/** A new organization whose owner has a password and is signed in through the form. */
+export async function signedInOwner(ctx: TestContext) {
+  const org = await ctx.organization();
+  await ctx.services.users.setPassword(org.owner.username, PASSWORD);
+  const client = new WebClient(ctx);
+  const res = await client.signIn(org.owner.username);
+  if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.body.slice(0, 300)}`);
+  return { org, client };
+}
