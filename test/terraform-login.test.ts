@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
+import { csrfOf, signedIn, WebClient } from './helpers/web.ts';
 import { Caller } from '../src/auth/caller.ts';
 import {
   challengeOf,
@@ -203,5 +204,78 @@ suite('terraform login (OAuth)', (ctx) => {
       ctx.services.teams.grants,
     );
     await assert.rejects(ctx.services.terraformLogin.issueCode(asOrganization, request(verifier())), (e: any) => e.error === 'access_denied');
+  });
+
+  it('shows an authorization page that names the client, the account and the host, and needs a click', async () => {
+    const v = verifier();
+    const query = new URLSearchParams({
+      client_id: LOGIN_CLIENT_ID,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: challengeOf(v),
+      code_challenge_method: 'S256',
+      state: 'st"<ate>',
+    });
+    const page = `/app/oauth2/authorize?${query}`;
+    // Without a session: sign in first, then back here.
+    const anonymous = await new WebClient(ctx).get(page);
+    assert.equal(anonymous.status, 303);
+    assert.equal(anonymous.location, `/app/sign-in?return_to=${encodeURIComponent(page)}`);
+
+    const { user, client } = await signedIn(ctx);
+    const shown = await client.get(page);
+    assert.equal(shown.status, 200);
+    assert.match(shown.body, /Terraform CLI/);
+    assert.match(shown.body, new RegExp(`act\\s+as\\s+<strong>${user.username}</strong>`));
+    assert.ok(shown.body.includes('value="st&quot;&lt;ate&gt;"'), 'the state is escaped');
+    // Its form may lead to Terraform's listener, and nowhere else.
+    assert.match(String(shown.headers['content-security-policy']), /form-action 'self' http:\/\/localhost:10003;/);
+    // Nothing happens without the form's token.
+    const forged = await client.post('/app/oauth2/authorize', { ...Object.fromEntries(query), decision: 'authorize' }, { csrf: null });
+    assert.equal(forged.status, 403);
+
+    const cancelled = await client.post('/app/oauth2/authorize', { ...Object.fromEntries(query), decision: 'cancel' }, { csrf: csrfOf(shown.body) });
+    assert.equal(cancelled.status, 303);
+    const refusal = new URL(cancelled.location!);
+    assert.equal(refusal.origin + refusal.pathname, REDIRECT);
+    assert.equal(refusal.searchParams.get('error'), 'access_denied');
+    assert.equal(refusal.searchParams.get('state'), 'st"<ate>');
+
+    const authorized = await client.post('/app/oauth2/authorize', { ...Object.fromEntries(query), decision: 'authorize' }, { csrf: csrfOf(shown.body) });
+    assert.equal(authorized.status, 303);
+    const answer = new URL(authorized.location!);
+    assert.equal(answer.origin + answer.pathname, REDIRECT);
+    const res = await trade(form(answer.searchParams.get('code')!, v));
+    assert.equal(res.status, 200, res.raw);
+    assert.equal((await ctx.get('/api/v2/account/details', res.body.access_token)).body.data.id, user.id);
+  });
+
+  it('refuses on the page itself, never by redirect, a request for a foreign redirect URI or another client', async () => {
+    const { client } = await signedIn(ctx);
+    for (const [redirect_uri, client_id] of [
+      ['https://evil.example/login', LOGIN_CLIENT_ID],
+      ['http://localhost:8080/login', LOGIN_CLIENT_ID],
+      [REDIRECT, 'evil'],
+    ]) {
+      const query = new URLSearchParams({
+        client_id: client_id!,
+        redirect_uri: redirect_uri!,
+        response_type: 'code',
+        code_challenge: challengeOf(verifier()),
+        code_challenge_method: 'S256',
+      });
+      const res = await client.get(`/app/oauth2/authorize?${query}`);
+      assert.equal(res.status, 400, redirect_uri);
+      assert.equal(res.location, undefined);
+      assert.match(res.body, /Nothing was authorized/);
+      const posted = await client.post('/app/oauth2/authorize', { ...Object.fromEntries(query), decision: 'authorize' }, { from: '/app/organizations' });
+      assert.equal(posted.status, 400);
+      assert.equal(posted.location, undefined);
+    }
+    // A good redirect URI without PKCE: back to Terraform with the error.
+    const noPkce = new URLSearchParams({ client_id: LOGIN_CLIENT_ID, redirect_uri: REDIRECT, response_type: 'code', state: 's' });
+    const res = await client.get(`/app/oauth2/authorize?${noPkce}`);
+    assert.equal(res.status, 303);
+    assert.equal(new URL(res.location!).searchParams.get('error'), 'invalid_request');
   });
 });
