@@ -4,45 +4,22 @@
 // a soft-mandatory one waits for an override (made through the API while the CLI waits), and a
 // sensitive policy set parameter decides a policy without its value showing anywhere.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangar, scratchServer, type Server } from './helpers/process.ts';
-import { hasOpenssl, makeCertificates, type TestCertificates } from './helpers/tls.ts';
+import { terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
+import { makeCertificates, type TestCertificates } from './helpers/tls.ts';
 
-const terraformVersion = spawnSync('terraform', ['version'], { encoding: 'utf8' });
-const skip =
-  terraformVersion.error || terraformVersion.status !== 0
-    ? 'terraform is not installed (put Terraform 1.11 on PATH to run the end-to-end test)'
-    : !hasOpenssl()
-      ? 'the openssl command is not installed (the test makes its own certificate authority with it)'
-      : false;
+const skip = terraformE2eSkip();
 if (skip) console.log(`# SKIP policy checks end-to-end: ${skip}`);
 
 const SECRET = 'open-sesame-7f3a9c';
 
-function api(
-  url: string,
-  method: string,
-  token: string,
-  ca: Buffer,
-  body?: unknown,
-  contentType = 'application/vnd.api+json',
-): Promise<{ status: number; body: any; raw: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, ca, headers: { authorization: `Bearer ${token}`, 'content-type': contentType } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text && text.startsWith('{') ? JSON.parse(text) : text, raw: text }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
-  });
-}
+const api = tlsApi;
 
 interface Answer {
   /** Once the CLI's output matches this, */

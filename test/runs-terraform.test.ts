@@ -3,37 +3,21 @@
 // (its own runner, HANGAR_RUNNER_CONCURRENCY=1), the log streamed back to the CLI. Only the
 // built-in `terraform_data` resource is used, so no provider is downloaded.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangar, scratchServer, type Server } from './helpers/process.ts';
 import { heldStateServer } from './helpers/held-state.ts';
-import { hasOpenssl, makeCertificates, type TestCertificates } from './helpers/tls.ts';
+import { terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
+import { makeCertificates, type TestCertificates } from './helpers/tls.ts';
 
-const terraformVersion = spawnSync('terraform', ['version'], { encoding: 'utf8' });
-const skip =
-  terraformVersion.error || terraformVersion.status !== 0
-    ? 'terraform is not installed (put Terraform 1.11 on PATH to run the end-to-end test)'
-    : !hasOpenssl()
-      ? 'the openssl command is not installed (the test makes its own certificate authority with it)'
-      : false;
+const skip = terraformE2eSkip();
 if (skip) console.log(`# SKIP remote runs end-to-end: ${skip}`);
 
-function api(url: string, method: string, token: string, ca: Buffer, body?: unknown): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text && text.startsWith('{') ? JSON.parse(text) : text }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+const api = tlsApi;
 
 // Each database with blobs kept in it (the default), and once with HANGAR_BLOB_DIR: the
 // configuration, plan files, logs and state of real runs then live, sealed, in files.

@@ -8,41 +8,22 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangar, scratchServer } from './helpers/process.ts';
-import { hasOpenssl, makeCertificates, type TestCertificates } from './helpers/tls.ts';
+import { terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
+import { makeCertificates, type TestCertificates } from './helpers/tls.ts';
 import { CHROMIUM, openBrowser } from './helpers/browser.ts';
 
 const PASSWORD = 'a long enough password for admin';
 
-const terraformVersion = spawnSync('terraform', ['version'], { encoding: 'utf8' });
-const skip =
-  terraformVersion.error || terraformVersion.status !== 0
-    ? 'terraform is not installed (put Terraform on PATH to run the terraform login test)'
-    : !hasOpenssl()
-      ? 'the openssl command is not installed (the test makes its own certificate authority with it)'
-      : spawnSync(CHROMIUM, ['--version']).status !== 0
-        ? `Chromium is not installed at ${CHROMIUM} (set HANGAR_CHROMIUM)`
-        : false;
+const skip = terraformE2eSkip() || (spawnSync(CHROMIUM, ['--version']).status !== 0 ? `Chromium is not installed at ${CHROMIUM} (set HANGAR_CHROMIUM)` : false);
 if (skip) console.log(`# SKIP terraform login end-to-end: ${skip}`);
 
-/** A JSON:API request to the server, trusting the test CA. */
-function api(url: string, method: string, token: string, ca: Buffer, body?: unknown): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+const api = tlsApi;
 
 /** Terraform processes under way: none is left behind, whatever a test does. */
 const running = new Set<ChildProcess>();

@@ -7,35 +7,18 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangar, scratchServer, type Server } from './helpers/process.ts';
-import { hasOpenssl, makeCertificates, type TestCertificates } from './helpers/tls.ts';
+import { terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
+import { makeCertificates, type TestCertificates } from './helpers/tls.ts';
 
-const terraformVersion = spawnSync('terraform', ['version'], { encoding: 'utf8' });
-const skip =
-  terraformVersion.error || terraformVersion.status !== 0
-    ? 'terraform is not installed (put Terraform 1.11 on PATH to run the end-to-end test)'
-    : !hasOpenssl()
-      ? 'the openssl command is not installed (the test makes its own certificate authority with it)'
-      : false;
+const skip = terraformE2eSkip();
 if (skip) console.log(`# SKIP terraform end-to-end: ${skip}`);
 
-/** A JSON:API request to the server, trusting the test CA. */
-function api(url: string, method: string, token: string, ca: Buffer, body?: unknown): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+const api = tlsApi;
 
 for (const dialect of dialects()) {
   describe(`terraform end-to-end [${dialect}]`, { skip }, () => {
