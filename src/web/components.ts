@@ -118,6 +118,14 @@ export function select(o: { label: string; name: string; value?: string | null; 
   </div>`;
 }
 
+/** A list page's search box: a GET form that sends `q` back to the list. */
+export function searchForm(o: { action: string; id: string; label: string; value: string | undefined }): Html {
+  return html`<form method="get" action="${o.action}" class="toolbar" role="search">
+    <div class="field grow"><label for="${o.id}">${o.label}</label><input type="search" id="${o.id}" name="q" value="${o.value ?? ''}" /></div>
+    <button type="submit" class="secondary">Search</button>
+  </form>`;
+}
+
 export function checkbox(o: { label: string; name: string; checked?: boolean; value?: string; hint?: string }): Html {
   const id = fieldId(o.name);
   return html`<div class="field">

@@ -1,7 +1,7 @@
 // Site administration: the installation's people (`/app/admin/users`), searchable and paged. The
 // users service answers only site admins; to anyone else the page does not exist (404), as TFE's
 // admin API is.
-import { pageNumber, pager, table, when } from '../components.ts';
+import { pageNumber, pager, table, when, searchForm } from '../components.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
 
@@ -15,10 +15,7 @@ export function adminUserPages(pages: Pages): void {
     const page = pageNumber(p.query.page);
     const q = p.query.q?.trim() || undefined;
     const { items, total } = await users.listPeople(p.caller, { search: q }, { size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
-    const body = html`<form method="get" action="${URL}" class="toolbar" role="search">
-        <div class="field grow"><label for="user-q">Search by username or address</label><input type="search" id="user-q" name="q" value="${q ?? ''}" /></div>
-        <button type="submit" class="secondary">Search</button>
-      </form>
+    const body = html`${searchForm({ action: URL, id: 'user-q', label: 'Search by username or address', value: q })}
       ${table({
         caption: 'Users',
         captionHidden: true,

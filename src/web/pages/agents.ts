@@ -3,7 +3,7 @@
 // button), deleting it. A pool's tokens exist only for those who manage pools, as in the API.
 import type { AgentPoolView } from '../../agent-pools/service.ts';
 import { ApiError, errors } from '../../jsonapi/errors.ts';
-import { button, checkbox, fieldErrors, field, form, isFormError, pageNumber, pager, table, when, type FieldErrors } from '../components.ts';
+import { button, checkbox, fieldErrors, field, form, isFormError, pageNumber, pager, table, when, type FieldErrors, searchForm } from '../components.ts';
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 import { shownOnce } from './shown-once.ts';
@@ -36,29 +36,26 @@ export function agentPages(pages: Pages): void {
       organizations.show(p.caller, org),
       agentPools.list(p.caller, org, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
     ]);
-    const body = html`<form method="get" action="${poolsUrl(org)}" class="toolbar" role="search">
-        <div class="field grow"><label for="pool-q">Search agent pools</label><input type="search" id="pool-q" name="q" value="${q ?? ''}" /></div>
-        <button type="submit" class="secondary">Search</button>
-      </form>
-      ${table({
-        caption: 'Agent pools',
-        captionHidden: true,
-        head: ['Name', 'Agents', 'Scope', 'Created'],
-        rows: list.items.map((v) => [
-          html`<a href="${poolUrl(org, v.pool.id)}">${v.pool.name}</a>`,
-          String(v.agentCount),
-          v.pool.organizationScoped ? 'every workspace' : `${v.allowedWorkspaceIds.length} workspaces`,
-          when(v.pool.createdAt),
-        ]),
-        empty: q ? 'No agent pool matches.' : 'No agent pools yet.',
-      })}
-      ${pager({ base: poolsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'agent pools' })}
-      ${
-        shown.permissions['can-update-agent-pools']
-          ? html`<h2>New agent pool</h2>
-              ${createForm(p, org, {})}`
-          : ''
-      }`;
+    const body = html`${searchForm({ action: poolsUrl(org), id: 'pool-q', label: 'Search agent pools', value: q })}
+    ${table({
+      caption: 'Agent pools',
+      captionHidden: true,
+      head: ['Name', 'Agents', 'Scope', 'Created'],
+      rows: list.items.map((v) => [
+        html`<a href="${poolUrl(org, v.pool.id)}">${v.pool.name}</a>`,
+        String(v.agentCount),
+        v.pool.organizationScoped ? 'every workspace' : `${v.allowedWorkspaceIds.length} workspaces`,
+        when(v.pool.createdAt),
+      ]),
+      empty: q ? 'No agent pool matches.' : 'No agent pools yet.',
+    })}
+    ${pager({ base: poolsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'agent pools' })}
+    ${
+      shown.permissions['can-update-agent-pools']
+        ? html`<h2>New agent pool</h2>
+            ${createForm(p, org, {})}`
+        : ''
+    }`;
     return p.render({ title: 'Agent pools', org, section: 'agents', body });
   });
 

@@ -1,6 +1,6 @@
 // Organizations: the list of those the person belongs to (searchable, paged), creating one, and
 // an organization's start page (its projects).
-import { isFormError, fieldErrors, field, form, pageNumber, pager, table, when, type FieldErrors } from '../components.ts';
+import { isFormError, fieldErrors, field, form, pageNumber, pager, table, when, type FieldErrors, searchForm } from '../components.ts';
 import { html, path } from '../html.ts';
 import type { Pages } from '../page.ts';
 
@@ -24,10 +24,7 @@ export function organizationPages(pages: Pages): void {
     const page = pageNumber(p.query.page);
     const q = p.query.q?.trim() || undefined;
     const { items, total } = await organizations.list(p.caller, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
-    const body = html`<form method="get" action="/app/organizations" class="toolbar" role="search">
-        <div class="field grow"><label for="org-q">Search organizations</label><input type="search" id="org-q" name="q" value="${q ?? ''}" /></div>
-        <button type="submit" class="secondary">Search</button>
-      </form>
+    const body = html`${searchForm({ action: '/app/organizations', id: 'org-q', label: 'Search organizations', value: q })}
       ${table({
         caption: 'Organizations',
         captionHidden: true,

@@ -3,7 +3,7 @@
 // description, level and source, deleting it. Policy sets hold them (policy-sets.ts).
 import { ApiError } from '../../jsonapi/errors.ts';
 import { LEVELS, type PolicyKind, type PolicyView } from '../../policies/service.ts';
-import { button, fieldErrors, field, form, isFormError, pageNumber, pager, select, table, when, type FieldErrors } from '../components.ts';
+import { button, fieldErrors, field, form, isFormError, pageNumber, pager, select, table, when, type FieldErrors, searchForm } from '../components.ts';
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 
@@ -68,31 +68,28 @@ export function policyPages(pages: Pages): void {
       organizations.show(p.caller, org),
       policies.list(p.caller, org, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
     ]);
-    const body = html`<form method="get" action="${policiesUrl(org)}" class="toolbar" role="search">
-        <div class="field grow"><label for="policy-q">Search policies</label><input type="search" id="policy-q" name="q" value="${q ?? ''}" /></div>
-        <button type="submit" class="secondary">Search</button>
-      </form>
-      ${table({
-        caption: 'Policies',
-        captionHidden: true,
-        head: ['Name', 'Description', 'Kind', 'Enforcement', 'Policy sets', 'Updated'],
-        rows: list.items.map((v) => [
-          html`<a href="${policyUrl(org, v.policy.id)}">${v.policy.name}</a>`,
-          v.policy.description ?? '',
-          v.policy.kind,
-          v.policy.enforcementLevel,
-          String(v.policySetIds.length),
-          when(v.policy.updatedAt),
-        ]),
-        empty: q ? 'No policy matches.' : 'No policies yet.',
-      })}
-      ${pager({ base: policiesUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'policies' })}
-      ${
-        shown.permissions['can-manage-policies']
-          ? html`<h2>New policy</h2>
-              ${createForm(p, org, {})}`
-          : ''
-      }`;
+    const body = html`${searchForm({ action: policiesUrl(org), id: 'policy-q', label: 'Search policies', value: q })}
+    ${table({
+      caption: 'Policies',
+      captionHidden: true,
+      head: ['Name', 'Description', 'Kind', 'Enforcement', 'Policy sets', 'Updated'],
+      rows: list.items.map((v) => [
+        html`<a href="${policyUrl(org, v.policy.id)}">${v.policy.name}</a>`,
+        v.policy.description ?? '',
+        v.policy.kind,
+        v.policy.enforcementLevel,
+        String(v.policySetIds.length),
+        when(v.policy.updatedAt),
+      ]),
+      empty: q ? 'No policy matches.' : 'No policies yet.',
+    })}
+    ${pager({ base: policiesUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'policies' })}
+    ${
+      shown.permissions['can-manage-policies']
+        ? html`<h2>New policy</h2>
+            ${createForm(p, org, {})}`
+        : ''
+    }`;
     return p.render({ title: 'Policies', org, section: 'policies', body });
   });
 

@@ -4,7 +4,21 @@
 // leaving the field empty keeps the value. Everything through the services with the caller.
 import type { Parameter } from '../../policy-set-parameters/service.ts';
 import type { PolicySetView } from '../../policy-sets/service.ts';
-import { button, checkbox, fieldErrors, field, form, isFormError, pageNumber, pager, select, table, when, type FieldErrors } from '../components.ts';
+import {
+  button,
+  checkbox,
+  fieldErrors,
+  field,
+  form,
+  isFormError,
+  pageNumber,
+  pager,
+  select,
+  table,
+  when,
+  type FieldErrors,
+  searchForm,
+} from '../components.ts';
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 
@@ -71,31 +85,28 @@ export function policySetPages(pages: Pages): void {
       organizations.show(p.caller, org),
       policySets.list(p.caller, org, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
     ]);
-    const body = html`<form method="get" action="${setsUrl(org)}" class="toolbar" role="search">
-        <div class="field grow"><label for="set-q">Search policy sets</label><input type="search" id="set-q" name="q" value="${q ?? ''}" /></div>
-        <button type="submit" class="secondary">Search</button>
-      </form>
-      ${table({
-        caption: 'Policy sets',
-        captionHidden: true,
-        head: ['Name', 'Description', 'Kind', 'Scope', 'Policies', 'Updated'],
-        rows: list.items.map((v) => [
-          html`<a href="${setUrl(org, v.set.id)}">${v.set.name}</a>`,
-          v.set.description ?? '',
-          v.set.kind,
-          v.set.global ? 'global' : `${v.projectIds.length} projects, ${v.workspaceIds.length} workspaces`,
-          String(v.versions.newest ? v.versions.policyCount : v.policyIds.length),
-          when(v.set.updatedAt),
-        ]),
-        empty: q ? 'No policy set matches.' : 'No policy sets yet.',
-      })}
-      ${pager({ base: setsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'policy sets' })}
-      ${
-        shown.permissions['can-manage-policies']
-          ? html`<h2>New policy set</h2>
-              ${createForm(p, org, {})}`
-          : ''
-      }`;
+    const body = html`${searchForm({ action: setsUrl(org), id: 'set-q', label: 'Search policy sets', value: q })}
+    ${table({
+      caption: 'Policy sets',
+      captionHidden: true,
+      head: ['Name', 'Description', 'Kind', 'Scope', 'Policies', 'Updated'],
+      rows: list.items.map((v) => [
+        html`<a href="${setUrl(org, v.set.id)}">${v.set.name}</a>`,
+        v.set.description ?? '',
+        v.set.kind,
+        v.set.global ? 'global' : `${v.projectIds.length} projects, ${v.workspaceIds.length} workspaces`,
+        String(v.versions.newest ? v.versions.policyCount : v.policyIds.length),
+        when(v.set.updatedAt),
+      ]),
+      empty: q ? 'No policy set matches.' : 'No policy sets yet.',
+    })}
+    ${pager({ base: setsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'policy sets' })}
+    ${
+      shown.permissions['can-manage-policies']
+        ? html`<h2>New policy set</h2>
+            ${createForm(p, org, {})}`
+        : ''
+    }`;
     return p.render({ title: 'Policy sets', org, section: 'policy-sets', body });
   });
 

@@ -6,7 +6,21 @@
 import { ORGANIZATION_ACCESS_KEYS, type OrganizationAccess } from '../../grants.ts';
 import { ApiError } from '../../jsonapi/errors.ts';
 import type { TeamInput, TeamView } from '../../teams/service.ts';
-import { button, checkbox, fieldErrors, field, form, isFormError, pageNumber, pager, select, table, when, type FieldErrors } from '../components.ts';
+import {
+  button,
+  checkbox,
+  fieldErrors,
+  field,
+  form,
+  isFormError,
+  pageNumber,
+  pager,
+  select,
+  table,
+  when,
+  type FieldErrors,
+  searchForm,
+} from '../components.ts';
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 import { shownOnce } from './shown-once.ts';
@@ -72,29 +86,26 @@ export function teamPages(pages: Pages): void {
       organizations.show(p.caller, org),
       teams.list(p.caller, org, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
     ]);
-    const body = html`<form method="get" action="${teamsUrl(org)}" class="toolbar" role="search">
-        <div class="field grow"><label for="team-q">Search teams</label><input type="search" id="team-q" name="q" value="${q ?? ''}" /></div>
-        <button type="submit" class="secondary">Search</button>
-      </form>
-      ${table({
-        caption: 'Teams',
-        captionHidden: true,
-        head: ['Name', 'Visibility', 'Members', 'Created'],
-        rows: list.teams.map((v) => [
-          html`<a href="${teamUrl(org, v.team.id)}">${v.team.name}</a>`,
-          v.team.visibility,
-          String(v.memberIds.length),
-          when(v.team.createdAt),
-        ]),
-        empty: q ? 'No team matches.' : 'No teams you can see.',
-      })}
-      ${pager({ base: teamsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'teams' })}
-      ${
-        shown.permissions['can-create-team']
-          ? html`<h2>New team</h2>
-              ${createForm(p, org, {})}`
-          : ''
-      }`;
+    const body = html`${searchForm({ action: teamsUrl(org), id: 'team-q', label: 'Search teams', value: q })}
+    ${table({
+      caption: 'Teams',
+      captionHidden: true,
+      head: ['Name', 'Visibility', 'Members', 'Created'],
+      rows: list.teams.map((v) => [
+        html`<a href="${teamUrl(org, v.team.id)}">${v.team.name}</a>`,
+        v.team.visibility,
+        String(v.memberIds.length),
+        when(v.team.createdAt),
+      ]),
+      empty: q ? 'No team matches.' : 'No teams you can see.',
+    })}
+    ${pager({ base: teamsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'teams' })}
+    ${
+      shown.permissions['can-create-team']
+        ? html`<h2>New team</h2>
+            ${createForm(p, org, {})}`
+        : ''
+    }`;
     return p.render({ title: 'Teams', org, section: 'teams', body });
   });
 
