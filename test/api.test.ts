@@ -16,7 +16,14 @@ suite(
     it('serves the service discovery document the tfe provider needs', async () => {
       const res = await ctx.get('/.well-known/terraform.json');
       assertStatus(res, 200);
-      assert.deepEqual(res.body, { 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/', 'state.v2': '/api/v2/' });
+      assert.deepEqual(res.body, {
+        'tfe.v2': '/api/v2/',
+        'tfe.v2.1': '/api/v2/',
+        'tfe.v2.2': '/api/v2/',
+        'state.v2': '/api/v2/',
+        // `terraform login` (test/terraform-login.test.ts goes through it).
+        'login.v1': { client: 'terraform-cli', grant_types: ['authz_code'], authz: '/app/oauth2/authorize', token: '/app/oauth2/token', ports: [10000, 10010] },
+      });
     });
 
     it('returns the caller as a users document, email only to the user themself', async () => {

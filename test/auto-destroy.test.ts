@@ -6,41 +6,20 @@
 // The clock is the argument of `tick`, so no test waits for hours to pass.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { before, it } from 'node:test';
-import * as tar from 'tar';
 import { createAutoDestroyService } from '../src/auto-destroy/service.ts';
-import { startRunner } from '../src/runner/start.ts';
 import type { Workers } from '../src/runner/workers.ts';
 import { assertStatus } from './helpers/assert.ts';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { createProject, createWorkspace, type Org } from './helpers/projects.ts';
+import { startSuiteRunner, uploadConfiguration } from './helpers/runner.ts';
 
 const hasTerraform = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
 const skip = !hasTerraform && 'terraform is not installed';
 
 const CONFIG = 'resource "terraform_data" "a" {\n  input = "x"\n}\nresource "terraform_data" "b" {\n  input = "y"\n}\n';
 
-function archiveOf(files: Record<string, string>): Buffer {
-  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-cfg-'));
-  try {
-    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
-    const out = path.join(dir, 'config.tar.gz');
-    tar.create({ gzip: true, cwd: dir, sync: true, file: out, portable: true }, Object.keys(files));
-    return readFileSync(out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function upload(ctx: TestContext, token: string, workspaceId: string): Promise<void> {
-  const cv = await ctx.post(`/api/v2/workspaces/${workspaceId}/configuration-versions`, token, { data: { type: 'configuration-versions', attributes: {} } });
-  assertStatus(cv, 201);
-  const res = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: archiveOf({ 'main.tf': CONFIG }) });
-  assert.equal(res.statusCode, 200);
-}
+const upload = async (ctx: TestContext, token: string, workspaceId: string) => void (await uploadConfiguration(ctx, token, workspaceId, { 'main.tf': CONFIG }));
 
 async function waitFor(ctx: TestContext, token: string, runId: string, statuses: string[]): Promise<any> {
   const until = Date.now() + 120_000;
@@ -55,25 +34,7 @@ async function waitFor(ctx: TestContext, token: string, runId: string, statuses:
 suite('auto-destroy', (ctx) => {
   let runner: Workers;
   before(() => {
-    const stop = ctx.stop.bind(ctx);
-    ctx.stop = async () => {
-      await runner.stop();
-      await stop();
-    };
-    runner = startRunner({
-      services: ctx.services,
-      database: ctx.database,
-      config: {
-        runnerConcurrency: 1,
-        runTimeoutMs: 120_000,
-        runMaxLogBytes: 1024 * 1024,
-        terraformBinary: 'terraform',
-        terraformPluginCacheDir: null,
-        terraformCliConfigFile: null,
-      },
-      path: process.env.PATH,
-      pollMs: 500,
-    });
+    runner = startSuiteRunner(ctx, { concurrency: 1 });
   });
   /** Another instance's scheduler: its own service object over the same database. */
   const another = () => createAutoDestroyService({ database: ctx.database, runs: ctx.services.runs });

@@ -6,41 +6,21 @@
 // applies by a `local-exec` provisioner that sleeps.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
-import * as tar from 'tar';
-import { startRunner } from '../src/runner/start.ts';
 import type { Workers } from '../src/runner/workers.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { heldStateServer, type HeldStateServer } from './helpers/held-state.ts';
 import { createWorkspace } from './helpers/projects.ts';
+import { startSuiteRunner, uploadConfiguration } from './helpers/runner.ts';
 
 const skip = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0 ? false : 'terraform is not installed';
 
-/** A .tar.gz holding one main.tf, as Terraform uploads a configuration. */
-function archiveOf(main: string): Buffer {
-  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-cfg-'));
-  try {
-    writeFileSync(path.join(dir, 'main.tf'), main);
-    const out = path.join(dir, 'config.tar.gz');
-    tar.create({ gzip: true, cwd: dir, sync: true, file: out, portable: true }, ['main.tf']);
-    return readFileSync(out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function upload(ctx: TestContext, token: string, workspaceId: string, main: string): Promise<void> {
-  const cv = await ctx.post(`/api/v2/workspaces/${workspaceId}/configuration-versions`, token, {
-    data: { type: 'configuration-versions', attributes: {} },
-  });
-  assertStatus(cv, 201);
-  const res = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: archiveOf(main) });
-  assert.equal(res.statusCode, 200);
-}
+const upload = async (ctx: TestContext, token: string, workspaceId: string, main: string) =>
+  void (await uploadConfiguration(ctx, token, workspaceId, { 'main.tf': main }));
 
 const runBody = (workspaceId: string, attributes: Record<string, unknown> = {}) => ({
   data: { type: 'runs', attributes, relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } } } },
@@ -63,26 +43,7 @@ suite('run cancel', (ctx) => {
   const scratch = mkdtempSync(path.join(tmpdir(), 'hangar-cancel-'));
   before(async () => {
     held = await heldStateServer();
-    const stop = ctx.stop.bind(ctx);
-    ctx.stop = async () => {
-      held.release();
-      await runner.stop();
-      await stop();
-    };
-    runner = startRunner({
-      services: ctx.services,
-      database: ctx.database,
-      config: {
-        runnerConcurrency: 2,
-        runTimeoutMs: 120_000,
-        runMaxLogBytes: 1024 * 1024,
-        terraformBinary: 'terraform',
-        terraformPluginCacheDir: null,
-        terraformCliConfigFile: null,
-      },
-      path: process.env.PATH,
-      pollMs: 500,
-    });
+    runner = startSuiteRunner(ctx, { beforeStop: () => held.release() });
   });
   after(async () => {
     await held.close();

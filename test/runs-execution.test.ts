@@ -5,33 +5,16 @@
 // a job whose runner went silent. Only the built-in `terraform_data` resource is used.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { before, it } from 'node:test';
-import * as tar from 'tar';
-import { startRunner } from '../src/runner/start.ts';
 import type { RunVariable } from '../src/runner/port.ts';
 import type { Workers } from '../src/runner/workers.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { createWorkspace, type Org } from './helpers/projects.ts';
+import { startSuiteRunner, uploadConfiguration } from './helpers/runner.ts';
 
 const hasTerraform = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
 const SECRET = 'hunter2-very-secret-value';
-
-/** A .tar.gz of the given files, as Terraform uploads a configuration. */
-export function archiveOf(files: Record<string, string>): Buffer {
-  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-cfg-'));
-  try {
-    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
-    const out = path.join(dir, 'config.tar.gz');
-    tar.create({ gzip: true, cwd: dir, sync: true, file: out, portable: true }, Object.keys(files));
-    return readFileSync(out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const CONFIG = `
 variable "secret_token" {
@@ -51,16 +34,6 @@ output "echo" {
   sensitive = true
 }
 `;
-
-async function uploadConfiguration(ctx: TestContext, token: string, workspaceId: string, files: Record<string, string>, speculative = false): Promise<string> {
-  const cv = await ctx.post(`/api/v2/workspaces/${workspaceId}/configuration-versions`, token, {
-    data: { type: 'configuration-versions', attributes: { speculative } },
-  });
-  assertStatus(cv, 201);
-  const res = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: archiveOf(files) });
-  assert.equal(res.statusCode, 200);
-  return cv.body.data.id;
-}
 
 const runBody = (workspaceId: string, attributes: Record<string, unknown> = {}) => ({
   data: { type: 'runs', attributes, relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } } } },
@@ -90,27 +63,7 @@ suite('runs execution', (ctx) => {
     { key: 'greeting', value: 'hello from a variable', category: 'terraform', hcl: false, sensitive: false },
   ];
   before(() => {
-    // The runner stops before the database closes (the suite's own `after` calls ctx.stop()).
-    const stop = ctx.stop.bind(ctx);
-    ctx.stop = async () => {
-      await runner.stop();
-      await stop();
-    };
-    runner = startRunner({
-      services: ctx.services,
-      database: ctx.database,
-      config: {
-        runnerConcurrency: 2,
-        runTimeoutMs: 120_000,
-        runMaxLogBytes: 1024 * 1024,
-        terraformBinary: 'terraform',
-        terraformPluginCacheDir: null,
-        terraformCliConfigFile: null,
-      },
-      variables: { forRun: async () => variables },
-      path: process.env.PATH,
-      pollMs: 500,
-    });
+    runner = startSuiteRunner(ctx, { variables: { forRun: async () => variables } });
   });
 
   async function setup(files: Record<string, string> = { 'main.tf': CONFIG }) {

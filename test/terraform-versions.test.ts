@@ -6,20 +6,20 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { crc32, deflateRawSync } from 'node:zlib';
-import * as tar from 'tar';
 import { startRunner } from '../src/runner/start.ts';
 import { terraformSettings } from '../src/runner/terraform.ts';
 import { chooseTerraform, satisfies, unzipEntry, zipName } from '../src/runner/versions.ts';
 import type { Workers } from '../src/runner/workers.ts';
 import { assertStatus } from './helpers/assert.ts';
-import { suite, type TestContext } from './helpers/harness.ts';
+import { suite } from './helpers/harness.ts';
 import { createWorkspace } from './helpers/projects.ts';
+import { configArchive } from './helpers/runner.ts';
 
 const real = spawnSync('sh', ['-c', 'command -v terraform'], { encoding: 'utf8' }).stdout.trim();
 const skip = !real && 'terraform is not installed';
@@ -87,18 +87,6 @@ function mirror(): Promise<{ url: string; server: Server; zipHits: Map<string, n
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as any).port}/`, server, zipHits })),
   );
-}
-
-function archiveOf(files: Record<string, string>): Buffer {
-  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-cfg-'));
-  try {
-    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
-    const out = path.join(dir, 'config.tar.gz');
-    tar.create({ gzip: true, cwd: dir, sync: true, file: out, portable: true }, Object.keys(files));
-    return readFileSync(out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 describe('terraform version constraints and release archives', () => {
@@ -188,7 +176,7 @@ suite('runs with another terraform version', (ctx) => {
     const put = await ctx.app.inject({
       method: 'PUT',
       url: new URL(cv.body.data.attributes['upload-url']).pathname,
-      payload: archiveOf({ 'main.tf': 'resource "terraform_data" "a" {\n  input = 1\n}\n' }),
+      payload: configArchive({ 'main.tf': 'resource "terraform_data" "a" {\n  input = 1\n}\n' }),
     });
     assert.equal(put.statusCode, 200);
     const created = await ctx.post('/api/v2/runs', token, {

@@ -1,23 +1,8 @@
 // Runs of workspaces in `agent` mode, and calls to the job protocol under /api/agent/jobs.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import * as tar from 'tar';
 import type { Response, TestContext } from './harness.ts';
 import { createWorkspace, type Org } from './projects.ts';
-
-/** A .tar.gz of the given files, as Terraform uploads a configuration. */
-export function configArchive(files: Record<string, string>): Buffer {
-  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-agent-cfg-'));
-  try {
-    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
-    const out = path.join(dir, 'config.tar.gz');
-    tar.create({ gzip: true, cwd: dir, sync: true, file: out, portable: true }, Object.keys(files));
-    return readFileSync(out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { configArchive } from './runner.ts';
 
 /** A new workspace of `org` in agent mode on `poolId`, with an uploaded configuration. */
 export async function agentWorkspace(ctx: TestContext, org: Org, poolId: string, token = org.owner.token): Promise<{ workspaceId: string; cvId: string }> {

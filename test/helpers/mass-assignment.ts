@@ -21,8 +21,8 @@ const generated = (column: string) =>
   column === 'id' ||
   column.endsWith('_id') ||
   column.endsWith('_at') ||
-  // status_timestamps: a JSON object of times.
-  ['name', 'username', 'email', 'key', 'digest', 'seq', 'status_timestamps'].includes(column);
+  // status_timestamps: a JSON object of times; a blob's owner: the id of the row it belongs to.
+  ['name', 'username', 'email', 'key', 'digest', 'seq', 'status_timestamps', 'owner'].includes(column);
 
 type DbRow = Record<string, unknown>;
 type Snapshot = Map<string, DbRow[]>;
@@ -83,16 +83,26 @@ const keyOf = (row: DbRow, omit: ReadonlySet<string>) =>
       .map((k) => [k, row[k]]),
   );
 
-/** A row's identity: its id, or for a join table the ids it joins. */
-const identity = (row: DbRow) => ('id' in row ? String(row.id) : keyOf(Object.fromEntries(Object.entries(row).filter(([k]) => k.endsWith('_id'))), new Set()));
+/** Tables keyed by other columns than an id or the ids they join: their key. */
+const COMPOSITE_KEYS: Record<string, readonly string[]> = {
+  // A blob part is family/owner/name/part; its `key_id` names the key that sealed it.
+  blobs: ['family', 'owner', 'name', 'part'],
+};
+
+/** A row's identity: its id, its table's composite key, or for a join table the ids it joins. */
+const identity = (table: string, row: DbRow) => {
+  if ('id' in row) return String(row.id);
+  const key = COMPOSITE_KEYS[table];
+  return keyOf(Object.fromEntries(Object.entries(row).filter(([k]) => (key ? key.includes(k) : k.endsWith('_id')))), new Set());
+};
 
 /** Rows created, and rows changed or deleted (all columns but TOUCHED compared), between two snapshots. */
 function changes(before: Snapshot, after: Snapshot) {
   const added = new Map<string, DbRow[]>();
   const altered = new Map<string, DbRow[]>();
   for (const table of after.keys()) {
-    const old = new Map((before.get(table) ?? []).map((r) => [identity(r), r]));
-    const now = new Map(after.get(table)!.map((r) => [identity(r), r]));
+    const old = new Map((before.get(table) ?? []).map((r) => [identity(table, r), r]));
+    const now = new Map(after.get(table)!.map((r) => [identity(table, r), r]));
     const plus = [...now].filter(([id]) => !old.has(id)).map(([, r]) => r);
     const minus = [...old].filter(([id, r]) => !now.has(id) || keyOf(now.get(id)!, TOUCHED) !== keyOf(r, TOUCHED)).map(([, r]) => r);
     if (plus.length) added.set(table, plus);
@@ -105,8 +115,8 @@ function changes(before: Snapshot, after: Snapshot) {
 function touched(altered: Map<string, DbRow[]>, after: Snapshot) {
   return Object.fromEntries(
     [...altered].map(([table, rows]) => {
-      const ids = new Set(after.get(table)!.map(identity));
-      const deleted = rows.filter((r) => !ids.has(identity(r))).length;
+      const ids = new Set(after.get(table)!.map((r) => identity(table, r)));
+      const deleted = rows.filter((r) => !ids.has(identity(table, r))).length;
       return [table, { deleted, changed: rows.length - deleted }];
     }),
   );
@@ -173,7 +183,7 @@ function normalised(row: DbRow, junkValues: readonly unknown[], where: string): 
   for (const [k, v] of Object.entries(row)) {
     if (generated(k)) assert.ok(!junkValues.includes(v), `${where}: column ${k} holds the junk value ${String(v)}`);
     // Sealed values differ by their random nonce even when the clear text is the same.
-    const sealed = typeof v === 'string' && /^v1:[0-9a-f]{16}:/.test(v);
+    const sealed = (typeof v === 'string' && /^v1:[0-9a-f]{16}:/.test(v)) || (k === 'body' && row.key_id != null && v instanceof Uint8Array);
     out[k] = generated(k) ? '<generated>' : sealed ? '<sealed>' : v;
   }
   return keyOf(out, new Set());

@@ -1,0 +1,72 @@
+// What the tests that execute runs in-process share: a configuration as Terraform uploads it, its
+// upload through the signed URL, and the server's own runner started for the suite (and stopped
+// before the suite's database closes).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as tar from 'tar';
+import { startRunner } from '../../src/runner/start.ts';
+import type { Workers } from '../../src/runner/workers.ts';
+import type { VariableSource } from '../../src/runner/port.ts';
+import { assertStatus } from './assert.ts';
+import type { TestContext } from './harness.ts';
+
+/** A .tar.gz of the given files, as Terraform uploads a configuration. */
+export function configArchive(files: Record<string, string>): Buffer {
+  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-cfg-'));
+  try {
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+    const out = path.join(dir, 'config.tar.gz');
+    tar.create({ gzip: true, cwd: dir, sync: true, file: out, portable: true }, Object.keys(files));
+    return readFileSync(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A new configuration version of the workspace holding `files`, uploaded; its id. */
+export async function uploadConfiguration(
+  ctx: TestContext,
+  token: string,
+  workspaceId: string,
+  files: Record<string, string>,
+  speculative = false,
+): Promise<string> {
+  const cv = await ctx.post(`/api/v2/workspaces/${workspaceId}/configuration-versions`, token, {
+    data: { type: 'configuration-versions', attributes: { speculative } },
+  });
+  assertStatus(cv, 201);
+  const res = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: configArchive(files) });
+  assert.equal(res.statusCode, 200);
+  return cv.body.data.id;
+}
+
+/**
+ * The server's own runner for the suite, with the real `terraform` on PATH; call it in `before`.
+ * It is stopped before the suite's own `after` closes the database (`beforeStop` runs first).
+ */
+export function startSuiteRunner(ctx: TestContext, options: { concurrency?: number; variables?: VariableSource; beforeStop?: () => void } = {}): Workers {
+  const runner = startRunner({
+    services: ctx.services,
+    database: ctx.database,
+    config: {
+      runnerConcurrency: options.concurrency ?? 2,
+      runTimeoutMs: 120_000,
+      runMaxLogBytes: 1024 * 1024,
+      terraformBinary: 'terraform',
+      terraformPluginCacheDir: null,
+      terraformCliConfigFile: null,
+    },
+    ...(options.variables ? { variables: options.variables } : {}),
+    path: process.env.PATH,
+    pollMs: 500,
+  });
+  const stop = ctx.stop.bind(ctx);
+  ctx.stop = async () => {
+    options.beforeStop?.();
+    await runner.stop();
+    await stop();
+  };
+  return runner;
+}
