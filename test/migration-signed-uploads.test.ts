@@ -83,7 +83,15 @@ for (const dialect of dialects()) {
           ['cv-uploaded', 'uploaded', 3],
         ],
       );
-      assert.deepEqual([...Buffer.from(rows[1].archive)], [1, 2, 3]);
+      // The archive's bytes live in the blob store since migration 0029 (moved as they were, to be sealed at start-up).
+      const archive = await db
+        .selectFrom('blobs')
+        .select('body')
+        .where('family', '=', 'configuration-versions')
+        .where('owner', '=', 'cv-uploaded')
+        .where('name', '=', 'archive')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([...Buffer.from(archive.body)], [1, 2, 3]);
       for (const column of ['upload_digest', 'upload_expires_at']) assert.ok(!(column in rows[0]), `${column} is gone`);
       assert.equal((await db.selectFrom('runs').select('id').execute()).length, 2, 'no run went with the old table');
       // The rules of the table still hold: an archive exactly when uploaded, a real workspace, and runs go with their version.
