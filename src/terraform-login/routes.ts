@@ -37,6 +37,13 @@ export async function terraformLoginTokenRoutes(app: Api, deps: { terraformLogin
     TOKEN_PATH,
     {
       onRequest: deps.anonymous,
+      // Before the body is read: a body of another type (JSON, however deep) is refused unparsed.
+      preParsing: async (request, _reply, payload) => {
+        if (request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== FORM) {
+          throw new OAuthError('invalid_request', `The body must be ${FORM}`, 415);
+        }
+        return payload;
+      },
       schema: {
         summary: "terraform login's token endpoint: trade an authorization code and its PKCE verifier for a user token",
         tags: ['Sign-in'],
@@ -47,9 +54,6 @@ export async function terraformLoginTokenRoutes(app: Api, deps: { terraformLogin
       },
     },
     async (request, reply) => {
-      if (request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== FORM) {
-        throw new OAuthError('invalid_request', `The body must be ${FORM}`, 415);
-      }
       const { accessToken } = await deps.terraformLogin.exchange(request.body);
       return oauthHeaders(reply).send({ access_token: accessToken, token_type: 'bearer' });
     },
