@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangar, scratchServer, type Server } from './helpers/process.ts';
-import { terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
+import { runTerraform, succeeded, terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
 import { makeCertificates, type TestCertificates } from './helpers/tls.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
@@ -104,24 +104,8 @@ for (const dialect of dialects()) {
       HANGAR_AGENT_NAME: name,
       HANGAR_DATA_DIR: path.join(home, 'agent-data'),
     });
-    function terraform(dir: string, args: string[]): Promise<{ status: number | null; out: string }> {
-      return new Promise((resolve) => {
-        const child = spawn('terraform', args, { cwd: dir, env: tfEnv() });
-        let out = '';
-        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-        child.on('close', (status) => {
-          clearTimeout(timer);
-          resolve({ status, out });
-        });
-      });
-    }
-    const ok = async (p: Promise<{ status: number | null; out: string }>) => {
-      const r = await p;
-      assert.equal(r.status, 0, r.out);
-      return r.out;
-    };
+    const terraform = (dir: string, args: string[]) => runTerraform(dir, args, tfEnv());
+    const ok = succeeded;
     /** A directory with a `cloud` block for workspace `name` and the given resources. */
     function configDir(name: string, resources: string): string {
       const dir = path.join(home, name);

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangar, scratchServer, type Server } from './helpers/process.ts';
 import { heldStateServer } from './helpers/held-state.ts';
-import { terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
+import { runTerraform, succeeded, terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
 import { makeCertificates, type TestCertificates } from './helpers/tls.ts';
 
 const skip = terraformE2eSkip();
@@ -45,25 +45,8 @@ for (const { dialect, blobDir } of variants) {
       TF_IN_AUTOMATION: '1',
       NO_COLOR: '1',
     });
-    /** `terraform <args>` in `dir`, asynchronously (the server runs in this test's process tree). */
-    function terraform(dir: string, args: string[]): Promise<{ status: number | null; out: string }> {
-      return new Promise((resolve) => {
-        const child = spawn('terraform', args, { cwd: dir, env: env() });
-        let out = '';
-        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-        child.on('close', (status) => {
-          clearTimeout(timer);
-          resolve({ status, out });
-        });
-      });
-    }
-    const ok = async (p: Promise<{ status: number | null; out: string }>) => {
-      const r = await p;
-      assert.equal(r.status, 0, r.out);
-      return r.out;
-    };
+    const terraform = (dir: string, args: string[]) => runTerraform(dir, args, env());
+    const ok = succeeded;
 
     before(async () => {
       certs = makeCertificates();

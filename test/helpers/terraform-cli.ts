@@ -1,7 +1,8 @@
 // What the end-to-end tests with the real Terraform CLI share: whether they can run on this
 // machine, and a JSON:API request to the Hangar process they start over HTTPS with a certificate
 // authority of their own.
-import { spawnSync } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:https';
 import { hasOpenssl } from './tls.ts';
 
@@ -31,4 +32,32 @@ export function tlsApi(url: string, method: string, token: string, ca: Buffer, b
     req.on('error', reject);
     req.end(body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
   });
+}
+
+export interface TerraformResult {
+  status: number | null;
+  /** Standard output and standard error, interleaved as they came. */
+  out: string;
+}
+
+/** `terraform <args>` in `dir` with `env`, asynchronously (the server may run in this test's process tree); killed after 3 minutes. */
+export function runTerraform(dir: string, args: string[], env: NodeJS.ProcessEnv): Promise<TerraformResult> {
+  return new Promise((resolve) => {
+    const child = spawn('terraform', args, { cwd: dir, env });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, out });
+    });
+  });
+}
+
+/** The output of a terraform command that must succeed (its output is the failure message otherwise). */
+export async function succeeded(run: Promise<TerraformResult>): Promise<string> {
+  const r = await run;
+  assert.equal(r.status, 0, r.out);
+  return r.out;
 }
