@@ -73,6 +73,8 @@ function startScript(): { flags: string[]; env: Record<string, string> } {
 export interface Launch {
   /** A command and its arguments, given Node's command line to run (`valgrind --tool=callgrind …`). */
   wrapper?: string[];
+  /** More flags for Node (`--cpu-prof`, say). */
+  nodeFlags?: string[];
 }
 
 /** Starts a Node script and resolves once it prints the address it listens on. */
@@ -140,7 +142,7 @@ export function startHangar(env: Record<string, string>, launch: Launch = {}): P
     ['serve'],
     { HANGAR_PORT: '0', HANGAR_LOG_LEVEL: 'warn', HANGAR_RATE_LIMIT: '0', ...COMPILE_CACHE, ...start.env, ...env },
     /hangar: serving (http:\/\/127\.0\.0\.1:\d+)/,
-    start.flags,
+    [...start.flags, ...(launch.nodeFlags ?? [])],
     launch,
   );
 }

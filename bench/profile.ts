@@ -1,0 +1,125 @@
+// `npm run bench:profile [-- --path /api/v2/... --as owner|member|reader --seconds 5 --keep]`: where a
+// request's CPU goes. Starts the server with V8's sampling profiler on a small world (one
+// organization of 100 projects, 25 of them granted to the member's team), sends one request
+// over and over, and prints the server's self time by kind (SQLite, JSON, the socket, Fastify,
+// Kysely, validation, garbage collection) and by Hangar file, as shares of the busy time.
+// Nothing is written to bench/results/: it is for finding what to change, the load bench judges.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { hangarCli, startHangar } from './lib.ts';
+import { client, createOrganization, createUsers, grantRead, type CallerKey } from './setup.ts';
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : fallback;
+};
+const who = arg('as', 'owner') as CallerKey;
+const seconds = Number(arg('seconds', '5'));
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount: number;
+}
+
+/** Where a frame belongs, for the first table. */
+function kind(frame: Node['callFrame']): string {
+  const { url, functionName: f } = frame;
+  if (f === '(idle)' || f === '(program)' || f === '(garbage collector)') return f;
+  if (url.includes('node:sqlite') || (/^(all|get|run|iterate|prepare|exec)$/.test(f) && url === '')) return 'SQLite (native)';
+  if (f === 'stringify' || f === 'parse') return `JSON.${f}`;
+  if (
+    url.startsWith('node:net') ||
+    url.startsWith('node:internal/stream') ||
+    url.startsWith('node:_http') ||
+    f === 'writev' ||
+    f === 'writeUtf8String' ||
+    f === 'writeBuffer'
+  )
+    return 'socket and http (Node)';
+  if (url.includes('/node_modules/kysely/')) return 'Kysely';
+  if (url.includes('/node_modules/fastify/') || url.includes('/node_modules/find-my-way/') || url.includes('/node_modules/light-my-request/')) return 'Fastify';
+  if (url.includes('/node_modules/ajv') || url.includes('fast-json-stringify') || url.includes('fast-uri')) return 'validation and serialization';
+  if (url.includes('/node_modules/')) return `package ${url.split('/node_modules/').pop()!.split('/')[0]}`;
+  if (url.includes('/src/')) return 'Hangar';
+  if (url.startsWith('node:')) return 'Node (other)';
+  return url === '' ? `native: ${f || '(anonymous)'}` : 'other';
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-profile-'));
+  const profDir = path.join(dataDir, 'prof');
+  const env = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}`, HANGAR_RUNNER_CONCURRENCY: '0' };
+  const admin = await hangarCli(['bootstrap'], env);
+  const tokens = { admin, ...(await createUsers(env)) };
+  let requests = 0;
+  const server = await startHangar(env, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=50'] });
+  try {
+    const owner = client(server.url, tokens.owner);
+    const org = await createOrganization(owner, 'profile');
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i += 20) {
+      const made = await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          owner.post('/organizations/profile/projects', { data: { type: 'projects', attributes: { name: `project ${i + j}` } } }),
+        ),
+      );
+      ids.push(...made.map((p) => p.id as string));
+    }
+    await grantRead(
+      owner,
+      org.readersTeamId,
+      ids.filter((_, i) => i % 4 === 0),
+    );
+    const url = server.url + arg('path', '/api/v2/organizations/profile/projects?page%5Bsize%5D=20');
+    const headers = client(server.url, tokens[who]).headers;
+    const check = await fetch(url, { headers });
+    if (!check.ok) throw new Error(`${url}: ${check.status} ${await check.text()}`);
+    // Warm-up, then the profiled load (the profile covers both; the warm-up is short beside it).
+    await autocannon({ url, headers, connections: 2, duration: 2 });
+    const r = await autocannon({ url, headers, connections: 2, duration: seconds });
+    requests = r.requests.total;
+    process.stderr.write(`${requests} requests, ${r.non2xx} non-2xx\n`);
+  } finally {
+    await server.stop();
+  }
+  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))!;
+  const profile = JSON.parse(readFileSync(path.join(profDir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; endTime: number };
+  if (process.argv.includes('--keep')) console.log(`kept ${dataDir} (the database, and the profile for Chrome's DevTools)`);
+  else rmSync(dataDir, { recursive: true, force: true });
+  // Only the samples of the measured load: it ended just before the server was stopped, which
+  // ends the profile; start-up, the world and the warm-up come before it.
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  let t = profile.endTime;
+  const from = profile.endTime - (seconds + 0.2) * 1e6;
+  const hits = new Map<number, number>();
+  for (let i = profile.samples.length - 1; i >= 0; i--) {
+    if (t < from) break;
+    const dt = profile.timeDeltas[i]!;
+    hits.set(profile.samples[i]!, (hits.get(profile.samples[i]!) ?? 0) + dt);
+    t -= dt;
+  }
+  const byKind = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let busy = 0;
+  for (const [id, us] of hits) {
+    const n = nodes.get(id)!;
+    const k = kind(n.callFrame);
+    byKind.set(k, (byKind.get(k) ?? 0) + us);
+    if (k === '(idle)') continue;
+    busy += us;
+    const where = n.callFrame.url.replace(/^.*\/(src|node_modules)\//, '$1/');
+    const name = `${n.callFrame.functionName || '(anonymous)'} ${where}:${n.callFrame.lineNumber + 1}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
+  }
+  const share = (n: number) => `${((100 * n) / busy).toFixed(1).padStart(5)}% ${(n / requests).toFixed(1).padStart(6)} µs/req`;
+  console.log(`${requests} requests, main thread busy ${(busy / requests).toFixed(0)} µs a request\n`);
+  console.log('self time by kind, share of busy time');
+  for (const [k, n] of [...byKind].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1])) console.log(`${share(n)}  ${k}`);
+  console.log('\ntop functions by self time');
+  for (const [f, n] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${share(n)}  ${f}`);
+}
+
+await main();
