@@ -149,7 +149,7 @@ export function startHangar(env: Record<string, string>, launch: Launch = {}): P
 
 /** The bare Fastify server every figure is divided by; `bodiesFile` is what its routes answer. */
 export function startBaseline(bodiesFile: string, launch: Launch = {}): Promise<Proc> {
-  return startProcess('bench/baseline.ts', [], { BASELINE_BODIES: bodiesFile }, /listening (http:\/\/127\.0\.0\.1:\d+)/, [], launch);
+  return startProcess('bench/baseline.ts', [], { BASELINE_BODIES: bodiesFile }, /listening (http:\/\/127\.0\.0\.1:\d+)/, launch.nodeFlags ?? [], launch);
 }
 
 /** Runs the `hangar` command; resolves to its stdout. Several may run at once. */

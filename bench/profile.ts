@@ -4,12 +4,12 @@
 // over and over, and prints the server's self time by kind (SQLite, JSON, the socket, Fastify,
 // Kysely, validation, garbage collection) and by Hangar file, as shares of the busy time.
 // Nothing is written to bench/results/: it is for finding what to change, the load bench judges.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { hangarCli, startHangar } from './lib.ts';
-import { client, createOrganization, createUsers, grantRead, type CallerKey } from './setup.ts';
+import { hangarCli, startBaseline, startHangar } from './lib.ts';
+import { client, createOrganization, createUsers, grantRead, JSONAPI, type CallerKey } from './setup.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -48,14 +48,60 @@ function kind(frame: Node['callFrame']): string {
   return url === '' ? `native: ${f || '(anonymous)'}` : 'other';
 }
 
+/** Drives `url` with `headers`: a warm-up, then `seconds` of measured load; the requests of the latter. */
+async function drive(url: string, headers: Record<string, string> = {}): Promise<number> {
+  await autocannon({ url, headers, connections: 2, duration: 2 });
+  const r = await autocannon({ url, headers, connections: 2, duration: seconds });
+  if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return r.requests.total;
+}
+
+const PROFILE_FLAGS = (dir: string) => ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=50'];
+
+/**
+ * Self time per request by kind and by function, from the profile in `dir` (one process's):
+ * only the samples of the measured load, which ended just before the process was stopped and
+ * so ends the profile; start-up, the world and the warm-up come before it.
+ */
+function analyze(dir: string, requests: number) {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
+  const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; endTime: number };
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  let t = profile.endTime;
+  const from = profile.endTime - (seconds + 0.2) * 1e6;
+  const hits = new Map<number, number>();
+  for (let i = profile.samples.length - 1; i >= 0 && t >= from; i--) {
+    const dt = profile.timeDeltas[i]!;
+    hits.set(profile.samples[i]!, (hits.get(profile.samples[i]!) ?? 0) + dt);
+    t -= dt;
+  }
+  const byKind = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let busy = 0;
+  for (const [id, us] of hits) {
+    const n = nodes.get(id)!;
+    const k = kind(n.callFrame);
+    if (k === '(idle)') continue;
+    byKind.set(k, (byKind.get(k) ?? 0) + us / requests);
+    busy += us / requests;
+    const where = n.callFrame.url.replace(/^.*\/(src|node_modules)\//, '$1/');
+    const name = `${n.callFrame.functionName || '(anonymous)'} ${where}:${n.callFrame.lineNumber + 1}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + us / requests);
+  }
+  return { busy, byKind, byFunction };
+}
+
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hangar-profile-'));
   const profDir = path.join(dataDir, 'prof');
+  const bareDir = path.join(dataDir, 'prof-bare');
   const env = { HANGAR_DATA_DIR: dataDir, HANGAR_DATABASE_URL: `sqlite:${path.join(dataDir, 'hangar.db')}`, HANGAR_RUNNER_CONCURRENCY: '0' };
   const admin = await hangarCli(['bootstrap'], env);
   const tokens = { admin, ...(await createUsers(env)) };
   let requests = 0;
-  const server = await startHangar(env, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=50'] });
+  let bareRequests = 0;
+  const bodies = path.join(dataDir, 'bare.json');
+  const server = await startHangar(env, { nodeFlags: PROFILE_FLAGS(profDir) });
   try {
     const owner = client(server.url, tokens.owner);
     const org = await createOrganization(owner, 'profile');
@@ -77,49 +123,31 @@ async function main() {
     const headers = client(server.url, tokens[who]).headers;
     const check = await fetch(url, { headers });
     if (!check.ok) throw new Error(`${url}: ${check.status} ${await check.text()}`);
-    // Warm-up, then the profiled load (the profile covers both; the warm-up is short beside it).
-    await autocannon({ url, headers, connections: 2, duration: 2 });
-    const r = await autocannon({ url, headers, connections: 2, duration: seconds });
-    requests = r.requests.total;
-    process.stderr.write(`${requests} requests, ${r.non2xx} non-2xx\n`);
+    // The bare route answers the same body from memory, profiled the same way.
+    writeFileSync(bodies, JSON.stringify({ page: { method: 'GET', contentType: JSONAPI, body: await check.text() } }));
+    requests = await drive(url, headers);
   } finally {
+    // Stopped at once: its profile ends with the measured load.
     await server.stop();
   }
-  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))!;
-  const profile = JSON.parse(readFileSync(path.join(profDir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; endTime: number };
-  if (process.argv.includes('--keep')) console.log(`kept ${dataDir} (the database, and the profile for Chrome's DevTools)`);
+  const baseline = await startBaseline(bodies, { nodeFlags: PROFILE_FLAGS(bareDir) });
+  try {
+    bareRequests = await drive(`${baseline.url}/page`);
+  } finally {
+    await baseline.stop();
+  }
+  const hangar = analyze(profDir, requests);
+  const bare = analyze(bareDir, bareRequests);
+  if (process.argv.includes('--keep')) console.log(`kept ${dataDir} (the database, and the profiles for Chrome's DevTools)`);
   else rmSync(dataDir, { recursive: true, force: true });
-  // Only the samples of the measured load: it ended just before the server was stopped, which
-  // ends the profile; start-up, the world and the warm-up come before it.
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  let t = profile.endTime;
-  const from = profile.endTime - (seconds + 0.2) * 1e6;
-  const hits = new Map<number, number>();
-  for (let i = profile.samples.length - 1; i >= 0; i--) {
-    if (t < from) break;
-    const dt = profile.timeDeltas[i]!;
-    hits.set(profile.samples[i]!, (hits.get(profile.samples[i]!) ?? 0) + dt);
-    t -= dt;
-  }
-  const byKind = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  let busy = 0;
-  for (const [id, us] of hits) {
-    const n = nodes.get(id)!;
-    const k = kind(n.callFrame);
-    byKind.set(k, (byKind.get(k) ?? 0) + us);
-    if (k === '(idle)') continue;
-    busy += us;
-    const where = n.callFrame.url.replace(/^.*\/(src|node_modules)\//, '$1/');
-    const name = `${n.callFrame.functionName || '(anonymous)'} ${where}:${n.callFrame.lineNumber + 1}`;
-    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
-  }
-  const share = (n: number) => `${((100 * n) / busy).toFixed(1).padStart(5)}% ${(n / requests).toFixed(1).padStart(6)} µs/req`;
-  console.log(`${requests} requests, main thread busy ${(busy / requests).toFixed(0)} µs a request\n`);
-  console.log('self time by kind, share of busy time');
-  for (const [k, n] of [...byKind].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1])) console.log(`${share(n)}  ${k}`);
-  console.log('\ntop functions by self time');
-  for (const [f, n] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${share(n)}  ${f}`);
+  const us = (n = 0) => n.toFixed(1).padStart(7);
+  console.log(
+    `${requests} requests to Hangar, ${bareRequests} to the bare route; main thread busy ${hangar.busy.toFixed(0)} µs a request (bare: ${bare.busy.toFixed(0)} µs)\n`,
+  );
+  console.log('self time by kind, µs a request:  Hangar     bare');
+  for (const [k, n] of [...hangar.byKind].sort((a, b) => b[1] - a[1])) console.log(`${k.padEnd(32)} ${us(n)}  ${us(bare.byKind.get(k))}`);
+  console.log('\ntop functions by self time, µs a request: Hangar     bare');
+  for (const [f, n] of [...hangar.byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${us(n)}  ${us(bare.byFunction.get(f))}  ${f}`);
 }
 
 await main();

@@ -8,7 +8,8 @@ import { sql } from 'kysely';
 import { suite } from './helpers/harness.ts';
 import { assertStatus } from './helpers/assert.ts';
 import { createProject } from './helpers/projects.ts';
-import { findProjectWithCounts } from '../src/projects/store.ts';
+import { findProjectWithCounts, listProjects } from '../src/projects/store.ts';
+import { compiledByKey } from '../src/db/compiled.ts';
 
 suite('compiled reads', (ctx) => {
   it('answer in one statement, seen by the query log, with the counts beside the row', async () => {
@@ -57,5 +58,48 @@ suite('compiled reads', (ctx) => {
     const shown = await ctx.get(`/api/v2/projects/${project.id}`, org.owner.token);
     assertStatus(shown, 200);
     assert.equal(shown.body.data.attributes.name, 'before-rollback');
+  });
+
+  it('compiled by key: built once per key, again for another key, every time without one or in a transaction', async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org, { name: 'keyed' });
+    const read = compiledByKey<{ name: string }>();
+    let builds = 0;
+    const build = (id: string) => () => (builds++, ctx.database.db.selectFrom('projects').select('name').where('id', '=', id));
+    const db = ctx.database.db;
+    assert.deepEqual(await read(db, `one ${project.id}`, build(project.id)), [{ name: 'keyed' }]);
+    assert.deepEqual(await read(db, `one ${project.id}`, build(project.id)), [{ name: 'keyed' }]);
+    assert.equal(builds, 1, 'the same key is compiled once');
+    // A write between two reads is seen: what is kept is the statement, never its answer.
+    await sql`UPDATE projects SET name = 'renamed' WHERE id = ${project.id}`.execute(db);
+    assert.deepEqual(await read(db, `one ${project.id}`, build(project.id)), [{ name: 'renamed' }]);
+    assert.deepEqual(await read(db, 'another', build('prj-doesnotexist000')), []);
+    assert.equal(builds, 2);
+    await read(db, null, build(project.id));
+    await read(db, null, build(project.id));
+    assert.equal(builds, 4, 'no key, no keeping');
+    await ctx.database.transaction((trx) => read(trx, `one ${project.id}`, build(project.id)));
+    assert.equal(builds, 5, 'a transaction builds on its own handle');
+  });
+
+  it('a project list page is one statement, counts beside the rows; past the end, one more for the counts', async () => {
+    const org = await ctx.organization();
+    await createProject(ctx, org, { name: 'listed-a' });
+    await createProject(ctx, org, { name: 'listed-b' });
+    const organizationId = (await ctx.database.db.selectFrom('organizations').select('id').where('name', '=', org.name).executeTakeFirstOrThrow()).id;
+    const filter = { organizationId, visible: null, required: [], sort: null };
+    for (let round = 0; round < 2; round++) {
+      const { result, statements } = await ctx.statementsOf(() => listProjects(ctx.database.db, filter, { offset: 0, size: 2 }));
+      assert.equal(statements.length, 1, statements.join('\n'));
+      // The default project, and the two made here.
+      assert.deepEqual([result.total, result.matching], [3, 3]);
+      assert.deepEqual(
+        result.items.map((p) => p.project.name),
+        ['listed-b', 'listed-a'],
+      );
+    }
+    const past = await ctx.statementsOf(() => listProjects(ctx.database.db, filter, { offset: 10, size: 2 }));
+    assert.equal(past.statements.length, 2, past.statements.join('\n'));
+    assert.deepEqual([past.result.items.length, past.result.total, past.result.matching], [0, 3, 3]);
   });
 });

@@ -154,7 +154,10 @@ function inScope(eb: ExpressionBuilder<Schema, 'projects'>, scope: ProjectScope)
 /** SQL: the projects for which the caller's authority has `field` (null: every project). */
 export function projectFilter(s: Standing, field: ScopedAuthority): RowFilter<'projects'> {
   const scope = projectScope(s, field);
-  return scope.all ? null : (eb) => inScope(eb, scope);
+  if (scope.all) return null;
+  // What inScope's SQL depends on, all of it.
+  const key = `projects ${scope.defaultProject ? 'default' : '-'} ${scope.grant} ${scope.teamIds.join(',')}`;
+  return Object.assign((eb: ExpressionBuilder<Schema, 'projects'>) => inScope(eb, scope), { key });
 }
 
 /** SQL subquery: ids of the workspaces on which one of `teamIds` holds any grant (workspace-grants.ts). */

@@ -34,3 +34,27 @@ export function compiledOnce<Args extends string[], Row>(build: (q: Queryable, .
     return reader ? reader(query) : (await db.executeQuery(query)).rows;
   };
 }
+
+/**
+ * Queries whose shape and values come from a few inputs a store can name cheaply (a list page:
+ * the organization, the caller's filter, the sort, the window), compiled once per such key. The
+ * key must name everything the query depends on: the same key, the same SQL and the same values.
+ * A null key (an input without a name, a tag filter say) builds and compiles as usual. At most
+ * `max` are kept per database handle, the oldest let go first.
+ */
+export function compiledByKey<Row>(max = 1_000) {
+  const cache = new WeakMap<Kysely<Schema>, Map<string, { compiled: CompiledQuery<Row>; reader: DirectReader | undefined }>>();
+  return async (q: Queryable, key: string | null, build: () => Compilable<Row>): Promise<Row[]> => {
+    if (key === null || q.isTransaction) return (await q.executeQuery(build())).rows;
+    const db = q as Kysely<Schema>;
+    let entries = cache.get(db);
+    if (!entries) cache.set(db, (entries = new Map()));
+    let entry = entries.get(key);
+    if (!entry) {
+      if (entries.size >= max) entries.delete(entries.keys().next().value!);
+      entry = { compiled: build().compile(), reader: directReader(db) };
+      entries.set(key, entry);
+    }
+    return entry.reader ? entry.reader(entry.compiled) : (await db.executeQuery(entry.compiled)).rows;
+  };
+}

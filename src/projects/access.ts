@@ -39,14 +39,37 @@ export function createProjectAccess(deps: { database: Database; organizationLook
     return needsGrants(standing) && projectIds.length ? deps.grants(q, standing.teamIds, projectIds) : new Map();
   }
 
-  /** The caller's authority over each project: one grants query whatever their number, none when grants cannot matter. */
+  /**
+   * An authority depends on the standing, whether the project is the default one and the grants
+   * held on it, nothing else: one object per such triple, so that a list page read again by the
+   * same caller (cached standing and grants) rebuilds none, and the permissions kept per
+   * authority object (projects/service.ts) are found again.
+   */
+  const authorityOf = new WeakMap<
+    Standing,
+    { default?: ProjectAuthority; other?: ProjectAuthority; granted: WeakMap<readonly ProjectGrant[], ProjectAuthority> }
+  >();
+  function sharedAuthority(standing: Standing, project: Project, grants: readonly ProjectGrant[] | undefined): ProjectAuthority {
+    let known = authorityOf.get(standing);
+    if (!known) authorityOf.set(standing, (known = { granted: new WeakMap() }));
+    if (grants?.length) {
+      let a = known.granted.get(grants);
+      if (!a) known.granted.set(grants, (a = Object.freeze(projectAuthority(standing, project, grants))));
+      // A grant list belongs to one project, but the default project's authority differs.
+      return project.isDefault ? projectAuthority(standing, project, grants) : a;
+    }
+    const slot = project.isDefault ? 'default' : 'other';
+    return (known[slot] ??= Object.freeze(projectAuthority(standing, project, [])));
+  }
+
+  /** The caller's authority over each project: one grants query whatever their number (none when grants cannot matter, or they are cached). */
   async function authorities(q: Queryable, standing: Standing, projects: readonly Project[]): Promise<Map<string, ProjectAuthority>> {
     const grants = await heldGrants(
       q,
       standing,
       projects.map((p) => p.id),
     );
-    return new Map(projects.map((p) => [p.id, projectAuthority(standing, p, grants.get(p.id) ?? [])]));
+    return new Map(projects.map((p) => [p.id, sharedAuthority(standing, p, grants.get(p.id))]));
   }
 
   /** A project the caller may perform `action` on; 404 when it may not see it, 403 or 404 (as auth/ says) otherwise. */

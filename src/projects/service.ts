@@ -18,7 +18,7 @@ import { AutoDestroyDuration, checkAttributes, Description, ProjectName } from '
 import type { WorkspacesService } from '../workspaces/service.ts';
 import type { ProjectAccess } from './access.ts';
 import * as store from './store.ts';
-import type { Project, ProjectSort } from './store.ts';
+import type { CountedProject, Project, ProjectSort } from './store.ts';
 
 export type { Project, ProjectSort };
 
@@ -91,38 +91,36 @@ export function createProjectsService(deps: {
   }
 
   /**
-   * Views of a page of projects: three queries (authorities, workspace and team counts), two
-   * when the caller's authority is already known (a single project found through the lookup).
+   * Views of projects read with their counts: the caller's authorities (a grants query, none when
+   * grants cannot matter or the page's grants are cached) and the tags when asked for.
    */
-  async function views(
-    standing: Standing,
-    org: ExecutionDefaults,
-    projects: readonly Project[],
-    known?: Map<string, ProjectAuthority>,
-    withTags = false,
-  ): Promise<ProjectView[]> {
-    const ids = projects.map((p) => p.id);
-    const [authority, workspaces, teams, tags] = await Promise.all([
-      known ?? projectAccess.authorities(db, standing, projects),
-      deps.workspaces.countByProject(db, ids),
-      deps.teamProjects.countByProject(db, ids),
-      withTags ? deps.tags.projectBindings(db, ids) : undefined,
+  async function views(standing: Standing, org: ExecutionDefaults, found: readonly CountedProject[], withTags = false): Promise<ProjectView[]> {
+    const projects = found.map((c) => c.project);
+    const [authority, tags] = await Promise.all([
+      projectAccess.authorities(db, standing, projects),
+      withTags
+        ? deps.tags.projectBindings(
+            db,
+            projects.map((p) => p.id),
+          )
+        : undefined,
     ]);
-    return projects.map((project) => ({
+    const execution = executionOf(org);
+    return found.map(({ project, workspaceCount, teamCount }) => ({
       project,
       organizationName: standing.organizationName,
-      permissions: projectPermissions({ standing, authority: authority.get(project.id)! }, project),
-      workspaceCount: workspaces.get(project.id) ?? 0,
-      execution: executionOf(org),
-      teamCount: teams.get(project.id) ?? 0,
+      permissions: shownPermissions(standing, authority.get(project.id)!, project),
+      workspaceCount,
+      execution,
+      teamCount,
       ...(tags ? { effectiveTags: tags.get(project.id) ?? [] } : {}),
     }));
   }
 
   async function viewOf(standing: Standing, org: ExecutionDefaults, id: string): Promise<ProjectView> {
-    const project = await store.findProjectById(db, id);
-    if (!project) throw errors.notFound();
-    return (await views(standing, org, [project]))[0]!;
+    const found = await store.findProjectWithCounts(db, id);
+    if (!found) throw errors.notFound();
+    return (await views(standing, org, [found]))[0]!;
   }
 
   // Every organization is born with one project, `Default Project`.
@@ -149,7 +147,8 @@ export function createProjectsService(deps: {
         }),
         { unique: () => errors.taken('name') },
       );
-      return (await views(standing, org, [project]))[0]!;
+      // A new project holds no workspaces and no team yet.
+      return (await views(standing, org, [{ project, workspaceCount: 0, teamCount: 0 }]))[0]!;
     },
 
     /** One statement once the caller's token, standing and grants are cached (auth/, db/changes.ts). */
@@ -182,7 +181,7 @@ export function createProjectsService(deps: {
         { organizationId: org.id, visible: projectFilter(standing, 'read'), names: query.names, search: query.search, required, sort: query.sort },
         page,
       );
-      return { items: await views(standing, org, items, undefined, include?.tags), total, matching };
+      return { items: await views(standing, org, items, include?.tags), total, matching };
     },
 
     /** The default project may be renamed like any other. */

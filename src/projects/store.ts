@@ -1,9 +1,9 @@
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
-import { compiledOnce } from '../db/compiled.ts';
-import type { RowFilter } from '../db/filter.ts';
-import { listed, type Window } from '../db/list.ts';
+import { compiledByKey, compiledOnce } from '../db/compiled.ts';
+import { filterKey, type RowFilter } from '../db/filter.ts';
+import type { Window } from '../db/list.ts';
 import type { ProjectsTable, Schema } from '../db/schema.ts';
 import { containsInsensitive, containsInsensitiveSqlite, supportsRowLocks } from '../db/sql.ts';
 
@@ -78,35 +78,45 @@ export async function findProjectById(q: Queryable, id: string, lock?: RowLock):
   return r && PROJECTS.read(r);
 }
 
+/** How many workspaces and teams a project has: subqueries beside its columns, one statement for a show or a page. */
+const withCounts = <Q extends SelectQueryBuilder<Schema, 'projects', Selectable<ProjectsTable>>>(query: Q) =>
+  query.select((eb) => [
+    eb
+      .selectFrom('workspaces')
+      .select((w) => w.fn.countAll<number>().as('n'))
+      .whereRef('workspaces.project_id', '=', 'projects.id')
+      .as('workspace_count'),
+    eb
+      .selectFrom('team_projects')
+      .select((t) => t.fn.countAll<number>().as('n'))
+      .whereRef('team_projects.project_id', '=', 'projects.id')
+      .as('team_count'),
+  ]);
+
+/** A project with the counts `withCounts` added. */
+export interface CountedProject {
+  project: Project;
+  workspaceCount: number;
+  teamCount: number;
+}
+
+// The reader takes the project's columns and ignores the counts beside them.
+const counted = (r: Selectable<ProjectsTable> & { workspace_count: unknown; team_count: unknown }): CountedProject => ({
+  project: PROJECTS.read(r),
+  workspaceCount: Number(r.workspace_count ?? 0),
+  teamCount: Number(r.team_count ?? 0),
+});
+
 /**
  * A project and how many workspaces and teams it has, in one statement (a show: one round trip
  * on PostgreSQL). The counts read `workspaces` and `team_projects`, the one place this store
  * looks beyond its table, so that a show needs no second query.
  */
-const projectWithCounts = compiledOnce((q: Queryable, id: string) =>
-  q
-    .selectFrom('projects')
-    .selectAll('projects')
-    .select((eb) => [
-      eb
-        .selectFrom('workspaces')
-        .select((w) => w.fn.countAll<number>().as('n'))
-        .whereRef('workspaces.project_id', '=', 'projects.id')
-        .as('workspace_count'),
-      eb
-        .selectFrom('team_projects')
-        .select((t) => t.fn.countAll<number>().as('n'))
-        .whereRef('team_projects.project_id', '=', 'projects.id')
-        .as('team_count'),
-    ])
-    .where('projects.id', '=', id),
-);
+const projectWithCounts = compiledOnce((q: Queryable, id: string) => withCounts(q.selectFrom('projects').selectAll('projects')).where('projects.id', '=', id));
 
-export async function findProjectWithCounts(q: Queryable, id: string): Promise<{ project: Project; workspaceCount: number; teamCount: number } | undefined> {
+export async function findProjectWithCounts(q: Queryable, id: string): Promise<CountedProject | undefined> {
   const [r] = await projectWithCounts(q, id);
-  if (!r) return undefined;
-  // The reader takes the project's columns and ignores the two counts beside them.
-  return { project: PROJECTS.read(r), workspaceCount: Number(r.workspace_count ?? 0), teamCount: Number(r.team_count ?? 0) };
+  return r && counted(r);
 }
 
 export async function findProjectsByIds(q: Queryable, ids: readonly string[]): Promise<Project[]> {
@@ -155,32 +165,11 @@ export interface ProjectListFilter {
   sort: ProjectSort;
 }
 
-/** The organization's number of projects, kept by triggers on `projects` (migration 0012). */
-async function projectCount(q: Queryable, organizationId: string): Promise<number> {
-  const r = await q.selectFrom('organization_project_counts').select('projects').where('organization_id', '=', organizationId).executeTakeFirst();
-  return Number(r?.projects ?? 0);
-}
-
 /**
  * Search text the gram counters answer exactly: one or two printable ASCII characters, which
  * JavaScript, SQLite and PostgreSQL lower-case alike (other characters fold differently on each).
  */
 const COUNTED_GRAM = /^[\x20-\x7e]{1,2}$/;
-
-/**
- * The organization's number of projects and how many of their names contain `gram`
- * (lower-cased), in one statement: both are counters kept by triggers on `projects`
- * (migrations 0012 and 0014), exact in any transaction.
- */
-async function countsOfGram(q: Queryable, organizationId: string, gram: string): Promise<[total: number, matching: number]> {
-  const r = await q
-    .selectNoFrom((eb) => [
-      eb.selectFrom('organization_project_counts').select('projects').where('organization_id', '=', organizationId).as('total'),
-      eb.selectFrom('project_name_grams').select('projects').where('organization_id', '=', organizationId).where('gram', '=', gram).as('matching'),
-    ])
-    .executeTakeFirstOrThrow();
-  return [Number(r.total ?? 0), Number(r.matching ?? 0)];
-}
 
 /** Search text this long or longer is looked up by trigram (FTS5 on SQLite, pg_trgm on PostgreSQL). */
 const TRIGRAM = 3;
@@ -199,14 +188,17 @@ function nameContains(eb: ExpressionBuilder<Schema, 'projects'>, text: string, f
   return eb.and([sql<SqlBool>`projects.rowid in (select rowid from projects_name_search where projects_name_search match ${phrase})`, like]);
 }
 
-/**
- * One query for the page and at most one for the counts, whatever the page size. The total of
- * a caller who sees every project is the organization's counter, not a count.
- */
-export async function listProjects(q: Queryable, f: ProjectListFilter, page: Window) {
+/** The organization's project counter (migration 0012), as a subquery. */
+const counterOf = (q: Queryable, organizationId: string) =>
+  q.selectFrom('organization_project_counts').select('projects').where('organization_id', '=', organizationId);
+
+/** A page's row: a project, its counts, and the list's counts beside it. */
+type PageRow = Selectable<ProjectsTable> & { workspace_count: unknown; team_count: unknown; total_count: unknown; matching_count: unknown };
+const pageOf = compiledByKey<PageRow>();
+
+/** The list's queries, built only when needed (a page compiled before is not built again). */
+function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: boolean) {
   const required = f.required.filter((r) => r !== null);
-  // SQLite's trigram index is a table of its own; PostgreSQL's is an index the LIKE uses.
-  const fts = !supportsRowLocks(q);
   // SQLite, without statistics, takes the organization index for selective and walks every
   // project of a large organization testing each against the grants or the trigram match.
   // When either narrows the list, `+` keeps it off that index, so the plan starts from the few
@@ -223,30 +215,51 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
     else if (f.search) parts.push(nameContains(eb, f.search, fts));
     return eb.and(parts);
   };
-  const ordered = <Q extends SelectQueryBuilder<Schema, 'projects', Selectable<ProjectsTable>>>(query: Q): Q => {
+  const ordered = <Q extends SelectQueryBuilder<Schema, 'projects', any>>(query: Q): Q => {
     if (f.sort === null) return query.orderBy('seq', 'desc') as Q;
     const direction = f.sort.descending ? 'desc' : 'asc';
     return query.orderBy(sql`lower(name)`, direction).orderBy('id', direction) as Q;
   };
   const matched = base.selectAll().where(matching);
-  const rows = ordered(matched);
   const filtered = required.length > 0 || names !== null || Boolean(f.search);
-  const count = (query: typeof base) =>
-    query
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow()
-      .then((r) => Number(r.n));
+  const countOf = (query: typeof base) => query.select((eb) => eb.fn.countAll<number>().as('n'));
   // A caller who sees every project, searching one or two characters (too short for the trigram
   // index) and filtering nothing else, matches exactly the projects the gram's counter counts:
   // one row read instead of a scan of every name. The page itself is still the LIKE over the
   // ordering, which stops once the page is full.
   const byGram = f.visible === null && required.length === 0 && names === null && f.search !== undefined && COUNTED_GRAM.test(f.search);
-  let counts: Promise<[number, number]>;
-  if (byGram) counts = countsOfGram(q, f.organizationId, f.search!.toLowerCase());
-  else {
-    const total = f.visible === null ? projectCount(q, f.organizationId) : count(base);
-    counts = Promise.all([total, filtered ? count(base.where(matching)) : total]);
-  }
+  const total = f.visible === null ? counterOf(q, f.organizationId) : countOf(base);
+  const matches = byGram
+    ? q.selectFrom('project_name_grams').select('projects').where('organization_id', '=', f.organizationId).where('gram', '=', f.search!.toLowerCase())
+    : filtered
+      ? countOf(base.where(matching))
+      : total;
+  const window = <Q extends SelectQueryBuilder<Schema, 'projects', any>>(query: Q) => ordered(withCounts(query)).limit(page.size).offset(page.offset);
+  return {
+    /** The page, each row with its counts and the list's. */
+    page: () => window(matched.select([total.as('total_count'), matches.as('matching_count')])),
+    /** The page alone, read from the matches first when `fromMatches` (see below). */
+    pageAlone: (fromMatches: boolean) => window(fromMatches ? q.selectFrom(matched.offset(0).as('projects')).selectAll() : matched),
+    counts: () => q.selectNoFrom([total.as('total_count'), matches.as('matching_count')]),
+  };
+}
+
+const countsOf = (r: { total_count: unknown; matching_count: unknown }): [number, number] => [Number(r.total_count ?? 0), Number(r.matching_count ?? 0)];
+
+/**
+ * The page and its counts in one statement, whatever the page size: the counts are subqueries
+ * beside each row (SQLite and PostgreSQL evaluate such an uncorrelated subquery once), and so are
+ * each project's workspace and team counts. Only a page past the end, which has no row to carry
+ * them, takes a second statement for the counts; so does a trigram search on PostgreSQL, which
+ * needs them first (below). The total of a caller who sees every project is the organization's
+ * counter, not a count. A page asked for again (the same organization, caller's filter, search,
+ * sort and window) is not built or compiled again.
+ */
+export async function listProjects(q: Queryable, f: ProjectListFilter, page: Window): Promise<{ items: CountedProject[]; total: number; matching: number }> {
+  // SQLite's trigram index is a table of its own; PostgreSQL's is an index the LIKE uses.
+  const fts = !supportsRowLocks(q);
+  let built: ReturnType<typeof listQueries> | undefined;
+  const queries = () => (built ??= listQueries(q, f, page, fts));
   // PostgreSQL, a trigram search: walking the organization's ordered index until the page is
   // full reads about window × total / matching rows, starting from the trigram matches reads
   // `matching` rows and sorts them. The planner's guess at a LIKE's matches is rough (names that
@@ -254,15 +267,18 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   // walk 10,000 rows), while the count, exact and cheap through the trigram index, knows. So the
   // counts come first, and when the matches are few the page is read from them, behind an
   // OFFSET 0 that keeps the planner from folding the ordering into the walk.
-  let source = rows;
-  const trigramSearch = !fts && names === null && [...(f.search ?? '')].length >= TRIGRAM;
-  if (trigramSearch && page) {
-    const [total, matches] = await counts;
-    if (matches * matches < (page.offset + page.size) * total) source = ordered(q.selectFrom(matched.offset(0).as('projects')).selectAll());
+  if (!fts && !f.names?.length && [...(f.search ?? '')].length >= TRIGRAM) {
+    const [t, m] = countsOf(await queries().counts().executeTakeFirstOrThrow());
+    const rows = await queries()
+      .pageAlone(m * m < (page.offset + page.size) * t)
+      .execute();
+    return { items: rows.map(counted), total: t, matching: m };
   }
-  const {
-    items,
-    counts: [t, m],
-  } = await listed(source, page, PROJECTS.read, counts);
-  return { items, total: t, matching: m };
+  // JSON: names and search text may hold any character, and no two lists may share a key.
+  const filters = [filterKey(f.visible), ...f.required.map(filterKey)];
+  const key = filters.includes(null) ? null : JSON.stringify([f.organizationId, filters, f.names ?? null, f.search ?? null, f.sort, page.size, page.offset]);
+  const rows = await pageOf(q, key, () => queries().page());
+  const [first] = rows;
+  const [t, m] = first ? countsOf(first) : countsOf(await queries().counts().executeTakeFirstOrThrow());
+  return { items: rows.map(counted), total: t, matching: m };
 }

@@ -25,9 +25,11 @@ export type { TeamProject };
  */
 export function createProjectGrantLoader(database: Database): ProjectGrantLoader {
   const cache = new GenerationCache<Map<string, ProjectGrant[]>>(database.changes, 10_000);
+  // A show asks for one project, a list page for its page's: each set is kept until the next
+  // write to grants, teams or memberships (db/changes.ts), so a page read again costs no query.
   return (q, teamIds, projectIds) => {
-    if (q !== database.db || projectIds.length !== 1) return store.grantsOf(q, teamIds, projectIds);
-    return cache.get(`${projectIds[0]} ${teamIds.join(' ')}`, () => store.grantsOf(q, teamIds, projectIds));
+    if (q !== database.db) return store.grantsOf(q, teamIds, projectIds);
+    return cache.get(`${projectIds.join(',')} ${teamIds.join(' ')}`, () => store.grantsOf(q, teamIds, projectIds));
   };
 }
 
