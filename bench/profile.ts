@@ -1,6 +1,7 @@
 // `npm run bench:profile [-- --path /api/v2/... --as owner|member|reader --seconds 5 --keep]`: where a
 // request's CPU goes. Starts the server with V8's sampling profiler on a small world (one
-// organization of 100 projects, 25 of them granted to the member's team), sends one request
+// organization of 100 projects, 25 of them granted to the member's team; 25 workspaces, teams,
+// agent tokens of pool `{pool}` and parameters of policy set `{set}`, which --path may name), sends one request
 // over and over, and prints the server's self time by kind (SQLite, JSON, the socket, Fastify,
 // Kysely, validation, garbage collection) and by Hangar file, as shares of the busy time.
 // Nothing is written to bench/results/: it is for finding what to change, the load bench judges.
@@ -119,7 +120,18 @@ async function main() {
       org.readersTeamId,
       ids.filter((_, i) => i % 4 === 0),
     );
-    const url = server.url + arg('path', '/api/v2/organizations/profile/projects?page%5Bsize%5D=20');
+    // A page of each other list too: workspaces, teams, an agent pool's tokens, a policy set's
+    // parameters (ids printed, for --path).
+    const many = (n: number, make: (i: number) => Promise<unknown>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+    const post = (p: string, type: string, attributes: object) => owner.post(p, { data: { type, attributes } });
+    await many(25, (i) => post('/organizations/profile/workspaces', 'workspaces', { name: `workspace-${i}` }));
+    await many(25, (i) => post('/organizations/profile/teams', 'teams', { name: `team-${i}` }));
+    const pool = await post('/organizations/profile/agent-pools', 'agent-pools', { name: 'pool' });
+    await many(25, (i) => post(`/agent-pools/${pool.id}/authentication-tokens`, 'authentication-tokens', { description: `token ${i}` }));
+    const set = await post('/organizations/profile/policy-sets', 'policy-sets', { name: 'set' });
+    await many(25, (i) => post(`/policy-sets/${set.id}/parameters`, 'vars', { key: `k${i}`, value: `v${i}`, category: 'policy-set', sensitive: i % 5 === 0 }));
+    process.stderr.write(`organization profile: agent pool ${pool.id}, policy set ${set.id}\n`);
+    const url = server.url + arg('path', '/api/v2/organizations/profile/projects?page%5Bsize%5D=20').replace('{pool}', pool.id).replace('{set}', set.id);
     const headers = client(server.url, tokens[who]).headers;
     const check = await fetch(url, { headers });
     if (!check.ok) throw new Error(`${url}: ${check.status} ${await check.text()}`);
