@@ -140,6 +140,7 @@ async function main() {
     const peakRss = peakRssMiB(server.pid);
     if (only) {
       printGroups(groups, scenarios, samples, peakRss);
+      if (engine === 'postgres') printRows(await roundTripRows(database.url, env, world, 'round trips', only));
       if (only.has('runs')) printRows(await runRows({ url: server.url, token: admin, quick, log }));
       return;
     }
@@ -231,22 +232,40 @@ async function warmUp(id: string, s: Scenario, pace: Map<string, number>, run: (
  * PostgreSQL round trips per request; the goals: one for a show by an owner or a member, and for
  * every list page one for the page and at most one for its count (issue 32).
  */
-async function roundTripRows(databaseUrl: string, env: Record<string, string>, world: World, section: string): Promise<Row[]> {
-  const get = (k: CallerKey, p: string, label: string, list = false) => ({ label, caller: k, path: p, init: { headers: world.callers[k].headers }, list });
-  const counted = await countRoundTrips(databaseUrl, env, [
-    ...(Object.keys(CALLER_LABELS) as CallerKey[]).map((k) => get(k, `/api/v2/projects/${world.showId}`, 'GET /projects/:id')),
-    ...(['owner', 'member', 'reader'] as const).map((k) => get(k, listPath(SMALL), `project list, ${SMALL} projects`, true)),
-    get('owner', listPath(LARGE), `project list, ${LARGE.toLocaleString('en')} projects`, true),
-    get('member', listPath(LARGE), `project list, ${LARGE.toLocaleString('en')} projects`, true),
-    ...(Object.keys(PAGES) as PageKey[]).map((key) => get('owner', `/api/v2${world.pages[key]}`, PAGES[key].route, true)),
+async function roundTripRows(
+  databaseUrl: string,
+  env: Record<string, string>,
+  world: World,
+  section: string,
+  groups: Set<string> | null = null,
+): Promise<Row[]> {
+  const get = (group: string, k: CallerKey, p: string, label: string, list = false) => ({
+    group,
+    label,
+    caller: k,
+    path: p,
+    init: { headers: world.callers[k].headers },
+    list,
+  });
+  const probes = [
+    ...(Object.keys(CALLER_LABELS) as CallerKey[]).map((k) => get('show', k, `/api/v2/projects/${world.showId}`, 'GET /projects/:id')),
+    ...(['owner', 'member', 'reader'] as const).map((k) => get('list', k, listPath(SMALL), `project list, ${SMALL} projects`, true)),
+    get('list', 'owner', listPath(LARGE), `project list, ${LARGE.toLocaleString('en')} projects`, true),
+    get('list', 'member', listPath(LARGE), `project list, ${LARGE.toLocaleString('en')} projects`, true),
+    ...(Object.keys(PAGES) as PageKey[]).map((key) => get(key, 'owner', `/api/v2${world.pages[key]}`, PAGES[key].route, true)),
     {
+      group: 'agent',
       label: 'POST /api/agent/status',
       caller: undefined,
       path: '/api/agent/status',
       init: { method: 'POST', headers: world.agentHeaders, body: world.heartbeatBody },
       list: false,
     },
-  ]);
+  ];
+  // `--only`: the probes of those groups.
+  const chosen = probes.filter((p) => !groups || groups.has(p.group));
+  if (chosen.length === 0) return [];
+  const counted = await countRoundTrips(databaseUrl, env, chosen);
   return counted.map((t) => {
     const k = t.caller as CallerKey | undefined;
     const show = t.label === 'GET /projects/:id' && (k === 'owner' || k === 'member');

@@ -228,7 +228,8 @@ export function tabulate(samples: Map<string, Sample[]>, engine: Engine) {
   const callersOfLists = (Object.keys(CALLER_LABELS) as CallerKey[]).filter((k) => samples.has(`list.${k}.${SMALL}`));
   // The members' pages hold other projects than the owner's: each has a bare route of its own.
   const bareList = (k: CallerKey) => (k === 'member' || k === 'reader' ? `list.bare-${k}` : 'list.bare');
-  for (const k of ['member', 'reader'] as const) if (samples.has(bareList(k))) figure(LIST, `bare Fastify, the ${who(k)}'s page at ${at(SMALL)}`, bareList(k));
+  for (const k of ['member', 'reader'] as const)
+    if (samples.has(bareList(k))) figure(LIST, `bare Fastify, the page of the ${who(k)} at ${at(SMALL)}`, bareList(k));
   for (const k of callersOfLists) {
     const goals = k === 'admin' ? undefined : pageGoals(`list.${k}.page`, `project list page of 20 at ${at(SMALL)} as ${who(k)}`);
     figure(LIST, `list, ${at(SMALL)}`, `list.${k}.${SMALL}`, sameBody(bareList(k)), k, goals);
