@@ -319,7 +319,7 @@ function printRows(rows: Row[]) {
   for (const r of rows) {
     const ratio = r.p50X === undefined ? '' : `  ${r.p50X.toFixed(2)}× ${r.vs}`;
     const marks = r.goals.map((g) => `${g.ok ? 'met' : 'MISSED'}: ${g.title}`).join('; ');
-    console.log(`${r.label}\n    ${r.value ?? ''}${ratio}${marks ? `\n    ${marks}` : ''}`);
+    console.log(`${r.label}${r.caller ? ` (${r.caller})` : ''}\n    ${r.value ?? ''}${ratio}${marks ? `\n    ${marks}` : ''}`);
   }
 }
 
