@@ -83,7 +83,7 @@ export interface RoundTripProbe {
  * Round trips to PostgreSQL per request for each probe: a second server on the same database,
  * through the counter, answers 3 requests to warm up and then 10 counted ones, one at a time.
  */
-export async function countRoundTrips(databaseUrl: string, env: Record<string, string>, probes: RoundTripProbe[]) {
+export async function countRoundTrips<P extends RoundTripProbe>(databaseUrl: string, env: Record<string, string>, probes: P[]) {
   const target = new URL(databaseUrl);
   const counter = await startRoundTripCounter(target.hostname, Number(target.port || 5432));
   const relayed = new URL(databaseUrl);
@@ -91,7 +91,7 @@ export async function countRoundTrips(databaseUrl: string, env: Record<string, s
   relayed.port = String(counter.port);
   const server = await startHangar({ ...env, HANGAR_DATABASE_URL: relayed.toString() });
   try {
-    const out: Array<RoundTripProbe & { roundTrips: number; statements: number }> = [];
+    const out: Array<P & { roundTrips: number; statements: number }> = [];
     for (const p of probes) {
       const once = async () => {
         const res = await fetch(server.url + p.path, p.init);

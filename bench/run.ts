@@ -3,6 +3,11 @@
 // and measures each scenario interleaved with its reference, three rounds, medians; server CPU
 // per request is the primary figure. Results land in bench/results/ beside the other engine's
 // last run. The method is described in docs/performance.md.
+//
+// `--only <group>,…` runs only those groups of scenarios and prints their figures (nothing is
+// written to bench/results/). The groups (scenarios.ts says what each measures): show, params,
+// list, agent, write; issue 32's list pages of 20: workspaces, teams, tokens, states, runlist,
+// params20; and runs (runs.ts). For example `npm run bench -- --only workspaces --quick`.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -27,7 +32,7 @@ import { countRoundTrips } from './pgprobe.ts';
 import { runRows } from './runs.ts';
 import { goal, writeResults, type Engine, type Row } from './report.ts';
 import { baselineRoutes, defineScenarios, listPath, tabulate, totalCpu, type Scenario } from './scenarios.ts';
-import { CALLER_LABELS, LARGE, buildWorld, createUsers, type CallerKey, type World } from './setup.ts';
+import { CALLER_LABELS, LARGE, PAGES, SMALL, buildWorld, createUsers, type CallerKey, type PageKey, type World } from './setup.ts';
 
 const quick = process.argv.includes('--quick');
 const engine: Engine = process.argv.includes('--postgres') ? 'postgres' : 'sqlite';
@@ -134,7 +139,8 @@ async function main() {
     }
     const peakRss = peakRssMiB(server.pid);
     if (only) {
-      printGroups(groups, samples, peakRss);
+      printGroups(groups, scenarios, samples, peakRss);
+      if (engine === 'postgres') printRows(await roundTripRows(database.url, env, world, 'round trips', only));
       if (only.has('runs')) printRows(await runRows({ url: server.url, token: admin, quick, log }));
       return;
     }
@@ -222,36 +228,83 @@ async function warmUp(id: string, s: Scenario, pace: Map<string, number>, run: (
   }
 }
 
-/** PostgreSQL round trips per request; the goal is one for a show by an owner or a member. */
-async function roundTripRows(databaseUrl: string, env: Record<string, string>, world: World, section: string): Promise<Row[]> {
-  const get = (k: CallerKey, p: string, label: string) => ({ label, caller: k, path: p, init: { headers: world.callers[k].headers } });
-  const counted = await countRoundTrips(databaseUrl, env, [
-    ...(Object.keys(CALLER_LABELS) as CallerKey[]).map((k) => get(k, `/api/v2/projects/${world.showId}`, 'GET /projects/:id')),
-    get('owner', listPath(LARGE), `list, ${LARGE.toLocaleString('en')} projects`),
-    get('member', listPath(LARGE), `list, ${LARGE.toLocaleString('en')} projects`),
-    { label: 'POST /api/agent/status', path: '/api/agent/status', init: { method: 'POST', headers: world.agentHeaders, body: world.heartbeatBody } },
-  ]);
+/**
+ * PostgreSQL round trips per request; the goals: one for a show by an owner or a member, and for
+ * every list page one for the page and at most one for its count (issue 32).
+ */
+async function roundTripRows(
+  databaseUrl: string,
+  env: Record<string, string>,
+  world: World,
+  section: string,
+  groups: Set<string> | null = null,
+): Promise<Row[]> {
+  const get = (group: string, k: CallerKey, p: string, label: string, list = false) => ({
+    group,
+    label,
+    caller: k,
+    path: p,
+    init: { headers: world.callers[k].headers },
+    list,
+  });
+  const probes = [
+    ...(Object.keys(CALLER_LABELS) as CallerKey[]).map((k) => get('show', k, `/api/v2/projects/${world.showId}`, 'GET /projects/:id')),
+    ...(['owner', 'member', 'reader'] as const).map((k) => get('list', k, listPath(SMALL), `project list, ${SMALL} projects`, true)),
+    get('list', 'owner', listPath(LARGE), `project list, ${LARGE.toLocaleString('en')} projects`, true),
+    get('list', 'member', listPath(LARGE), `project list, ${LARGE.toLocaleString('en')} projects`, true),
+    ...(Object.keys(PAGES) as PageKey[]).map((key) => get(key, 'owner', `/api/v2${world.pages[key]}`, PAGES[key].route, true)),
+    {
+      group: 'agent',
+      label: 'POST /api/agent/status',
+      caller: undefined,
+      path: '/api/agent/status',
+      init: { method: 'POST', headers: world.agentHeaders, body: world.heartbeatBody },
+      list: false,
+    },
+  ];
+  // `--only`: the probes of those groups.
+  const chosen = probes.filter((p) => !groups || groups.has(p.group));
+  if (chosen.length === 0) return [];
+  const counted = await countRoundTrips(databaseUrl, env, chosen);
   return counted.map((t) => {
     const k = t.caller as CallerKey | undefined;
     const show = t.label === 'GET /projects/:id' && (k === 'owner' || k === 'member');
+    const who = k && CALLER_LABELS[k];
+    const goals = show
+      ? [goal(`show.${k}.trips`, `PostgreSQL: GET /projects/:id as ${who} in 1 round trip`, t.roundTrips, '<=', 1, '1 round trip')]
+      : t.list
+        ? [
+            goal(
+              `trips.${t.label}.${k}`,
+              `PostgreSQL: ${t.label}, page of 20, as ${who} in ≤ 2 round trips (page + at most one count)`,
+              t.roundTrips,
+              '<=',
+              2,
+              '≤ 2 round trips',
+              32,
+            ),
+          ]
+        : [];
     return {
       section,
-      label: `PostgreSQL round trips per request: ${t.label}`,
-      caller: k && CALLER_LABELS[k],
+      label: `PostgreSQL round trips per request: ${t.label}${t.list ? ', page of 20' : ''}`,
+      caller: who,
       value: `${t.roundTrips} round trips, ${t.statements} statements`,
-      goals: show
-        ? [goal(`show.${k}.trips`, `PostgreSQL: GET /projects/:id as ${CALLER_LABELS[k!]} in 1 round trip`, t.roundTrips, '<=', 1, '1 round trip')]
-        : [],
+      goals,
     };
   });
 }
 
-/** `--only`: each scenario's median CPU per request and req/s, against its group's reference (the first). */
-function printGroups(groups: string[][], samples: Map<string, Sample[]>, peakRss: number | null) {
+/**
+ * `--only`: each scenario's median CPU per request and req/s, against its reference: the bare
+ * route last before it in its group (the group's first, or a member's own page of the list).
+ */
+function printGroups(groups: string[][], scenarios: Map<string, Scenario>, samples: Map<string, Sample[]>, peakRss: number | null) {
   const med = (id: string, f: (s: Sample) => number) => median((samples.get(id) ?? []).map(f));
   for (const g of groups) {
-    const ref = g[0]!;
+    let ref = g[0]!;
     for (const id of g) {
+      if (scenarios.get(id)!.target === 'baseline') ref = id;
       const cpu = med(id, totalCpu);
       const rps = med(id, (s) => s.rps);
       const vs = id === ref ? '' : `  CPU ${(cpu / med(ref, totalCpu)).toFixed(2)}×  req/s ${(rps / med(ref, (s) => s.rps)).toFixed(2)}×`;
@@ -266,7 +319,7 @@ function printRows(rows: Row[]) {
   for (const r of rows) {
     const ratio = r.p50X === undefined ? '' : `  ${r.p50X.toFixed(2)}× ${r.vs}`;
     const marks = r.goals.map((g) => `${g.ok ? 'met' : 'MISSED'}: ${g.title}`).join('; ');
-    console.log(`${r.label}\n    ${r.value ?? ''}${ratio}${marks ? `\n    ${marks}` : ''}`);
+    console.log(`${r.label}${r.caller ? ` (${r.caller})` : ''}\n    ${r.value ?? ''}${ratio}${marks ? `\n    ${marks}` : ''}`);
   }
 }
 

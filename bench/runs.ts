@@ -21,7 +21,7 @@ import { client, type Api } from './setup.ts';
 
 const SECTION = 'Runs';
 // No resources and no outputs: every plan of it, the first too, has nothing to do.
-const NO_OP = 'locals {\n  greeting = "hello"\n}\n';
+export const NO_OP = 'locals {\n  greeting = "hello"\n}\n';
 // About 10 MiB of plan output: 1,000 strings of 100 lines, rendered as heredocs (the log keeps
 // HANGAR_RUN_MAX_LOG_BYTES, 10 MiB by default, and notes the cut).
 const BIG_LOG =
@@ -30,7 +30,7 @@ const BIG_LOG =
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FINAL = new Set(['planned_and_finished', 'planned', 'applied', 'errored', 'discarded', 'canceled', 'force_canceled']);
 
-function archive(files: Record<string, string>): Buffer {
+export function archive(files: Record<string, string>): Buffer {
   const dir = mkdtempSync(path.join(tmpdir(), 'hangar-bench-cfg-'));
   try {
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);

@@ -1,10 +1,12 @@
 // Everything the scenarios need, made the way users make it: the callers with the `hangar`
 // command, the organizations and their contents through the API, and only the bulk of the
 // large organizations' projects straight into the table (the API would take minutes for 100,000).
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
 import { newId } from '../src/ids.ts';
 import { hangarCli } from './lib.ts';
+import { archive, NO_OP } from './runs.ts';
 
 export const JSONAPI = 'application/vnd.api+json';
 
@@ -17,6 +19,11 @@ export const Q_LONG = '123';
 export const Q_SHORT = '7';
 /** How many projects of each organization the member's team holds `read` on. */
 export const GRANTS = 25;
+/** How many teams (besides `owners`, `readers`, `all-readers`), agent tokens, state versions and runs the list pages of 20 pick from. */
+const TEAMS = 40;
+const TOKENS = 40;
+const STATES = 40;
+const RUNS = 40;
 
 export type CallerKey = 'admin' | 'owner' | 'member' | 'reader';
 /** Who calls. Each is a user with its own API token; `headers` authenticate as it. */
@@ -84,7 +91,23 @@ export interface World {
   heartbeatBody: string;
   /** Two projects in `bench`, and 1,000 workspaces in the first, to move back and forth. */
   move: { projects: readonly [string, string]; workspaceIds: string[] };
+  /** The list pages of issue 32 besides the projects', each a full page of 20 as the owner sees it: path under /api/v2. */
+  pages: Record<PageKey, string>;
 }
+
+/**
+ * The list pages of issue 32 besides the projects' (each also the name of its scenario group and
+ * of its bare route), with what the table calls them. Each is a page of 20 of at least 40.
+ */
+export const PAGES = {
+  workspaces: { route: 'GET /organizations/:org/workspaces', of: '1,002 workspaces' },
+  teams: { route: 'GET /organizations/:org/teams', of: `${TEAMS + 3} teams` },
+  tokens: { route: 'GET /agent-pools/:id/authentication-tokens', of: `${TOKENS} tokens` },
+  states: { route: 'GET /state-versions?filter[workspace][name]=…', of: `${STATES} versions` },
+  runlist: { route: 'GET /workspaces/:id/runs', of: `${RUNS} queued runs` },
+  params20: { route: 'GET /policy-sets/:id/parameters?page[size]=20', of: '100 parameters, 20 sensitive' },
+} as const;
+export type PageKey = keyof typeof PAGES;
 
 /**
  * Builds the world: organizations `bench` (one project, parameters, an agent), `bench-writes`
@@ -141,9 +164,98 @@ export async function buildWorld(
   })();
   const agent = createAgent(baseUrl, owner);
   const workspaces = prepareMove(owner).then((m) => (log('workspaces made'), m));
-  const [policySetId, agentSide, move] = await Promise.all([parameters, agent, workspaces]);
+  const lists = listContents(owner).then((l) => (log('teams, agent tokens, state versions, runs made'), l));
+  const [policySetId, agentSide, move, listed] = await Promise.all([parameters, agent, workspaces, lists]);
   await seed();
-  return { api, callers, showId: show.id, policySetId, ...agentSide, move };
+  const page = '?page%5Bsize%5D=20';
+  const pages: Record<PageKey, string> = {
+    workspaces: `/organizations/bench/workspaces${page}`,
+    teams: `/organizations/bench/teams${page}`,
+    tokens: `/agent-pools/${listed.poolId}/authentication-tokens${page}`,
+    // What go-tfe's StateVersions.List asks for.
+    states: `/state-versions?filter%5Bworkspace%5D%5Bname%5D=${listed.statesWorkspace}&filter%5Borganization%5D%5Bname%5D=bench&page%5Bsize%5D=20`,
+    runlist: `/workspaces/${listed.runsWorkspaceId}/runs${page}`,
+    params20: `/policy-sets/${policySetId}/parameters${page}`,
+  };
+  return { api, callers, showId: show.id, policySetId, ...agentSide, move, pages };
+}
+
+/**
+ * In `bench`, what the list pages of issue 32 list: TEAMS teams; a pool of its own (the write
+ * scenarios add tokens to the other by the thousand) with TOKENS tokens and no agent; STATES state
+ * versions of workspace `bench-states`; RUNS runs of workspace `bench-runs`, in agent execution
+ * mode on that pool, so that they stay queued (no agent takes them, the server's runners execute
+ * only remote runs).
+ */
+async function listContents(owner: Api) {
+  const inBatches = async (count: number, make: (i: number) => Promise<unknown>) => {
+    for (let i = 0; i < count; i += 20) await Promise.all(Array.from({ length: Math.min(20, count - i) }, (_, j) => make(i + j)));
+  };
+  const teams = inBatches(TEAMS, (i) =>
+    owner.post('/organizations/bench/teams', { data: { type: 'teams', attributes: { name: `team-${String(i).padStart(3, '0')}` } } }),
+  );
+  const pool = await owner.post('/organizations/bench/agent-pools', { data: { type: 'agent-pools', attributes: { name: 'bench-list-pool' } } });
+  const tokens = inBatches(TOKENS, (i) =>
+    owner.post(`/agent-pools/${pool.id}/authentication-tokens`, { data: { type: 'authentication-tokens', attributes: { description: `token ${i}` } } }),
+  );
+  const statesWorkspace = 'bench-states';
+  const states = (async () => {
+    const ws = await owner.post('/organizations/bench/workspaces', { data: { type: 'workspaces', attributes: { name: statesWorkspace } } });
+    await owner.post(`/workspaces/${ws.id}/actions/lock`, { data: { type: '' } });
+    // One after the other: each serial must follow the one before.
+    for (let serial = 1; serial <= STATES; serial++) {
+      const state = stateFile(serial);
+      await owner.post(`/workspaces/${ws.id}/state-versions`, {
+        data: {
+          type: 'state-versions',
+          attributes: { serial, md5: createHash('md5').update(state).digest('hex'), lineage: LINEAGE, state: state.toString('base64') },
+        },
+      });
+    }
+    await owner.post(`/workspaces/${ws.id}/actions/unlock`, undefined);
+  })();
+  const runs = (async () => {
+    const ws = await owner.post('/organizations/bench/workspaces', {
+      data: { type: 'workspaces', attributes: { name: 'bench-runs', 'execution-mode': 'agent', 'agent-pool-id': pool.id } },
+    });
+    const cv = await owner.post(`/workspaces/${ws.id}/configuration-versions`, { data: { type: 'configuration-versions', attributes: {} } });
+    const res = await fetch(cv.attributes['upload-url'], { method: 'PUT', body: archive({ 'main.tf': NO_OP }) });
+    if (!res.ok) throw new Error(`configuration upload: ${res.status} ${await res.text()}`);
+    // The upload is processed when it lands; a run needs it `uploaded`.
+    for (let i = 0; (await owner.get(`/configuration-versions/${cv.id}`)).data.attributes.status !== 'uploaded'; i++) {
+      if (i === 200) throw new Error('the configuration version was not uploaded in 5 s');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const run = { data: { type: 'runs', attributes: {}, relationships: { workspace: { data: { type: 'workspaces', id: ws.id } } } } };
+    for (let i = 0; i < RUNS; i++) await owner.post('/runs', run);
+    return ws.id as string;
+  })();
+  const [runsWorkspaceId] = await Promise.all([runs, teams, tokens, states]);
+  return { poolId: pool.id as string, statesWorkspace, runsWorkspaceId };
+}
+
+const LINEAGE = '8094ef40-1dbd-95cd-1f60-bb25d84d883b';
+
+/** A state file of Terraform's format 4 with one resource and one output. */
+function stateFile(serial: number): Buffer {
+  const doc = {
+    version: 4,
+    terraform_version: '1.11.4',
+    serial,
+    lineage: LINEAGE,
+    outputs: { greeting: { value: 'hello', type: 'string' } },
+    resources: [
+      {
+        mode: 'managed',
+        type: 'terraform_data',
+        name: 'bench',
+        provider: 'provider["terraform.io/builtin/terraform"]',
+        instances: [{ schema_version: 0, attributes: { id: `bench-${serial}` } }],
+      },
+    ],
+    check_results: null,
+  };
+  return Buffer.from(JSON.stringify(doc, null, 2) + '\n');
 }
 
 /** In `bench`: a pool, an agent token of it, and an agent registered with it; the headers and body its heartbeat sends. */
