@@ -131,7 +131,9 @@ async function main() {
     const set = await post('/organizations/profile/policy-sets', 'policy-sets', { name: 'set' });
     await many(25, (i) => post(`/policy-sets/${set.id}/parameters`, 'vars', { key: `k${i}`, value: `v${i}`, category: 'policy-set', sensitive: i % 5 === 0 }));
     process.stderr.write(`organization profile: agent pool ${pool.id}, policy set ${set.id}\n`);
-    const url = server.url + arg('path', '/api/v2/organizations/profile/projects?page%5Bsize%5D=20').replace('{pool}', pool.id).replace('{set}', set.id);
+    const url =
+      server.url +
+      arg('path', '/api/v2/organizations/profile/projects?page%5Bsize%5D=20').replace('{pool}', pool.id).replace('{set}', set.id).replace('{project}', ids[0]!);
     const headers = client(server.url, tokens[who]).headers;
     const check = await fetch(url, { headers });
     if (!check.ok) throw new Error(`${url}: ${check.status} ${await check.text()}`);

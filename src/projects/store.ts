@@ -193,7 +193,7 @@ const counterOf = (q: Queryable, organizationId: string) =>
   q.selectFrom('organization_project_counts').select('projects').where('organization_id', '=', organizationId);
 
 /** A page's row: a project, its counts, and the list's counts beside it. */
-type PageRow = Selectable<ProjectsTable> & { workspace_count: unknown; team_count: unknown; total_count: unknown; matching_count: unknown };
+type PageRow = Selectable<ProjectsTable> & { workspace_count: unknown; team_count: unknown; total_count: unknown; matching_count?: unknown };
 const pageOf = compiledByKey<PageRow>();
 
 /** The list's queries, built only when needed (a page compiled before is not built again). */
@@ -237,14 +237,18 @@ function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: bool
   const window = <Q extends SelectQueryBuilder<Schema, 'projects', any>>(query: Q) => ordered(withCounts(query)).limit(page.size).offset(page.offset);
   return {
     /** The page, each row with its counts and the list's. */
-    page: () => window(matched.select([total.as('total_count'), matches.as('matching_count')])),
+    // Without a filter the two counts are one: counted once.
+    page: () => window(matched.select(matches === total ? [total.as('total_count')] : [total.as('total_count'), matches.as('matching_count')])),
     /** The page alone, read from the matches first when `fromMatches` (see below). */
     pageAlone: (fromMatches: boolean) => window(fromMatches ? q.selectFrom(matched.offset(0).as('projects')).selectAll() : matched),
     counts: () => q.selectNoFrom([total.as('total_count'), matches.as('matching_count')]),
   };
 }
 
-const countsOf = (r: { total_count: unknown; matching_count: unknown }): [number, number] => [Number(r.total_count ?? 0), Number(r.matching_count ?? 0)];
+const countsOf = (r: { total_count: unknown; matching_count?: unknown }): [number, number] => [
+  Number(r.total_count ?? 0),
+  Number((r.matching_count === undefined ? r.total_count : r.matching_count) ?? 0),
+];
 
 /**
  * The page and its counts in one statement, whatever the page size: the counts are subqueries
