@@ -56,13 +56,18 @@ export interface ListEnvelope {
  */
 export function envelope(url: URL, page: Page, totalCount: number): ListEnvelope {
   const totalPages = Math.max(1, Math.ceil(totalCount / page.size));
-  const link = (n: number) => {
-    const params = new URLSearchParams(url.search);
-    params.set('page[number]', String(n));
-    params.set('page[size]', String(page.size));
-    // URLSearchParams percent-encodes the brackets, as TFE's links do.
-    return `${url.origin}${url.pathname}?${params.toString()}`;
-  };
+  // The links differ only in the page number: the query is encoded once, in the two parts on
+  // either side of that number (URLSearchParams percent-encodes the brackets, as TFE's links do).
+  const params = new URLSearchParams(url.search);
+  params.set('page[number]', '1');
+  params.set('page[size]', String(page.size));
+  const entries = [...params];
+  const at = entries.findIndex(([key]) => key === 'page[number]');
+  const before = new URLSearchParams(entries.slice(0, at)).toString();
+  const after = new URLSearchParams(entries.slice(at + 1)).toString();
+  const head = `${url.origin}${url.pathname}?${before ? `${before}&` : ''}page%5Bnumber%5D=`;
+  const tail = after ? `&${after}` : '';
+  const link = (n: number) => `${head}${n}${tail}`;
   const prev = page.number > 1 ? Math.min(page.number - 1, totalPages) : null;
   const next = page.number < totalPages ? page.number + 1 : null;
   return {
