@@ -1,7 +1,9 @@
 // `npm run bench:profile [-- --path /api/v2/... --as owner|member|reader --seconds 5 --keep]`: where a
 // request's CPU goes. Starts the server with V8's sampling profiler on a small world (one
 // organization of 100 projects, 25 of them granted to the member's team; 25 workspaces, teams,
-// agent tokens of pool `{pool}` and parameters of policy set `{set}`, which --path may name), sends one request
+// agent tokens of pool `{pool}` and parameters of policy set `{set}`; 25 state versions of
+// workspace `states` (`{states-workspace}` its id) and 25 queued runs of workspace `{runs-workspace}`,
+// in agent mode on `{pool}`, which has no agent; which --path may name), sends one request
 // over and over, and prints the server's self time by kind (SQLite, JSON, the socket, Fastify,
 // Kysely, validation, garbage collection) and by Hangar file, as shares of the busy time.
 // Nothing is written to bench/results/: it is for finding what to change, the load bench judges.
@@ -10,7 +12,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { hangarCli, startBaseline, startHangar } from './lib.ts';
-import { client, createOrganization, createUsers, grantRead, JSONAPI, type CallerKey } from './setup.ts';
+import { createHash } from 'node:crypto';
+import { archive, NO_OP } from './runs.ts';
+import { client, createOrganization, createUsers, grantRead, JSONAPI, LINEAGE, stateFile, type CallerKey } from './setup.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -130,10 +134,37 @@ async function main() {
     await many(25, (i) => post(`/agent-pools/${pool.id}/authentication-tokens`, 'authentication-tokens', { description: `token ${i}` }));
     const set = await post('/organizations/profile/policy-sets', 'policy-sets', { name: 'set' });
     await many(25, (i) => post(`/policy-sets/${set.id}/parameters`, 'vars', { key: `k${i}`, value: `v${i}`, category: 'policy-set', sensitive: i % 5 === 0 }));
-    process.stderr.write(`organization profile: agent pool ${pool.id}, policy set ${set.id}\n`);
+    // 25 state versions, one after the other (each serial follows the one before), under the lock.
+    const states = await post('/organizations/profile/workspaces', 'workspaces', { name: 'states' });
+    await owner.post(`/workspaces/${states.id}/actions/lock`, { data: { type: '' } });
+    for (let serial = 1; serial <= 25; serial++) {
+      const state = stateFile(serial);
+      const md5 = createHash('md5').update(state).digest('hex');
+      await post(`/workspaces/${states.id}/state-versions`, 'state-versions', { serial, md5, lineage: LINEAGE, state: state.toString('base64') });
+    }
+    await owner.post(`/workspaces/${states.id}/actions/unlock`, undefined);
+    // 25 runs that stay queued: agent mode on a pool no agent serves.
+    const runs = await post('/organizations/profile/workspaces', 'workspaces', { name: 'runs', 'execution-mode': 'agent', 'agent-pool-id': pool.id });
+    const cv = await post(`/workspaces/${runs.id}/configuration-versions`, 'configuration-versions', {});
+    const uploaded = await fetch(cv.attributes['upload-url'], { method: 'PUT', body: archive({ 'main.tf': NO_OP }) });
+    if (!uploaded.ok) throw new Error(`configuration upload: ${uploaded.status} ${await uploaded.text()}`);
+    for (let i = 0; (await owner.get(`/configuration-versions/${cv.id}`)).data.attributes.status !== 'uploaded'; i++) {
+      if (i === 200) throw new Error('the configuration version was not uploaded in 5 s');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const run = { data: { type: 'runs', attributes: {}, relationships: { workspace: { data: { type: 'workspaces', id: runs.id } } } } };
+    for (let i = 0; i < 25; i++) await owner.post('/runs', run);
+    process.stderr.write(
+      `organization profile: agent pool ${pool.id}, policy set ${set.id}, workspace states ${states.id} (${'{states-workspace}'}), workspace runs ${runs.id} (${'{runs-workspace}'})\n`,
+    );
     const url =
       server.url +
-      arg('path', '/api/v2/organizations/profile/projects?page%5Bsize%5D=20').replace('{pool}', pool.id).replace('{set}', set.id).replace('{project}', ids[0]!);
+      arg('path', '/api/v2/organizations/profile/projects?page%5Bsize%5D=20')
+        .replace('{pool}', pool.id)
+        .replace('{set}', set.id)
+        .replace('{states-workspace}', states.id)
+        .replace('{runs-workspace}', runs.id)
+        .replace('{project}', ids[0]!);
     const headers = client(server.url, tokens[who]).headers;
     const check = await fetch(url, { headers });
     if (!check.ok) throw new Error(`${url}: ${check.status} ${await check.text()}`);

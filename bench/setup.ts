@@ -234,10 +234,10 @@ async function listContents(owner: Api) {
   return { poolId: pool.id as string, statesWorkspace, runsWorkspaceId };
 }
 
-const LINEAGE = '8094ef40-1dbd-95cd-1f60-bb25d84d883b';
+export const LINEAGE = '8094ef40-1dbd-95cd-1f60-bb25d84d883b';
 
 /** A state file of Terraform's format 4 with one resource and one output. */
-function stateFile(serial: number): Buffer {
+export function stateFile(serial: number): Buffer {
   const doc = {
     version: 4,
     terraform_version: '1.11.4',

@@ -213,6 +213,47 @@ suite('runs', (ctx) => {
     assertError(await ctx.post(`/api/v2/admin/runs/${second.body.data.id}/actions/force-cancel`, admin.token, {}), 409);
   });
 
+  it("reads a page of a workspace's runs, their plans, applies, comments and checks, and the count in one statement; a page past the end in two", async () => {
+    const { org, ws, cv } = await setup();
+    const t = org.owner.token;
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push((await ctx.post('/api/v2/runs', t, runBody(ws.id, cv))).body.data.id);
+    // Comments, in the order they were made, on the newest run.
+    for (const body of ['one', 'two', 'three'])
+      assertStatus(await ctx.post(`/api/v2/runs/${made[2]}/comments`, t, { data: { type: 'comments', attributes: { body } } }), 201);
+    const url = `/api/v2/workspaces/${ws.id}/runs?page[size]=2`;
+    await ctx.get(url, t); // the caller's caches, and the page's compiled query
+    const { result, statements } = await ctx.statementsOf(() => ctx.get(url, t));
+    assertStatus(result, 200);
+    const mine = statements.filter((text) => /\b(runs|jobs|comments|policy_checks)\b/.test(text));
+    assert.equal(mine.length, 1, mine.join('\n'));
+    assert.equal(result.body.meta.pagination['total-count'], 3);
+    assert.deepEqual(
+      result.body.data.map((r: any) => r.id),
+      [made[2], made[1]],
+    );
+    // Each listed run as it is shown on its own.
+    for (const r of result.body.data) assert.deepEqual(r, (await ctx.get(`/api/v2/runs/${r.id}`, t)).body.data);
+    assert.equal(result.body.data[0].relationships.comments.data.length, 3);
+    const shownComments = await ctx.get(`/api/v2/runs/${made[2]}/comments`, t);
+    assert.deepEqual(
+      result.body.data[0].relationships.comments.data.map((c: any) => c.id),
+      shownComments.body.data.map((c: any) => c.id),
+    );
+    // The plans and applies a list includes are whole, as a show's.
+    const withPhases = await ctx.get(`${url}&include=plan,apply`, t);
+    const shown = await ctx.get(`/api/v2/runs/${made[2]}?include=plan,apply`, t);
+    // (The log URL is signed at the moment of the answer.)
+    const unsigned = (phase: any) => ({ ...phase, attributes: { ...phase.attributes, 'log-read-url': phase.attributes['log-read-url'].split('.')[0] } });
+    for (const phase of shown.body.included) assert.deepEqual(unsigned(withPhases.body.included.find((i: any) => i.id === phase.id)), unsigned(phase));
+    assert.equal(withPhases.body.included.length, 4);
+
+    const past = await ctx.statementsOf(() => ctx.get(`${url}&page[number]=9`, t));
+    assert.deepEqual(past.result.body.data, []);
+    assert.equal(past.result.body.meta.pagination['total-count'], 3);
+    assert.equal(past.statements.filter((text) => /\bruns\b/.test(text)).length, 2);
+  });
+
   it('refuses bad bodies with pointers', async () => {
     const { org, ws } = await setup();
     const pending = await configurationVersion(ctx, org.owner.token, ws.id, false);

@@ -116,6 +116,42 @@ suite('state versions', (ctx) => {
     assertError(await ctx.get(`/api/v2/workspaces/${(await createWorkspace(ctx, org)).id}/current-state-version`, t), 404);
   });
 
+  it('reads a page of versions, their outputs and the count in one statement; a page past the end in two', async () => {
+    const org = await ctx.organization();
+    const w = await createWorkspace(ctx, org);
+    const t = org.owner.token;
+    const made = [];
+    for (let serial = 1; serial <= 3; serial++) made.push(await createStateVersion(ctx, w.id, t, stateFile({ serial }), serial));
+    // A pending version: no outputs yet, no download URL.
+    await lock(ctx, w.id, t);
+    const pending = await ctx.post(`/api/v2/workspaces/${w.id}/state-versions`, t, versionBody(null, 4));
+    assertStatus(pending, 201);
+    await unlock(ctx, w.id, t);
+    const url = `/api/v2/state-versions?filter[workspace][name]=${w.attributes.name}&filter[organization][name]=${org.name}&page[size]=3`;
+    await ctx.get(url, t); // the caller's caches, and the page's compiled query
+    const { result, statements } = await ctx.statementsOf(() => ctx.get(url, t));
+    assertStatus(result, 200);
+    const mine = statements.filter((text) => text.includes('state_version'));
+    assert.equal(mine.length, 1, mine.join('\n'));
+    assert.equal(result.body.meta.pagination['total-count'], 4);
+    assert.deepEqual(
+      result.body.data.map((v: any) => v.id),
+      [pending.body.data.id, made[2]!.id, made[1]!.id],
+    );
+    // Each listed version as it is shown on its own (outputs in their order); never a value.
+    for (const v of result.body.data) {
+      assert.deepEqual(v, (await ctx.get(`/api/v2/state-versions/${v.id}`, t)).body.data);
+      assert.doesNotMatch(JSON.stringify(v), /hunter2|"value"|bucket-0/);
+    }
+    assert.equal(result.body.data[1].relationships.outputs.data.length, 3);
+    assert.deepEqual(result.body.data[0].relationships.outputs.data, []);
+
+    const past = await ctx.statementsOf(() => ctx.get(`${url}&page[number]=9`, t));
+    assert.deepEqual(past.result.body.data, []);
+    assert.equal(past.result.body.meta.pagination['total-count'], 4);
+    assert.equal(past.statements.filter((text) => text.includes('state_version')).length, 2);
+  });
+
   it('uploads through single-use signed URLs that need no token; the version is pending until the state arrives', async () => {
     const org = await ctx.organization();
     const w = await createWorkspace(ctx, org);

@@ -48,6 +48,13 @@ export function commaJoined(q: WithExecutor, column: string): RawBuilder<string 
   return isPostgres(q) ? sql<string | null>`string_agg(${sql.ref(column)}, ',')` : sql<string | null>`group_concat(${sql.ref(column)}, ',')`;
 }
 
+/** `commaJoined` in the order of `by` (SQLite 3.44 and later take ORDER BY inside the aggregate, as PostgreSQL does). */
+export function commaJoinedBy(q: WithExecutor, column: string, by: string): RawBuilder<string | null> {
+  return isPostgres(q)
+    ? sql<string | null>`string_agg(${sql.ref(column)}, ',' order by ${sql.ref(by)})`
+    : sql<string | null>`group_concat(${sql.ref(column)}, ',' order by ${sql.ref(by)})`;
+}
+
 /** The column type for raw bytes: `bytea` on PostgreSQL, `blob` on SQLite. */
 export function binaryType(q: WithExecutor): 'bytea' | 'blob' {
   return isPostgres(q) ? 'bytea' : 'blob';

@@ -47,7 +47,7 @@ import {
   ShowRunQuery,
 } from './schemas.ts';
 import { commentResource, phaseResource, runEventResource, runResource } from './serialize.ts';
-import type { RunEvent, RunListFilter, RunsService, RunView } from './service.ts';
+import type { ListedRunView, RunEvent, RunListFilter, RunsService, RunView } from './service.ts';
 import { errors } from '../jsonapi/errors.ts';
 import type { Static } from 'typebox';
 import { RUN_STATUSES } from './statuses.ts';
@@ -103,10 +103,16 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
   const logUrl = (request: Parameters<typeof absoluteUrl>[0], jobId: string) =>
     new URL(`${LOG_PREFIX}/${jobs.logObject(jobId)}`, absoluteUrl(request, app.config.baseUrl)).toString();
 
-  async function included(caller: Caller, request: Parameters<typeof absoluteUrl>[0], wanted: readonly string[], views: readonly RunView[]) {
+  async function included(
+    caller: Caller,
+    request: Parameters<typeof absoluteUrl>[0],
+    wanted: readonly string[],
+    views: ReadonlyArray<ListedRunView | RunView>,
+  ) {
     const out: unknown[] = [];
-    if (wanted.includes('plan')) out.push(...views.map((v) => phaseResource(v.plan, v, logUrl(request, v.plan.id))));
-    if (wanted.includes('apply')) out.push(...views.map((v) => phaseResource(v.apply, v, logUrl(request, v.apply.id))));
+    const phases = wanted.includes('plan') || wanted.includes('apply') ? await runs.phasesOf(views) : undefined;
+    if (wanted.includes('plan')) out.push(...views.map((v) => phaseResource(phases!.get(v.run.id)!.plan, v, logUrl(request, v.plan.id))));
+    if (wanted.includes('apply')) out.push(...views.map((v) => phaseResource(phases!.get(v.run.id)!.apply, v, logUrl(request, v.apply.id))));
     if (wanted.includes('workspace')) {
       const shown = await Promise.all([...new Set(views.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(caller, { id })));
       out.push(...(await deps.workspaceViews.complete(shown)).map(workspaceResource));

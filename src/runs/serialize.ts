@@ -1,6 +1,6 @@
 import { toOne } from '../jsonapi/relationships.ts';
 import type { Job } from '../jobs/service.ts';
-import type { Comment, RunEvent, RunView } from './service.ts';
+import type { Comment, ListedRunView, RunEvent } from './service.ts';
 import { RUN_LIFECYCLE, forceCancelAvailableAt } from './statuses.ts';
 
 /** The Terraform version Hangar's runner reports (the installed binary's; see runner/terraform.ts). */
@@ -9,7 +9,7 @@ export interface RunSerializeContext {
 }
 
 /** A `runs` resource. */
-export function runResource({ run, plan, apply, may, commentIds, policyCheckIds }: RunView, context: RunSerializeContext) {
+export function runResource({ run, plan, apply, may, commentIds, policyCheckIds }: ListedRunView, context: RunSerializeContext) {
   const rule = RUN_LIFECYCLE[run.status];
   const running = run.status === 'planning' || run.status === 'applying';
   const canceledAt = run.statusTimestamps['canceled-at'] ?? run.statusTimestamps['force-canceled-at'] ?? null;
@@ -78,7 +78,7 @@ export function runResource({ run, plan, apply, may, commentIds, policyCheckIds 
 const stampName = (key: string) => (key === 'running-at' ? 'started-at' : key);
 
 /** A `plans` or `applies` resource: a view of the run's job for that phase. */
-export function phaseResource(job: Job, view: RunView, logReadUrl: string) {
+export function phaseResource(job: Job, view: Pick<ListedRunView, 'run'>, logReadUrl: string) {
   const stamps = Object.fromEntries(Object.entries(job.statusTimestamps).map(([k, v]) => [stampName(k), v]));
   return {
     id: job.id,

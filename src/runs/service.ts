@@ -65,6 +65,12 @@ export interface RunView {
   may: RunPermissions;
 }
 
+/** A run as a list shows it: its plan and apply named, not read whole (`phasesOf` reads them). */
+export interface ListedRunView extends Omit<RunView, 'plan' | 'apply'> {
+  plan: store.PhaseRef;
+  apply: store.PhaseRef;
+}
+
 /**
  * The policy checks of plans (policy-checks/ registers it): `begin` records the run's checks in
  * the plan's transaction when policy sets apply, `evaluate` runs them after it.
@@ -353,18 +359,42 @@ export function createRunsService(deps: {
       return viewsOf(db, await store.findRuns(db, runIds), () => permissions);
     },
 
-    async list(caller: Caller, workspaceId: string, page: Page, filter: RunListFilter = {}) {
+    /** The page, its runs' plans, applies, comments and checks, and the count in one statement once the workspace is found. */
+    async list(caller: Caller, workspaceId: string, page: Page, filter: RunListFilter = {}): Promise<{ items: ListedRunView[]; total: number }> {
       const found = await deps.workspaces.find(caller, { id: workspaceId });
-      const { items, total } = await store.listRuns(db, { workspaceId: found.workspace.id, ...filter }, page);
-      return { items: await viewsOf(db, items, may(found)), total };
+      const { items, total } = await store.listRuns(db, { workspaceId: found.workspace.id, ...filter }, page, gate !== null);
+      // One permissions object for the page: every run is of this workspace.
+      const permissions = permissionsOf(found);
+      return { items: items.map((listed) => ({ ...listed, may: permissions })), total };
     },
 
     /** An organization's runs (or its queue: `statuses`), of the workspaces the caller sees. */
-    async listForOrganization(caller: Caller, organizationName: string, page: Page, filter: RunListFilter = {}) {
+    async listForOrganization(
+      caller: Caller,
+      organizationName: string,
+      page: Page,
+      filter: RunListFilter = {},
+    ): Promise<{ items: ListedRunView[]; total: number }> {
       const { org, visible, found } = await deps.workspaces.visibility(caller, organizationName);
-      const { items, total } = await store.listRuns(db, { organization: { id: org.id, visible }, ...filter }, page);
-      const byWorkspace = await found([...new Set(items.map((r) => r.workspaceId))]);
-      return { items: await viewsOf(db, items, (run) => permissionsOf(byWorkspace.get(run.workspaceId)!)), total };
+      const { items, total } = await store.listRuns(db, { organization: { id: org.id, visible }, ...filter }, page, gate !== null);
+      const byWorkspace = await found([...new Set(items.map((r) => r.run.workspaceId))]);
+      return { items: items.map((listed) => ({ ...listed, may: permissionsOf(byWorkspace.get(listed.run.workspaceId)!) })), total };
+    },
+
+    /** The whole plan and apply of each run (`include=plan,apply`): one query for a list's, none for views that hold them. */
+    async phasesOf(views: ReadonlyArray<ListedRunView | RunView>): Promise<Map<string, { plan: Job; apply: Job }>> {
+      const whole = views.filter((v): v is RunView => 'phase' in v.plan && 'phase' in v.apply);
+      if (whole.length === views.length) return new Map(whole.map((v) => [v.run.id, { plan: v.plan, apply: v.apply }]));
+      const all = await jobs.ofRuns(
+        db,
+        views.map((v) => v.run.id),
+      );
+      return new Map(
+        views.map((v) => [
+          v.run.id,
+          { plan: all.find((j) => j.runId === v.run.id && j.phase === 'plan')!, apply: all.find((j) => j.runId === v.run.id && j.phase === 'apply')! },
+        ]),
+      );
     },
 
     /** A comment on a run (TFE: whoever may queue runs there may comment). */
@@ -393,8 +423,9 @@ export function createRunsService(deps: {
     /** Every run of the installation, for a site admin (TFE's `/admin/runs`); 404 for anyone else. */
     async listAll(caller: Caller, page: Page, filter: RunListFilter = {}) {
       authorize({ principal: caller.principal }, 'administer-site');
-      const { items, total } = await store.listRuns(db, filter, page);
-      return { items: await viewsOf(db, items, () => ({ queue: true, apply: true })), total };
+      const { items, total } = await store.listRuns(db, filter, page, gate !== null);
+      const permissions = { queue: true, apply: true };
+      return { items: items.map((listed) => ({ ...listed, may: permissions })), total };
     },
 
     /**

@@ -1,10 +1,11 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
-import { containsInsensitive } from '../db/sql.ts';
+import { commaJoinedBy, containsInsensitive } from '../db/sql.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
-import { listWithTotal, type Window } from '../db/list.ts';
+import { compiledByKey } from '../db/compiled.ts';
+import { countOf, type Window } from '../db/list.ts';
 import type { RunsTable, Schema } from '../db/schema.ts';
-import type { RowFilter } from '../db/filter.ts';
+import { filterKey, type RowFilter } from '../db/filter.ts';
 import { RUN_STATUSES, isFinal, sourcesOf, type RunStatus } from './statuses.ts';
 
 export type { RunStatus };
@@ -257,10 +258,91 @@ function filtered(q: Queryable, where: RunWhere) {
   return base;
 }
 
-/** Runs newest first: of a workspace, or of the given workspaces of an organization. */
-export async function listRuns(q: Queryable, where: RunWhere, page: Window) {
-  const base = filtered(q, where);
-  return listWithTotal(base, base.selectAll('runs').orderBy('runs.seq', 'desc'), page, RUNS.read);
+/** What a run's resource says of its plan or apply: the job's id, and whether a cancel of it was asked for. */
+export interface PhaseRef {
+  id: string;
+  cancelRequestedAt: string | null;
+}
+
+/** A listed run and what its resource names beside it. */
+export interface ListedRun {
+  run: Run;
+  plan: PhaseRef;
+  apply: PhaseRef;
+  commentIds: string[];
+  policyCheckIds: string[];
+}
+
+type RunPageRow = Selectable<RunsTable> & {
+  plan_id: string | null;
+  plan_cancel_requested_at: string | null;
+  apply_id: string | null;
+  apply_cancel_requested_at: string | null;
+  comment_ids: string | null;
+  policy_check_ids: string | null;
+  total_count: unknown;
+};
+const runPage = compiledByKey<RunPageRow>();
+const idList = (text: string | null) => (text ? text.split(',') : []);
+
+/**
+ * Runs newest first (of a workspace, or of the given workspaces of an organization) in one
+ * statement: each run with its plan's and apply's ids, its comments' and policy checks' ids (in
+ * their order), and the list's count beside it. Only a page past the end, which has no row to
+ * carry the count, takes a second statement. A page asked for again (the same filters, caller's
+ * filter and window) is not built or compiled again. `withChecks`: the policy checks are read
+ * (policy-checks/ is there to have made them).
+ */
+export async function listRuns(q: Queryable, where: RunWhere, page: Window, withChecks: boolean): Promise<{ items: ListedRun[]; total: number }> {
+  const visible = where.organization ? filterKey(where.organization.visible) : '*';
+  // Every member of `where`, whatever they are: the filter without a name leaves nothing cached.
+  const key =
+    visible === null
+      ? null
+      : JSON.stringify([{ ...where, organization: where.organization ? [where.organization.id, visible] : null }, withChecks, page.size, page.offset]);
+  const rows = await runPage(q, key, () => {
+    const base = filtered(q, where);
+    return base
+      .leftJoin('jobs as plan', (j) => j.onRef('plan.run_id', '=', 'runs.id').on('plan.phase', '=', 'plan'))
+      .leftJoin('jobs as apply', (j) => j.onRef('apply.run_id', '=', 'runs.id').on('apply.phase', '=', 'apply'))
+      .selectAll('runs')
+      .select([
+        'plan.id as plan_id',
+        'plan.cancel_requested_at as plan_cancel_requested_at',
+        'apply.id as apply_id',
+        'apply.cancel_requested_at as apply_cancel_requested_at',
+      ])
+      .select((eb) => [
+        eb
+          .selectFrom('comments')
+          .select(commaJoinedBy(q, 'comments.id', 'comments.seq').as('ids'))
+          .whereRef('comments.run_id', '=', 'runs.id')
+          .as('comment_ids'),
+        withChecks
+          ? eb
+              .selectFrom('policy_checks')
+              .select(commaJoinedBy(q, 'policy_checks.id', 'policy_checks.seq').as('ids'))
+              .whereRef('policy_checks.run_id', '=', 'runs.id')
+              .as('policy_check_ids')
+          : sql<string | null>`null`.as('policy_check_ids'),
+        // The same FROM and WHERE, uncorrelated: its `runs` is its own.
+        base.select((c) => c.fn.countAll<number>().as('n')).as('total_count'),
+      ])
+      .orderBy('runs.seq', 'desc')
+      .limit(page.size)
+      .offset(page.offset);
+  });
+  const first = rows[0];
+  return {
+    items: rows.map((r) => ({
+      run: RUNS.read(r),
+      plan: { id: r.plan_id!, cancelRequestedAt: r.plan_cancel_requested_at },
+      apply: { id: r.apply_id!, cancelRequestedAt: r.apply_cancel_requested_at },
+      commentIds: idList(r.comment_ids),
+      policyCheckIds: idList(r.policy_check_ids),
+    })),
+    total: first ? Number(first.total_count) : await countOf(filtered(q, where)),
+  };
 }
 
 /**

@@ -102,7 +102,10 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
       const q = request.query;
       const page = parsePage(q);
       const { items, total } = await stateVersions.list(request.caller, q['filter[organization][name]'], q['filter[workspace][name]'], page);
-      return { data: items.map((v) => stateVersionResource(v, origin(request))), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+      const url = absoluteUrl(request, app.config.baseUrl);
+      // The request's origin, found once for the page.
+      const at = url.origin;
+      return { data: items.map((v) => stateVersionResource(v, at)), ...envelope(url, page, total) };
     },
   );
 

@@ -1,10 +1,10 @@
 import { toOne } from '../jsonapi/relationships.ts';
-import type { BlobKind, OutputView, StateVersionView } from './service.ts';
+import type { BlobKind, ListedVersionView, OutputView } from './service.ts';
 
 const json = (text: string | null) => (text === null ? null : JSON.parse(text));
 
 /** `origin` makes the download and upload URLs absolute, as go-tfe and Terraform need them. */
-export function stateVersionResource({ version: v, outputIds, uploadCredentials }: StateVersionView, origin: string) {
+export function stateVersionResource({ version: v, outputIds, uploadCredentials }: ListedVersionView, origin: string) {
   const base = `${origin}/api/v2/state-versions/${v.id}`;
   // The credential's characters need no escaping in a query; the request log redacts `credential`.
   const upload = (kind: BlobKind) => (uploadCredentials ? `${base}/upload/${kind}?credential=${uploadCredentials[kind]}` : null);

@@ -20,9 +20,9 @@ import { now } from '../time.ts';
 import { holderOf, type WorkspaceLocksService } from '../workspace-locks/service.ts';
 import type { FoundWorkspace, WorkspaceBase, WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
-import type { StateOutput, StateVersion } from './store.ts';
+import type { ListedVersion, StateOutput, StateVersion } from './store.ts';
 
-export type { StateOutput, StateVersion };
+export type { ListedVersion, StateOutput, StateVersion };
 
 /** The largest state file Hangar stores (and the largest JSON state): 10 MiB each. */
 export const MAX_STATE_BYTES = 10 * 1024 * 1024;
@@ -46,6 +46,13 @@ export interface StateVersionView {
   version: StateVersion;
   outputIds: string[];
   /** Only in the answer to the create of a pending version: the credential of each upload URL. */
+  uploadCredentials?: Record<BlobKind, string>;
+}
+
+/** A version as a list shows it (serialize.ts reads no more of any version). */
+export interface ListedVersionView {
+  version: ListedVersion;
+  outputIds: string[];
   uploadCredentials?: Record<BlobKind, string>;
 }
 
@@ -434,11 +441,11 @@ export function createStateVersionsService(deps: {
       return (await views([version]))[0]!;
     },
 
-    async list(caller: Caller, organizationName: string, workspaceName: string, page: Page) {
+    /** The page, its outputs' ids and the count in one statement once the workspace is found. */
+    async list(caller: Caller, organizationName: string, workspaceName: string, page: Page): Promise<{ items: ListedVersionView[]; total: number }> {
       const found = await workspaces.find(caller, { organizationName, name: workspaceName });
       authorize(found, 'read-state');
-      const { items, total } = await store.listVersions(db, found.workspace.id, page);
-      return { items: await views(items), total };
+      return store.listVersions(db, found.workspace.id, page);
     },
 
     /** The state (or JSON state) of a version, as it was uploaded; 404 while it has none. */

@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed } from '../db/columns.ts';
+import { compiledByKey } from '../db/compiled.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { StateVersionOutputsTable, StateVersionStatus, StateVersionsTable } from '../db/schema.ts';
-import { supportsRowLocks } from '../db/sql.ts';
+import { commaJoinedBy, supportsRowLocks } from '../db/sql.ts';
 
 export type { StateVersionStatus };
 
@@ -173,10 +174,98 @@ export async function nextPosition(q: Queryable, workspaceId: string): Promise<n
   return Number(r?.p ?? 0) + 1;
 }
 
-/** Newest first. */
-export async function listVersions(q: Queryable, workspaceId: string, page: Window) {
-  const base = q.selectFrom('state_versions').where('workspace_id', '=', workspaceId);
-  return listWithTotal(base, base.selectAll().orderBy('seq', 'desc'), page, VERSIONS.read);
+/** What a listed version shows (serialize.ts): a version without its bookkeeping (lock, creator's token, md5). */
+export type ListedVersion = Pick<
+  StateVersion,
+  | 'id'
+  | 'workspaceId'
+  | 'serial'
+  | 'status'
+  | 'stateSize'
+  | 'stateFormatVersion'
+  | 'terraformVersion'
+  | 'resources'
+  | 'providers'
+  | 'modules'
+  | 'billableRumCount'
+  | 'jsonStateUploaded'
+  | 'createdBy'
+  | 'createdAt'
+>;
+
+const LISTED = columns<StateVersionsTable, ListedVersion>({
+  id: 'id',
+  workspaceId: 'workspace_id',
+  serial: { column: 'serial', read: Number },
+  status: typed<StateVersionStatus>()('status'),
+  stateSize: 'state_size',
+  stateFormatVersion: 'state_format_version',
+  terraformVersion: 'terraform_version',
+  resources: 'resources',
+  providers: 'providers',
+  modules: 'modules',
+  billableRumCount: 'billable_rum_count',
+  jsonStateUploaded: bool('json_state_uploaded'),
+  createdBy: 'created_by',
+  createdAt: 'created_at',
+});
+const LISTED_COLUMNS = [
+  'id',
+  'workspace_id',
+  'serial',
+  'status',
+  'state_size',
+  'state_format_version',
+  'terraform_version',
+  'resources',
+  'providers',
+  'modules',
+  'billable_rum_count',
+  'json_state_uploaded',
+  'created_by',
+  'created_at',
+] as const;
+
+type ListedRow = Pick<StateVersionsTable, (typeof LISTED_COLUMNS)[number]> & { output_ids: string | null; total_count: unknown };
+const versionPage = compiledByKey<ListedRow>();
+
+/**
+ * Newest first, in one statement: each version with its outputs' ids (in their order) and the
+ * workspace's number of versions beside it. Only a page past the end, which has no row to carry
+ * the count, takes a second statement. A page asked for again is not built or compiled again.
+ */
+export async function listVersions(
+  q: Queryable,
+  workspaceId: string,
+  page: Window,
+): Promise<{ items: Array<{ version: ListedVersion; outputIds: string[] }>; total: number }> {
+  const key = JSON.stringify([workspaceId, page.size, page.offset]);
+  const rows = await versionPage(q, key, () =>
+    q
+      .selectFrom('state_versions as sv')
+      .select(LISTED_COLUMNS.map((c) => `sv.${c}` as const))
+      .select((eb) => [
+        eb
+          .selectFrom('state_version_outputs as o')
+          .select(commaJoinedBy(q, 'o.id', 'o.position').as('ids'))
+          .whereRef('o.state_version_id', '=', 'sv.id')
+          .as('output_ids'),
+        eb
+          .selectFrom('state_versions')
+          .select((c) => c.fn.countAll<number>().as('n'))
+          .where('state_versions.workspace_id', '=', workspaceId)
+          .as('total_count'),
+      ])
+      .where('sv.workspace_id', '=', workspaceId)
+      .orderBy('sv.seq', 'desc')
+      .limit(page.size)
+      .offset(page.offset),
+  );
+  const first = rows[0];
+  return {
+    items: rows.map((r) => ({ version: LISTED.read(r as unknown as Selectable<StateVersionsTable>), outputIds: r.output_ids ? r.output_ids.split(',') : [] })),
+    total: first ? Number(first.total_count) : await countVersions(q, workspaceId),
+  };
 }
 
 export async function countVersions(q: Queryable, workspaceId: string): Promise<number> {
