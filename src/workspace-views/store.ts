@@ -24,7 +24,6 @@ export function viewColumns(eb: ExpressionBuilder<Schema, 'workspaces'>, postgre
       columns: ['holder_type', 'holder_id', 'reason'],
       owner: 'workspace_id',
       outer: 'workspaces.id',
-      order: 'workspace_id',
     }).as('view_lock'),
     eb
       .selectFrom('configuration_versions')

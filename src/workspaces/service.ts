@@ -311,6 +311,19 @@ export function createWorkspacesService(deps: {
   let currentRunColumn: CurrentRunColumn | null = null;
 
   /**
+   * The permissions a view shows, kept per authority: an authority belongs to one standing (the
+   * project access module keeps them per standing, or builds one for a single answer), so the
+   * same authority always shows the same permissions, and a page of workspaces in the same
+   * projects shares one frozen object instead of walking the rules for each.
+   */
+  const permissionsByAuthority = new WeakMap<ProjectAuthority, WorkspacePermissions>();
+  function shownPermissions(standing: Standing, authority: ProjectAuthority): WorkspacePermissions {
+    let permissions = permissionsByAuthority.get(authority);
+    if (!permissions) permissionsByAuthority.set(authority, (permissions = Object.freeze(workspacePermissions({ standing, authority }))));
+    return permissions;
+  }
+
+  /**
    * The views of found workspaces: one query for their tags (two with the effective ones), none
    * for their own tags when `ownTags` has them (by index, read with the workspaces).
    */
@@ -331,7 +344,7 @@ export function createWorkspacesService(deps: {
       workspace,
       organizationName: standing.organizationName,
       project,
-      permissions: workspacePermissions({ standing, authority }),
+      permissions: shownPermissions(standing, authority),
       execution: effectiveExecution(workspace, org),
       organization: { org, standing },
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
@@ -559,7 +572,7 @@ export function createWorkspacesService(deps: {
         page,
         beside,
       );
-      // Each project once, however many of the page's workspaces are in it.
+      // Each project once, however many of the page's workspaces are in it (the store shares its columns).
       const projects = new Map<string, Project>();
       for (const i of items) if (!projects.has(i.workspace.projectId)) projects.set(i.workspace.projectId, projectAccess.read(i.project));
       const found = await withAuthority(

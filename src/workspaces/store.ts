@@ -252,14 +252,19 @@ export interface ListedWorkspace<X> {
 type PageRow = Selectable<WorkspacesTable> & { project_row: unknown; own_tags: unknown; total_count: unknown } & Record<string, unknown>;
 const pageOf = compiledByKey<PageRow>();
 
-function listed<X>(r: PageRow, beside: Beside<X> | undefined): ListedWorkspace<X> {
-  const p = jsonOf<unknown[]>(r.project_row)!;
-  const project = {} as Record<string, unknown>;
-  for (let i = 0; i < PROJECT_COLUMNS.length; i++) project[PROJECT_COLUMNS[i]!] = p[i];
+/** `projects`: the page's projects read so far, each read once however many of its workspaces the page holds. */
+function listed<X>(r: PageRow, beside: Beside<X> | undefined, projects: Map<string, ProjectColumns>): ListedWorkspace<X> {
+  let project = projects.get(r.project_id);
+  if (!project) {
+    const p = jsonOf<unknown[]>(r.project_row)!;
+    const columns = {} as Record<string, unknown>;
+    for (let i = 0; i < PROJECT_COLUMNS.length; i++) columns[PROJECT_COLUMNS[i]!] = p[i];
+    projects.set(r.project_id, (project = columns as ProjectColumns));
+  }
   const tags = jsonOf<Array<[string, string, string, string]>>(r.own_tags) ?? [];
   return {
     workspace: WORKSPACES.read(r),
-    project: project as ProjectColumns,
+    project,
     ownTags: tags.map(([id, key, value, createdAt]) => ({ id, key, value, createdAt })),
     beside: beside?.read(r),
   };
@@ -315,7 +320,7 @@ export async function listWorkspaces<X = undefined>(
       where()
         .selectAll('workspaces')
         .select((eb) => [
-          jsonFirst(postgres, { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id', order: 'id' }).as('project_row'),
+          jsonFirst(postgres, { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id' }).as('project_row'),
           jsonAll(postgres, {
             table: 'workspace_tag_bindings',
             columns: ['id', 'key', 'value', 'created_at'],
@@ -334,7 +339,8 @@ export async function listWorkspaces<X = undefined>(
   );
   const [first] = rows;
   const total = first ? Number(first.total_count) : Number((await count().executeTakeFirstOrThrow()).n);
-  return { items: rows.map((r) => listed(r, beside)), total };
+  const projects = new Map<string, ProjectColumns>();
+  return { items: rows.map((r) => listed(r, beside, projects)), total };
 }
 
 export interface AdminWorkspaceFilter {
