@@ -162,6 +162,60 @@ suite('workspaces', (ctx) => {
     assert.equal((theirs.body.included ?? []).length, mayRead ? 1 : 0);
   });
 
+  it('lists each workspace as its show answers it, the page in one statement (one more past the end)', async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org, { name: unique('views'), 'auto-destroy-activity-duration': '14d' });
+    const plain = await createWorkspace(ctx, org);
+    const tagged = await createWorkspace(ctx, org, project.id, { 'tag-names': ['b-tag', 'a-tag'], 'auto-destroy-at': '2099-01-01T00:00:00.000Z' });
+    const busy = await createWorkspace(ctx, org, project.id);
+    const token = org.owner.token;
+    const cv = await ctx.post(`/api/v2/workspaces/${busy.id}/configuration-versions`, token, { data: { type: 'configuration-versions' } });
+    const put = await ctx.app.inject({ method: 'PUT', url: new URL(cv.body.data.attributes['upload-url']).pathname, payload: Buffer.from([0x1f, 0x8b, 8, 0]) });
+    assert.equal(put.statusCode, 200);
+    const run = await ctx.post('/api/v2/runs', token, {
+      data: {
+        type: 'runs',
+        relationships: {
+          workspace: { data: { type: 'workspaces', id: busy.id } },
+          'configuration-version': { data: { type: 'configuration-versions', id: cv.body.data.id } },
+        },
+      },
+    });
+    assertStatus(run, 201);
+    await createStateVersion(ctx, tagged.id, token);
+    await createStateVersion(ctx, tagged.id, token, undefined, 2);
+    for (const key of ['one', 'two']) {
+      assertStatus(await ctx.post(`/api/v2/workspaces/${tagged.id}/vars`, token, { data: { type: 'vars', attributes: { key, category: 'env' } } }), 201);
+    }
+    assertStatus(await ctx.post(`/api/v2/workspaces/${plain.id}/actions/lock`, token, { reason: 'looking' }), 200);
+    const url = `/api/v2/organizations/${org.name}/workspaces?page[size]=20`;
+    const listed = await ctx.get(url, token);
+    assertStatus(listed, 200);
+    assert.equal(listed.body.data.length, 3);
+    for (const item of listed.body.data) {
+      const shown = await ctx.get(`/api/v2/workspaces/${item.id}`, token);
+      assert.deepEqual(item, shown.body.data, item.attributes.name);
+    }
+    const byId = new Map(listed.body.data.map((w: any) => [w.id, w]));
+    const t: any = byId.get(tagged.id);
+    assert.deepEqual(t.attributes['tag-names'], ['b-tag', 'a-tag']);
+    assert.equal(t.relationships.vars.data.length, 2);
+    assert.ok(t.relationships['current-state-version'].data);
+    assert.equal((byId.get(plain.id) as any).attributes.locked, true);
+    assert.equal((byId.get(busy.id) as any).relationships['current-run'].data.id, run.body.data.id);
+    assert.equal((byId.get(busy.id) as any).attributes['runs-count'], 1);
+    for (let round = 0; round < 2; round++) {
+      const { result, statements } = await ctx.statementsOf(() => ctx.get(url, token));
+      assertStatus(result, 200);
+      assert.equal(statements.length, 1, statements.join('\n'));
+      assert.deepEqual(result.body, listed.body);
+    }
+    const past = await ctx.statementsOf(() => ctx.get(`${url}&page[number]=3`, token));
+    assertStatus(past.result, 200);
+    assert.equal(past.statements.length, 2, past.statements.join('\n'));
+    assert.deepEqual([past.result.body.data, past.result.body.meta.pagination['total-count']], [[], 3]);
+  });
+
   it('updates name and description, and deletes (204) by id or by name', async () => {
     const org = await ctx.organization();
     const w = await createWorkspace(ctx, org, undefined, { description: 'old' });

@@ -105,6 +105,8 @@ export function createProjectAccess(deps: { database: Database; organizationLook
     /** The project row (locked until the transaction ends, on PostgreSQL, when `lock` is given). */
     row: (q: Queryable, id: string, lock?: RowLock) => (hasPrefix(id, 'prj') ? store.findProjectById(q, id, lock) : Promise.resolve(undefined)),
     rows: (q: Queryable, ids: readonly string[]) => store.findProjectsByIds(q, ids),
+    /** A project from the columns of its row, read by another domain's query (a workspace list). */
+    read: (columns: Record<string, unknown>): Project => store.readProject(columns as unknown as Parameters<typeof store.readProject>[0]),
     defaultProject: (q: Queryable, organizationId: string) => store.findDefaultProject(q, organizationId),
     /** organization id → its default project's id (one query). */
     defaultProjectIds: (organizationIds: readonly string[]) => store.defaultProjectIds(db, organizationIds),

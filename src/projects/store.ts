@@ -30,6 +30,9 @@ const PROJECTS = columns<ProjectsTable, Project>({
 });
 const changes = PROJECTS.patch('name', 'description', 'autoDestroyActivityDuration');
 
+/** A project from its columns read elsewhere (a workspace list carries each workspace's project). */
+export const readProject = (row: Selectable<ProjectsTable>): Project => PROJECTS.read(row);
+
 export async function insertProject(q: Queryable, p: Project): Promise<void> {
   await q.insertInto('projects').values(PROJECTS.write(p)).execute();
 }

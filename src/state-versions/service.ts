@@ -165,6 +165,11 @@ const unseen = (e: unknown): null => {
 const notLockedByYou = () =>
   errors.conflict('The workspace must be locked by you before you create a state version (lock it first: POST /workspaces/:id/actions/lock)');
 
+/** How many resources a state version's summary (JSON text, null before it is read) counts. */
+export function resourceCount(resources: string | null): number {
+  return resources ? (JSON.parse(resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0;
+}
+
 export function createStateVersionsService(deps: {
   database: Database;
   organizationLookup: OrganizationLookup;
@@ -286,7 +291,7 @@ export function createStateVersionsService(deps: {
         [...current].map(([id, v]) => [
           id,
           {
-            count: v.resources ? (JSON.parse(v.resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0,
+            count: resourceCount(v.resources),
             currentStateVersion: v.id,
             // When the workspace last changed infrastructure: auto-destroy's idle spell starts here.
             stateCreatedAt: v.createdAt,

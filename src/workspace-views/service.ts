@@ -6,10 +6,12 @@
 import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import type { RunsService } from '../runs/service.ts';
-import type { StateVersionsService } from '../state-versions/service.ts';
+import { resourceCount, type StateVersionsService } from '../state-versions/service.ts';
 import type { VariablesService } from '../variables/service.ts';
 import type { WorkspaceLocksService, WorkspaceLockView } from '../workspace-locks/service.ts';
 import { autoDestroyAt, type WorkspaceBase } from '../workspaces/service.ts';
+import type { Beside } from '../workspaces/store.ts';
+import { readViewColumns, viewColumns, type ViewColumns } from './store.ts';
 
 export interface WorkspaceView extends WorkspaceBase {
   lock: WorkspaceLockView | null;
@@ -35,9 +37,31 @@ export function createWorkspaceViewsService(deps: {
 }) {
   const db = deps.database.db;
 
-  /** The views of workspaces the workspaces domain returned, in the same order. */
-  async function complete(bases: readonly WorkspaceBase[], q: Queryable = db): Promise<WorkspaceView[]> {
+  /** What a list of workspaces reads beside each row, in its one statement (store.ts). */
+  const beside: Beside<ViewColumns> = { key: 'workspace views', select: viewColumns, read: readViewColumns };
+
+  /** The view of a workspace read with the columns `beside` adds: no query. */
+  function viewed(base: WorkspaceBase, v: ViewColumns): WorkspaceView {
+    const state = v.state && { count: resourceCount(v.state.resources), stateCreatedAt: v.state.createdAt };
+    return {
+      ...base,
+      lock: v.lock,
+      currentConfigurationVersionId: v.currentConfigurationVersionId,
+      runs: v.runs,
+      resourceCount: state?.count ?? 0,
+      currentStateVersionId: v.state?.id ?? null,
+      variableIds: v.variableIds,
+      autoDestroyAt: autoDestroyAt(base.workspace, base.project, state ?? undefined),
+    };
+  }
+
+  /**
+   * The views of workspaces the workspaces domain returned, in the same order: read beside them
+   * when it listed them with `beside`, else one query per domain.
+   */
+  async function complete(bases: ReadonlyArray<WorkspaceBase & { beside?: ViewColumns | undefined }>, q: Queryable = db): Promise<WorkspaceView[]> {
     if (bases.length === 0) return [];
+    if (bases.every((b) => b.beside !== undefined)) return bases.map((b) => viewed(b, b.beside!));
     const ids = bases.map((b) => b.workspace.id);
     const locks = await deps.workspaceLocks.locksOf(q, ids);
     const configurations = await deps.configurationVersions.currentOf(q, ids);
@@ -61,10 +85,14 @@ export function createWorkspaceViewsService(deps: {
 
   return {
     complete,
+    /** For the workspaces domain's list: what the views need, read beside each workspace. */
+    beside,
     /** The view of one workspace. */
     one: async (base: WorkspaceBase): Promise<WorkspaceView> => (await complete([base]))[0]!,
     /** A page of workspaces, viewed. */
-    page: async <P extends { items: readonly WorkspaceBase[] }>(page: P): Promise<Omit<P, 'items'> & { items: WorkspaceView[] }> => ({
+    page: async <P extends { items: ReadonlyArray<WorkspaceBase & { beside?: ViewColumns | undefined }> }>(
+      page: P,
+    ): Promise<Omit<P, 'items'> & { items: WorkspaceView[] }> => ({
       ...page,
       items: await complete(page.items),
     }),

@@ -155,7 +155,9 @@ export async function workspacesRoutes(
         ...(query.sort ? { sort: sortOf(query.sort)!.field } : {}),
         ...(statuses ? { currentRunStatuses: statuses } : {}),
       };
-      const { items, total } = await workspaceViews.page(await workspaces.list(request.caller, request.params.organization_name, filter, page));
+      const { items, total } = await workspaceViews.page(
+        await workspaces.list(request.caller, request.params.organization_name, filter, page, workspaceViews.beside),
+      );
       return {
         data: items.map(workspaceResource),
         ...(await included(wanted, items, request)),

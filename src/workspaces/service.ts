@@ -275,11 +275,13 @@ export function createWorkspacesService(deps: {
    * The workspaces with their projects and the caller's authority there: the project's, raised
    * by grants on the workspace itself. Three queries at most (projects, project grants, workspace grants).
    */
-  async function withAuthority(standing: Standing, org: Organization, workspaces: readonly Workspace[]): Promise<FoundWorkspace[]> {
-    const projects = await projectAccess.rows(
-      db,
-      workspaces.map((w) => w.projectId),
-    );
+  async function withAuthority(standing: Standing, org: Organization, workspaces: readonly Workspace[], known?: readonly Project[]): Promise<FoundWorkspace[]> {
+    const projects =
+      known ??
+      (await projectAccess.rows(
+        db,
+        workspaces.map((w) => w.projectId),
+      ));
     const byId = new Map(projects.map((p) => [p.id, p]));
     const authority = await projectAccess.authorities(db, standing, projects);
     const grants = await ownGrants(
@@ -308,10 +310,30 @@ export function createWorkspacesService(deps: {
   // Registered by the runs domain, likewise: filters and sorts by the current run.
   let currentRunColumn: CurrentRunColumn | null = null;
 
-  /** The views of found workspaces: one query for their tags (two with the effective ones). */
-  async function views(found: readonly FoundWorkspace[], q: Queryable = db, effective = false): Promise<WorkspaceBase[]> {
-    const ids = found.map((f) => f.workspace.id);
-    const own = await deps.tags.workspaceBindings(q, ids);
+  /**
+   * The permissions a view shows, kept per authority: an authority belongs to one standing (the
+   * project access module keeps them per standing, or builds one for a single answer), so the
+   * same authority always shows the same permissions, and a page of workspaces in the same
+   * projects shares one frozen object instead of walking the rules for each.
+   */
+  const permissionsByAuthority = new WeakMap<ProjectAuthority, WorkspacePermissions>();
+  function shownPermissions(standing: Standing, authority: ProjectAuthority): WorkspacePermissions {
+    let permissions = permissionsByAuthority.get(authority);
+    if (!permissions) permissionsByAuthority.set(authority, (permissions = Object.freeze(workspacePermissions({ standing, authority }))));
+    return permissions;
+  }
+
+  /**
+   * The views of found workspaces: one query for their tags (two with the effective ones), none
+   * for their own tags when `ownTags` has them (by index, read with the workspaces).
+   */
+  async function views(found: readonly FoundWorkspace[], q: Queryable = db, effective = false, ownTags?: readonly Binding[][]): Promise<WorkspaceBase[]> {
+    const own = ownTags
+      ? new Map(found.map((f, i) => [f.workspace.id, ownTags[i]!]))
+      : await deps.tags.workspaceBindings(
+          q,
+          found.map((f) => f.workspace.id),
+        );
     const inEffect = effective
       ? await deps.tags.effectiveOf(
           q,
@@ -322,7 +344,7 @@ export function createWorkspacesService(deps: {
       workspace,
       organizationName: standing.organizationName,
       project,
-      permissions: workspacePermissions({ standing, authority }),
+      permissions: shownPermissions(standing, authority),
       execution: effectiveExecution(workspace, org),
       organization: { org, standing },
       tags: { own: own.get(workspace.id) ?? [], ...(inEffect ? { effective: inEffect.get(workspace.id) ?? [] } : {}) },
@@ -505,7 +527,12 @@ export function createWorkspacesService(deps: {
     show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceBase> =>
       (await views([await find(caller, ref)], db, include?.effective))[0]!,
 
-    async list(
+    /**
+     * A page of the organization's workspaces in one statement (db/compiled.ts keeps it compiled
+     * per page key), with what `beside` adds to each (the views above), and the caller's grants
+     * when they matter.
+     */
+    async list<X = undefined>(
       caller: Caller,
       organizationName: string,
       filter: {
@@ -518,15 +545,24 @@ export function createWorkspacesService(deps: {
         currentRunStatuses?: readonly string[];
       },
       page: Page,
-    ) {
+      beside?: store.Beside<X>,
+    ): Promise<{ items: Array<WorkspaceBase & { beside: X | undefined }>; total: number }> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName);
       const { tags, sort, currentRunStatuses, ...rest } = filter;
       const column = currentRunColumn;
+      const statuses = currentRunStatuses && column ? [...currentRunStatuses] : undefined;
       const byRun: Pick<store.WorkspaceListFilter, 'currentRun' | 'order'> = {
-        ...(currentRunStatuses && column ? { currentRun: (eb) => eb(column(eb, 'status') as Expression<string>, 'in', [...currentRunStatuses]) } : {}),
+        // The column is the runs domain's, the same for every list: the statuses name the SQL.
+        ...(statuses && column
+          ? {
+              currentRun: Object.assign((eb: ExpressionBuilder<Schema, 'workspaces'>) => eb(column(eb, 'status') as Expression<string>, 'in', statuses), {
+                key: `current-run status ${JSON.stringify(statuses)}`,
+              }),
+            }
+          : {}),
         order:
           sort === 'current-run.created-at' && column
-            ? { by: 'expression', expression: (eb) => column(eb, 'created_at') }
+            ? { by: 'expression', key: 'current-run created-at', expression: (eb) => column(eb, 'created_at') }
             : { by: sort === 'name' ? 'name' : 'creation' },
       };
       const tagged = tags ? deps.tags.workspaceFilter(tags) : null;
@@ -534,8 +570,24 @@ export function createWorkspacesService(deps: {
         db,
         { organizationId: org.id, visible: workspaceFilter(standing), ...rest, ...byRun, ...(tagged ? { tagged } : {}) },
         page,
+        beside,
       );
-      return { items: await views(await withAuthority(standing, org, items), db, tags?.effective), total };
+      // Each project once, however many of the page's workspaces are in it (the store shares its columns).
+      const projects = new Map<string, Project>();
+      for (const i of items) if (!projects.has(i.workspace.projectId)) projects.set(i.workspace.projectId, projectAccess.read(i.project));
+      const found = await withAuthority(
+        standing,
+        org,
+        items.map((i) => i.workspace),
+        [...projects.values()],
+      );
+      const bases = await views(
+        found,
+        db,
+        tags?.effective,
+        items.map((i) => i.ownTags),
+      );
+      return { items: bases.map((b, i) => Object.assign(b, { beside: items[i]!.beside })), total };
     },
 
     /**

@@ -1,7 +1,9 @@
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type AliasedExpression, type Expression, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
-import type { RowFilter } from '../db/filter.ts';
+import { compiledByKey } from '../db/compiled.ts';
+import { filterKey, type RowFilter } from '../db/filter.ts';
+import { jsonAll, jsonFirst, jsonOf } from '../db/json.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { Schema, WorkspacesTable } from '../db/schema.ts';
 import { containsInsensitive, matchesWildcard, supportsRowLocks } from '../db/sql.ts';
@@ -209,8 +211,9 @@ export interface WorkspaceListFilter {
   descending: boolean;
 }
 
+/** An expression's `key` names it for a compiled page (db/compiled.ts): the same key, the same SQL. */
 export type WorkspaceOrder =
-  { by: 'name' } | { by: 'creation' } | { by: 'expression'; expression: (eb: ExpressionBuilder<Schema, 'workspaces'>) => Expression<unknown> };
+  { by: 'name' } | { by: 'creation' } | { by: 'expression'; key?: string; expression: (eb: ExpressionBuilder<Schema, 'workspaces'>) => Expression<unknown> };
 
 /** Orders a list; an expression's nulls (no current run) come last either way, as TFE lists them. */
 function ordered<Q extends SelectQueryBuilder<Schema, 'workspaces', any>>(rows: Q, order: WorkspaceOrder, descending: boolean): Q {
@@ -224,15 +227,120 @@ function ordered<Q extends SelectQueryBuilder<Schema, 'workspaces', any>>(rows: 
     .orderBy('seq', direction) as Q;
 }
 
-export async function listWorkspaces(q: Queryable, f: WorkspaceListFilter, page: Window) {
-  let base = q.selectFrom('workspaces').where('organization_id', '=', f.organizationId);
-  if (f.visible) base = base.where(f.visible);
-  if (f.projectId !== undefined) base = base.where('project_id', '=', f.projectId);
-  if (f.search) base = base.where(containsInsensitive('name', f.search));
-  if (f.wildcardName) base = base.where(matchesWildcard('name', f.wildcardName));
-  if (f.tagged) base = base.where(f.tagged);
-  if (f.currentRun) base = base.where(f.currentRun);
-  return listWithTotal(base, ordered(base.selectAll(), f.order ?? { by: 'name' }, f.descending), page, WORKSPACES.read);
+/**
+ * Columns a caller adds beside each listed workspace: correlated subqueries on `workspaces` (what
+ * the domains built on workspaces show of each), named by `key` for a compiled page, read by `read`.
+ */
+export interface Beside<X> {
+  key: string;
+  select: (eb: ExpressionBuilder<Schema, 'workspaces'>, postgres: boolean) => ReadonlyArray<AliasedExpression<unknown, string>>;
+  read: (row: Record<string, unknown>) => X;
+}
+
+/** A project's columns as a listed workspace carries them (the projects domain reads them). */
+export type ProjectColumns = Record<(typeof PROJECT_COLUMNS)[number], unknown>;
+const PROJECT_COLUMNS = ['id', 'organization_id', 'name', 'description', 'auto_destroy_activity_duration', 'is_default', 'created_at'] as const;
+
+/** A workspace of a page, with its project's columns, its own tag bindings and what `Beside` added. */
+export interface ListedWorkspace<X> {
+  workspace: Workspace;
+  project: ProjectColumns;
+  ownTags: Array<{ id: string; key: string; value: string; createdAt: string }>;
+  beside: X | undefined;
+}
+
+type PageRow = Selectable<WorkspacesTable> & { project_row: unknown; own_tags: unknown; total_count: unknown } & Record<string, unknown>;
+const pageOf = compiledByKey<PageRow>();
+
+/** `projects`: the page's projects read so far, each read once however many of its workspaces the page holds. */
+function listed<X>(r: PageRow, beside: Beside<X> | undefined, projects: Map<string, ProjectColumns>): ListedWorkspace<X> {
+  let project = projects.get(r.project_id);
+  if (!project) {
+    const p = jsonOf<unknown[]>(r.project_row)!;
+    const columns = {} as Record<string, unknown>;
+    for (let i = 0; i < PROJECT_COLUMNS.length; i++) columns[PROJECT_COLUMNS[i]!] = p[i];
+    projects.set(r.project_id, (project = columns as ProjectColumns));
+  }
+  const tags = jsonOf<Array<[string, string, string, string]>>(r.own_tags) ?? [];
+  return {
+    workspace: WORKSPACES.read(r),
+    project,
+    ownTags: tags.map(([id, key, value, createdAt]) => ({ id, key, value, createdAt })),
+    beside: beside?.read(r),
+  };
+}
+
+/**
+ * A page of the organization's workspaces in one statement, whatever its size: the rows, the
+ * list's total (an uncorrelated subquery, evaluated once), each workspace's project and own tag
+ * bindings, and whatever `beside` adds, as subqueries beside each row. Only a page past the end,
+ * which has no row to carry the total, takes a second statement for it. A page asked for again
+ * (the same organization, filters, order, window and `beside`) is not built or compiled again.
+ */
+export async function listWorkspaces<X = undefined>(
+  q: Queryable,
+  f: WorkspaceListFilter,
+  page: Window,
+  beside?: Beside<X>,
+): Promise<{ items: ListedWorkspace<X>[]; total: number }> {
+  const postgres = supportsRowLocks(q);
+  const order = f.order ?? { by: 'name' };
+  const filters = [filterKey(f.visible), f.tagged ? filterKey(f.tagged) : '-', f.currentRun ? filterKey(f.currentRun) : '-'];
+  const orderKey = order.by === 'expression' ? (order.key ?? null) : order.by;
+  const key =
+    filters.includes(null) || orderKey === null
+      ? null
+      : JSON.stringify([
+          f.organizationId,
+          filters,
+          f.projectId ?? null,
+          f.search ?? null,
+          f.wildcardName ?? null,
+          orderKey,
+          f.descending,
+          page.size,
+          page.offset,
+          beside?.key ?? null,
+        ]);
+  let base: SelectQueryBuilder<Schema, 'workspaces', {}> | undefined;
+  const where = () => {
+    if (base) return base;
+    base = q.selectFrom('workspaces').where('organization_id', '=', f.organizationId);
+    if (f.visible) base = base.where(f.visible);
+    if (f.projectId !== undefined) base = base.where('project_id', '=', f.projectId);
+    if (f.search) base = base.where(containsInsensitive('name', f.search));
+    if (f.wildcardName) base = base.where(matchesWildcard('name', f.wildcardName));
+    if (f.tagged) base = base.where(f.tagged);
+    if (f.currentRun) base = base.where(f.currentRun);
+    return base;
+  };
+  const count = () => where().select((eb) => eb.fn.countAll<number>().as('n'));
+  const rows = await pageOf(q, key, () =>
+    ordered(
+      where()
+        .selectAll('workspaces')
+        .select((eb) => [
+          jsonFirst(postgres, { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id' }).as('project_row'),
+          jsonAll(postgres, {
+            table: 'workspace_tag_bindings',
+            columns: ['id', 'key', 'value', 'created_at'],
+            owner: 'workspace_id',
+            outer: 'workspaces.id',
+            order: 'position',
+          }).as('own_tags'),
+          count().as('total_count'),
+          ...(beside ? beside.select(eb, postgres) : []),
+        ]),
+      order,
+      f.descending,
+    )
+      .limit(page.size)
+      .offset(page.offset),
+  );
+  const [first] = rows;
+  const total = first ? Number(first.total_count) : Number((await count().executeTakeFirstOrThrow()).n);
+  const projects = new Map<string, ProjectColumns>();
+  return { items: rows.map((r) => listed(r, beside, projects)), total };
 }
 
 export interface AdminWorkspaceFilter {
