@@ -166,6 +166,14 @@ suite('tags', (ctx) => {
     assert.deepEqual(await ids('filter[tagged][0][key]=key1&filter[tagged][0][value]='), [p1]);
     assert.deepEqual(await ids('filter[tagged][0][key]=key2'), [p1, p2].sort());
     assert.deepEqual(await ids('filter[tagged][0][key]=key2&filter[tagged][0][value]=value2b'), [p2]);
+    // Every tag must hold, each by a binding of its own key; one binding may answer two of them.
+    assert.deepEqual(await ids('filter[tagged][0][key]=key2&filter[tagged][1][key]=key3'), [p2]);
+    assert.deepEqual(await ids('filter[tagged][0][key]=key1&filter[tagged][1][key]=key3'), []);
+    assert.deepEqual(await ids('filter[tagged][0][key]=key2&filter[tagged][1][key]=key2&filter[tagged][1][value]=value2a'), [p1]);
+    assert.deepEqual(
+      await ids('filter[tagged][0][key]=key2&filter[tagged][0][value]=value2a&filter[tagged][1][key]=key2&filter[tagged][1][value]=value2b'),
+      [],
+    );
     const included = await ctx.get(`/api/v2/organizations/${o.name}/projects?include=effective_tag_bindings`, o.owner.token);
     assert.equal(included.body.data[0].id, p2, 'newest first');
     assert.deepEqual(included.body.data[0].relationships['effective-tag-bindings'].data.length, 2);
