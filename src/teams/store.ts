@@ -90,13 +90,13 @@ export interface ListedTeam {
 }
 
 /**
- * The team's members as one comma-joined text, a subquery beside its columns. Ties in time are
- * broken by user id: the order SQLite gave `members.of` (the primary key's), now on both engines.
+ * The team's members as one comma-joined text, a subquery beside its columns, ordered as
+ * `members.of` orders them: by when they joined, members who joined together in the database's order.
  */
 const memberIdsOf = (q: Queryable) =>
   isPostgres(q)
-    ? sql<string | null>`(select string_agg(m.user_id, ',' order by m.created_at, m.user_id) from team_memberships as m where m.team_id = teams.id)`
-    : sql<string | null>`(select group_concat(m.user_id, ',' order by m.created_at, m.user_id) from team_memberships as m where m.team_id = teams.id)`;
+    ? sql<string | null>`(select string_agg(m.user_id, ',' order by m.created_at) from team_memberships as m where m.team_id = teams.id)`
+    : sql<string | null>`(select group_concat(m.user_id, ',' order by m.created_at) from team_memberships as m where m.team_id = teams.id)`;
 
 type PageRow = Selectable<TeamsTable> & { member_ids: string | null };
 const teamPages = countedPages<PageRow>();
