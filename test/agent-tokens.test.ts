@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
+import { settledStatements } from './helpers/settled.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import {
   agentCall,
@@ -133,6 +134,30 @@ suite('agent tokens', (ctx) => {
     assert.deepEqual(ids(await get('?sort=-created-at')), [...asc].reverse());
 
     for (const qs of ['?sort=description', '?sort=last-used-at', '?sort=-', '?page[size]=-1']) assertError(await get(qs), 400);
+  });
+
+  it("a page of a pool's tokens is one statement with its count once the caller and pool are known; past the end, one more", async () => {
+    const { org, pool } = await poolWithToken(ctx);
+    await createAgentToken(ctx, pool.id, org.owner.token, 'second');
+    await createAgentToken(ctx, pool.id, org.owner.token, 'third');
+    const get = (qs: string) => ctx.get(`${tokensUrl(pool.id)}${qs}`, org.owner.token);
+    // On PostgreSQL the writes' notifications arrive a moment later, and drop the caches again.
+    const settled = async (qs: string, expected: number) => {
+      const found = await settledStatements(ctx, () => get(qs), expected);
+      assert.equal(found.statements.length, expected, found.statements.join('\n'));
+      return found;
+    };
+    const first = await settled('?page[size]=2', 1);
+    assertStatus(first.result, 200);
+    assert.deepEqual([first.result.body.data.length, first.result.body.meta.pagination['total-count']], [2, 3]);
+    assert.doesNotMatch(first.statements[0]!, /digest/, 'a token list never reads the digests');
+    const second = await settled('?page[size]=2&page[number]=2', 1);
+    assert.deepEqual([second.result.body.data.length, second.result.body.meta.pagination['total-count']], [1, 3]);
+    const past = await settled('?page[size]=2&page[number]=5', 2);
+    assert.deepEqual([past.result.body.data.length, past.result.body.meta.pagination['total-count']], [0, 3]);
+    // A new token is counted and listed at once: what is kept is the statement, never its answer.
+    await createAgentToken(ctx, pool.id, org.owner.token, 'fourth');
+    assert.equal((await get('?page[size]=2')).body.meta.pagination['total-count'], 4);
   });
 
   it('shows and destroys through /authentication-tokens/:id; a destroyed token stops at once', async () => {

@@ -45,7 +45,7 @@ suite('auth: the SQL and JavaScript halves of each rule agree', (ctx) => {
     const db = ctx.database.db;
     const orgRow = await db.selectFrom('organizations').select(['id', 'name']).where('name', '=', org.name).executeTakeFirstOrThrow();
     const allOrgs = (await listOrganizations(db, null, {}, ALL)).items;
-    const allTeams = (await listTeams(db, { organizationId: orgRow.id, visible: null }, ALL)).items;
+    const allTeams = (await listTeams(db, { organizationId: orgRow.id, visible: null }, ALL)).items.map((t) => t.team);
     const allGrants = (await listTeamProjects(db, { projectId: project.id, visible: null }, ALL)).items;
     const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id).sort();
 
@@ -66,7 +66,7 @@ suite('auth: the SQL and JavaScript halves of each rule agree', (ctx) => {
 
       const standing = await caller.standing(orgRow);
       if (!standing.member) continue;
-      const sqlTeams = (await listTeams(db, { organizationId: orgRow.id, visible: teamFilter(standing) }, ALL)).items;
+      const sqlTeams = (await listTeams(db, { organizationId: orgRow.id, visible: teamFilter(standing) }, ALL)).items.map((t) => t.team);
       assert.deepEqual(ids(sqlTeams), ids(allTeams.filter((t) => seesTeam(standing, t))), 'teams');
 
       const grants = await grantsOf(db, standing.teamIds, [project.id]);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { suite } from './helpers/harness.ts';
+import { settledStatements } from './helpers/settled.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createParameter, createPolicySet, parameterBody, parameterUpdate } from './helpers/policy-sets.ts';
 import { newId } from '../src/ids.ts';
@@ -82,6 +83,42 @@ suite('policy set parameters', (ctx) => {
     assertError(await ctx.get(`${paramsOf(set.id)}?page[number]=x`, org.owner.token), 400);
     const empty = await createPolicySet(ctx, org);
     assert.deepEqual((await ctx.get(paramsOf(empty.id), org.owner.token)).body, { data: [] });
+  });
+
+  it('a page is the set and one statement for the page and its count; past the end, one more; a sensitive value is never read', async () => {
+    const org = await ctx.organization();
+    const set = await createPolicySet(ctx, org);
+    for (const key of ['a', 'b', 'c']) await createParameter(ctx, org.owner.token, set.id, { key, value: `${key}-clear`, sensitive: key === 'b' });
+    const get = (qs: string) => ctx.get(`${paramsOf(set.id)}${qs}`, org.owner.token);
+    const settled = async (qs: string, expected: number) => {
+      const found = await settledStatements(ctx, () => get(qs), expected);
+      assertStatus(found.result, 200);
+      assert.equal(found.statements.length, expected, found.statements.join('\n'));
+      return found;
+    };
+    const first = await settled('?page[size]=2', 2);
+    assert.match(first.statements[0]!, /from "policy_sets"/);
+    assert.doesNotMatch(first.statements[1]!, /encrypted_value/, 'a list never reads the ciphertexts');
+    assert.deepEqual(
+      first.result.body.data.map((p: any) => [p.attributes.key, p.attributes.value]),
+      [
+        ['a', 'a-clear'],
+        ['b', null],
+      ],
+    );
+    assert.equal(first.result.body.meta.pagination['total-count'], 3);
+    const second = await settled('?page[size]=2&page[number]=2', 2);
+    assert.deepEqual([second.result.body.data.length, second.result.body.meta.pagination['total-count']], [1, 3]);
+    const whole = await settled('', 2);
+    assert.deepEqual(Object.keys(whole.result.body), ['data']);
+    assert.equal(whole.result.body.data.length, 3);
+    const past = await settled('?page[size]=2&page[number]=9', 3);
+    assert.deepEqual([past.result.body.data.length, past.result.body.meta.pagination['total-count']], [0, 3]);
+    // What is kept is the statement, never its answer.
+    await createParameter(ctx, org.owner.token, set.id, { key: 'd' });
+    assert.equal((await get('?page[size]=2')).body.meta.pagination['total-count'], 4);
+    const empty = await createPolicySet(ctx, org);
+    assert.deepEqual((await ctx.get(`${paramsOf(empty.id)}?page[size]=2`, org.owner.token)).body.meta.pagination['total-count'], 0);
   });
 
   it('validates create bodies: key required and unique (case-sensitively), category must be policy-set', async () => {

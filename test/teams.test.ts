@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
+import { settledStatements } from './helpers/settled.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 
 const teamBody = (name: string, attributes: Record<string, unknown> = {}) => ({ data: { type: 'teams', attributes: { name, ...attributes } } });
@@ -41,6 +42,49 @@ suite('teams', (ctx) => {
 
     assertStatus(await ctx.delete(`/api/v2/teams/${team.id}/relationships/users`, org.owner.token, members(user.username)), 204);
     assertError(await ctx.get(`/api/v2/organizations/${org.name}`, user.token), 404);
+  });
+
+  it('a page of teams is one statement with members and count once the caller is known, each team as its show answers; past the end, one more', async () => {
+    const org = await ctx.organization();
+    const a = await ctx.member(org);
+    const b = await ctx.member(org, { 'manage-teams': true });
+    const shared = await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, teamBody(unique('shared'), { visibility: 'organization' }));
+    // Put on the team together: the same creation time, ordered alike by the show and the page.
+    const people = [a, b].map((u) => u.username);
+    assertStatus(await ctx.post(`/api/v2/teams/${shared.body.data.id}/relationships/users`, org.owner.token, members(...people)), 204);
+    const url = (qs: string) => `/api/v2/organizations/${org.name}/teams${qs}`;
+    for (const caller of [org.owner, a, b]) {
+      const get = (qs: string) => ctx.get(url(qs), caller.token);
+      const settled = async (qs: string, expected: number) => {
+        const found = await settledStatements(ctx, () => get(qs), expected);
+        assertStatus(found.result, 200);
+        assert.equal(found.statements.length, expected, found.statements.join('\n'));
+        return found;
+      };
+      const page = await settled('?page[size]=3', 1);
+      const all = (await get('?page[size]=100')).body;
+      assert.equal(page.result.body.meta.pagination['total-count'], all.data.length);
+      assert.deepEqual(page.result.body.data, all.data.slice(0, 3));
+      // Members who joined together come in the database's order, which a show and a page need not share.
+      const joined = (t: any) => ({
+        ...t,
+        relationships: { ...t.relationships, users: { data: [...t.relationships.users.data].sort((x, y) => (x.id < y.id ? -1 : 1)) } },
+      });
+      for (const team of all.data) {
+        const shown = await ctx.get(`/api/v2/teams/${team.id}`, caller.token);
+        assert.deepEqual(joined(team), joined(shown.body.data), `${team.attributes.name} as its show answers`);
+      }
+      const past = await settled('?page[size]=3&page[number]=9', 2);
+      assert.deepEqual([past.result.body.data.length, past.result.body.meta.pagination['total-count']], [0, all.data.length]);
+    }
+    // The owner sees the four teams, a plain member its own and the shared one.
+    assert.equal((await ctx.get(url(''), org.owner.token)).body.meta.pagination['total-count'], 4);
+    assert.equal((await ctx.get(url(''), a.token)).body.meta.pagination['total-count'], 2);
+    const listed = (await ctx.get(url(''), a.token)).body.data.find((t: any) => t.id === shared.body.data.id);
+    assert.equal(listed.attributes['users-count'], 2);
+    // What is kept is the statement, never its answer.
+    await ctx.post(`/api/v2/organizations/${org.name}/teams`, org.owner.token, teamBody(unique('later'), { visibility: 'organization' }));
+    assert.equal((await ctx.get(url(''), a.token)).body.meta.pagination['total-count'], 3);
   });
 
   it('lists with q and filter[names], and hides secret teams from plain members', async () => {

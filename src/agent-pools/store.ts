@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
+import { compiledOnce } from '../db/compiled.ts';
 import { links } from '../db/links.ts';
 import { listed, type Window } from '../db/list.ts';
 import type { AgentPoolsTable, Schema } from '../db/schema.ts';
@@ -29,8 +30,10 @@ export async function insertPool(q: Queryable, p: AgentPool): Promise<void> {
   await q.insertInto('agent_pools').values(POOLS.write(p)).execute();
 }
 
+const poolById = compiledOnce((q: Queryable, id: string) => q.selectFrom('agent_pools').selectAll().where('id', '=', id));
+
 export async function findPoolById(q: Queryable, id: string): Promise<AgentPool | undefined> {
-  const r = await q.selectFrom('agent_pools').selectAll().where('id', '=', id).executeTakeFirst();
+  const [r] = await poolById(q, id);
   return r && POOLS.read(r);
 }
 

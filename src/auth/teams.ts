@@ -1,6 +1,8 @@
 // Who sees which teams, and which of a project's team grants: each rule in JavaScript (for one
 // team or grant) and in SQL (for lists), side by side.
+import type { ExpressionBuilder } from 'kysely';
 import type { RowFilter } from '../db/filter.ts';
+import type { Schema } from '../db/schema.ts';
 import { holds, type Standing } from './organization.ts';
 import type { ProjectAuthority } from './project-scope.ts';
 
@@ -18,7 +20,12 @@ export function seesMembershipTeam(s: Standing, own: boolean, team: { id: string
 export function teamFilter(s: Standing): RowFilter<'teams'> {
   if (holds(s, 'see-secret-teams')) return null;
   const ids = s.teamIds;
-  return (eb) => eb.or([eb('teams.visibility', '=', 'organization'), ...(ids.length ? [eb('teams.id', 'in', [...ids])] : [])]);
+  // What the SQL depends on, all of it (db/filter.ts).
+  const key = `teams ${ids.join(',')}`;
+  return Object.assign(
+    (eb: ExpressionBuilder<Schema, 'teams'>) => eb.or([eb('teams.visibility', '=', 'organization'), ...(ids.length ? [eb('teams.id', 'in', [...ids])] : [])]),
+    { key },
+  );
 }
 
 /**

@@ -3,7 +3,7 @@ import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage, wantsPage, type Page } from '../jsonapi/pagination.ts';
 import { PolicySetParams } from '../policy-sets/schemas.ts';
 import { CreateParameterBody, ListParametersQuery, ParameterDocument, ParameterListDocument, ParameterParams, UpdateParameterBody } from './schemas.ts';
-import { parameterResource } from './serialize.ts';
+import { parameterResource, parameterResources } from './serialize.ts';
 import { MAX_PARAMETERS, type PolicySetParametersService } from './service.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
 
@@ -35,7 +35,7 @@ export async function policySetParametersRoutes(
       const paged = wantsPage(query);
       const page = paged ? parsePage(query) : WHOLE_LIST;
       const { items, total } = await parameters.list(request.caller, request.params.policy_set_id, page);
-      const data = items.map(parameterResource);
+      const data = parameterResources(items);
       return paged || total > items.length ? { data, ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) } : { data };
     },
   );

@@ -1,8 +1,8 @@
 import { toOne } from '../jsonapi/relationships.ts';
 import type { Parameter } from './service.ts';
 
-export function parameterResource(p: Parameter) {
-  const setPath = `/api/v2/policy-sets/${p.policySetId}`;
+/** `configurable`: the set's relationship, when the caller has it already (a list's parameters share one). */
+export function parameterResource(p: Parameter, configurable = toOne('policy-sets', p.policySetId)) {
   return {
     id: p.id,
     type: 'vars',
@@ -13,9 +13,15 @@ export function parameterResource(p: Parameter) {
       category: p.category,
       sensitive: p.sensitive,
     },
-    relationships: {
-      configurable: toOne('policy-sets', p.policySetId),
-    },
-    links: { self: `${setPath}/parameters/${p.id}` },
+    relationships: { configurable },
+    links: { self: `/api/v2/policy-sets/${p.policySetId}/parameters/${p.id}` },
   };
+}
+
+/** A list's parameters, all of one set: its relationship built once, shared by every resource. */
+export function parameterResources(items: readonly Parameter[]) {
+  const setId = items[0]?.policySetId;
+  if (setId === undefined) return [];
+  const configurable = toOne('policy-sets', setId);
+  return items.map((p) => parameterResource(p, p.policySetId === setId ? configurable : undefined));
 }

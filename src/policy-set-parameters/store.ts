@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed } from '../db/columns.ts';
-import { countOf, listWithTotal, type Window } from '../db/list.ts';
+import { countedPages } from '../db/counted-page.ts';
+import { countOf, type Window } from '../db/list.ts';
 import type { PolicySetParametersTable } from '../db/schema.ts';
 import { supportsRowLocks } from '../db/sql.ts';
 
@@ -59,10 +60,29 @@ export async function lockParameter(q: Queryable, policySetId: string, id: strin
   return r && { parameter: PARAMETERS.read(r), stored: stored(r) };
 }
 
-/** Oldest first. */
+/** What a list reads of a parameter: never `encrypted_value`, which only the runtime opens. */
+const LISTED_COLUMNS = ['id', 'policy_set_id', 'key', 'category', 'sensitive', 'value', 'created_at', 'updated_at'] as const;
+
+const parameterPages = countedPages<Pick<Selectable<PolicySetParametersTable>, (typeof LISTED_COLUMNS)[number]>>();
+
+/**
+ * Oldest first, and the set's parameter count beside each row: one statement (a page past the
+ * end: one more for the count), compiled once per set and window.
+ */
 export async function listParameters(q: Queryable, policySetId: string, page: Window) {
-  const base = q.selectFrom('policy_set_parameters').where('policy_set_id', '=', policySetId);
-  return listWithTotal(base, base.selectAll().orderBy('seq'), page, PARAMETERS.read);
+  const base = () => q.selectFrom('policy_set_parameters').where('policy_set_id', '=', policySetId);
+  const total = () => base().select((eb) => eb.fn.countAll<number>().as('n'));
+  const { rows, total: count } = await parameterPages(q, JSON.stringify([policySetId, page.size, page.offset]), {
+    page: () =>
+      base()
+        .select([...LISTED_COLUMNS, total().as('total_count')])
+        .orderBy('seq')
+        .limit(page.size)
+        .offset(page.offset),
+    total: () => q.selectNoFrom(total().as('total_count')),
+  });
+  // The reader reads the columns it maps, which the page selects (the value computed from two of them).
+  return { items: rows.map((r) => PARAMETERS.read(r as unknown as Selectable<PolicySetParametersTable>)), total: count };
 }
 
 export async function countParameters(q: Queryable, policySetId: string): Promise<number> {

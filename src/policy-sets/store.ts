@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, oneOf } from '../db/columns.ts';
+import { compiledOnce } from '../db/compiled.ts';
 import { links } from '../db/links.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { PolicySetsTable } from '../db/schema.ts';
@@ -41,8 +42,11 @@ export async function insertPolicySet(q: Queryable, s: PolicySet): Promise<void>
   await q.insertInto('policy_sets').values(POLICY_SETS.write(s)).execute();
 }
 
+/** Every request on a set, its parameters and versions starts here: compiled once (db/compiled.ts). */
+const policySetById = compiledOnce((q: Queryable, id: string) => q.selectFrom('policy_sets').selectAll().where('id', '=', id));
+
 export async function findPolicySetById(q: Queryable, id: string): Promise<PolicySet | undefined> {
-  const r = await q.selectFrom('policy_sets').selectAll().where('id', '=', id).executeTakeFirst();
+  const [r] = await policySetById(q, id);
   return r && POLICY_SETS.read(r);
 }
 

@@ -95,6 +95,22 @@ export function createTeamsService(deps: {
     return found;
   }
 
+  /**
+   * A team's permissions depend on the caller's standing and the team's id, visibility and
+   * whether it is the owners team, nothing else (auth/permission-sets.ts): kept per standing
+   * (a cached standing lives until anything it was read from changes, db/changes.ts), so that
+   * a page read again by the same caller rebuilds none. Shared, so frozen.
+   */
+  const permissionsOf = new WeakMap<Standing, Map<string, TeamPermissions>>();
+  function shownPermissions(standing: Standing, team: Team): TeamPermissions {
+    let known = permissionsOf.get(standing);
+    if (!known) permissionsOf.set(standing, (known = new Map()));
+    const key = `${team.id} ${team.visibility} ${team.isOwners}`;
+    let permissions = known.get(key);
+    if (!permissions) known.set(key, (permissions = Object.freeze(teamPermissions({ standing, team }))));
+    return permissions;
+  }
+
   const viewOf = (team: Team, memberIds: string[], standing: Standing): TeamView => ({
     team,
     memberIds,
@@ -307,12 +323,14 @@ export function createTeamsService(deps: {
       include: readonly TeamInclude[] = [],
     ): Promise<TeamsDocument<TeamView[]> & { total: number }> {
       const { org, standing } = await deps.organizationLookup.find(caller, organizationName, 'read-teams');
+      // One statement: the page, each team's members and the count (teams/store.ts).
       const { items, total } = await store.listTeams(db, { organizationId: org.id, ...filter, visible: teamFilter(standing) }, page);
-      const members = await store.members.of(
-        db,
-        items.map((t) => t.id),
-      );
-      const views = items.map((team) => viewOf(team, members.get(team.id) ?? [], standing));
+      const views = items.map(({ team, memberIds }) => ({
+        team,
+        memberIds,
+        organizationName: standing.organizationName,
+        permissions: shownPermissions(standing, team),
+      }));
       return { ...(await withUsers(caller, views, views, include)), total };
     },
 

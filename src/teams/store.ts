@@ -1,10 +1,12 @@
+import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, oneOf } from '../db/columns.ts';
-import type { RowFilter } from '../db/filter.ts';
+import { countedPages } from '../db/counted-page.ts';
+import { filterKey, type RowFilter } from '../db/filter.ts';
 import { links } from '../db/links.ts';
-import { listWithTotal, type Window } from '../db/list.ts';
+import type { Window } from '../db/list.ts';
 import type { TeamsTable } from '../db/schema.ts';
-import { containsInsensitive, supportsRowLocks } from '../db/sql.ts';
+import { containsInsensitive, isPostgres, supportsRowLocks } from '../db/sql.ts';
 import { emptyAccess, withAccess, type OrganizationAccess } from '../grants.ts';
 
 export interface Team {
@@ -21,6 +23,21 @@ export interface Team {
   createdAt: string;
 }
 
+/**
+ * The flags a stored text reads as. Teams share a few texts (the owners', the defaults), so each
+ * is parsed once and the object shared, frozen: a change makes a new object (`withAccess`).
+ */
+const accessByText = new Map<string, OrganizationAccess>();
+function accessOf(text: string): OrganizationAccess {
+  let access = accessByText.get(text);
+  if (!access) {
+    if (accessByText.size >= 1_000) accessByText.delete(accessByText.keys().next().value!);
+    access = Object.freeze(withAccess(emptyAccess(), JSON.parse(text) as Record<string, unknown>));
+    accessByText.set(text, access);
+  }
+  return access;
+}
+
 const TEAMS = columns<TeamsTable, Team>({
   id: 'id',
   organizationId: 'organization_id',
@@ -30,7 +47,7 @@ const TEAMS = columns<TeamsTable, Team>({
   // A JSON object of flags; only the flags Hangar models are read back.
   organizationAccess: {
     column: 'organization_access',
-    read: (text: string) => withAccess(emptyAccess(), JSON.parse(text) as Record<string, unknown>),
+    read: accessOf,
     write: (access) => JSON.stringify(access),
   },
   ssoTeamId: 'sso_team_id',
@@ -66,16 +83,53 @@ export interface TeamFilter {
   visible: RowFilter<'teams'>;
 }
 
-export async function listTeams(q: Queryable, f: TeamFilter, page: Window) {
-  let base = q.selectFrom('teams').where('organization_id', '=', f.organizationId);
-  if (f.names && f.names.length) {
-    const lowered = f.names.map((n) => n.toLowerCase());
-    base = base.where((eb) => eb(eb.fn('lower', ['name']), 'in', lowered));
-  } else if (f.search) {
-    base = base.where(containsInsensitive('name', f.search));
-  }
-  if (f.visible) base = base.where(f.visible);
-  return listWithTotal(base, base.selectAll().orderBy('seq'), page, TEAMS.read);
+/** A team of a list page and who is on it, oldest membership first (as `members.of` orders them). */
+export interface ListedTeam {
+  team: Team;
+  memberIds: string[];
+}
+
+/**
+ * The team's members as one comma-joined text, a subquery beside its columns, ordered as
+ * `members.of` orders them: by when they joined, members who joined together in the database's order.
+ */
+const memberIdsOf = (q: Queryable) =>
+  isPostgres(q)
+    ? sql<string | null>`(select string_agg(m.user_id, ',' order by m.created_at) from team_memberships as m where m.team_id = teams.id)`
+    : sql<string | null>`(select group_concat(m.user_id, ',' order by m.created_at) from team_memberships as m where m.team_id = teams.id)`;
+
+type PageRow = Selectable<TeamsTable> & { member_ids: string | null };
+const teamPages = countedPages<PageRow>();
+
+/**
+ * One page of the organization's teams, each with its members, and the list's count beside each
+ * row: one statement (a page past the end: one more for the count), compiled once per
+ * organization, caller's filter, names or search and window (a filter without a key: built each time).
+ */
+export async function listTeams(q: Queryable, f: TeamFilter, page: Window): Promise<{ items: ListedTeam[]; total: number }> {
+  const names = f.names?.length ? f.names.map((n) => n.toLowerCase()) : null;
+  const base = () => {
+    let query = q.selectFrom('teams').where('organization_id', '=', f.organizationId);
+    if (names) query = query.where((eb) => eb(eb.fn('lower', ['name']), 'in', names));
+    else if (f.search) query = query.where(containsInsensitive('name', f.search));
+    if (f.visible) query = query.where(f.visible);
+    return query;
+  };
+  const total = () => base().select((eb) => eb.fn.countAll<number>().as('n'));
+  const visible = filterKey(f.visible);
+  // JSON: names and search text may hold any character, and no two pages may share a key.
+  const key = visible === null ? null : JSON.stringify([f.organizationId, visible, names, names ? null : (f.search ?? null), page.size, page.offset]);
+  const { rows, total: count } = await teamPages(q, key, {
+    page: () =>
+      base()
+        .selectAll()
+        .select([total().as('total_count'), memberIdsOf(q).as('member_ids')])
+        .orderBy('seq')
+        .limit(page.size)
+        .offset(page.offset),
+    total: () => q.selectNoFrom(total().as('total_count')),
+  });
+  return { items: rows.map((r) => ({ team: TEAMS.read(r), memberIds: r.member_ids ? r.member_ids.split(',') : [] })), total: count };
 }
 
 export async function deleteTeam(q: Queryable, id: string): Promise<void> {

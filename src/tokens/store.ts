@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { columns } from '../db/columns.ts';
+import { countedPages } from '../db/counted-page.ts';
 import type { RowFilter } from '../db/filter.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { AuthTokensTable, TokenKind } from '../db/schema.ts';
@@ -107,11 +108,42 @@ export async function listUserTokens(q: Queryable, userId: string, page: Window 
   return listWithTotal(base, base.selectAll().orderBy('seq'), page, TOKENS.read);
 }
 
-/** One page of a pool's tokens by creation time, ties broken by id in the same direction. */
+/** Every column a token is read from: never `digest`. */
+const TOKEN_COLUMNS = [
+  'id',
+  'kind',
+  'description',
+  'user_id',
+  'organization_id',
+  'agent_pool_id',
+  'team_id',
+  'created_by_user_id',
+  'created_at',
+  'last_used_at',
+  'expired_at',
+] as const;
+
+const agentTokenPages = countedPages<Pick<Selectable<AuthTokensTable>, (typeof TOKEN_COLUMNS)[number]>>();
+
+/**
+ * One page of a pool's tokens by creation time, and the pool's token count beside each row: one
+ * statement (a page past the end: one more for the count), compiled once per pool, order and window.
+ */
 export async function listAgentTokens(q: Queryable, agentPoolId: string, order: { descending: boolean }, page: Window) {
-  const base = q.selectFrom('auth_tokens').where('agent_pool_id', '=', agentPoolId).where('kind', '=', 'agent');
   const direction = order.descending ? 'desc' : 'asc';
-  return listWithTotal(base, base.selectAll().orderBy('seq', direction), page, TOKENS.read);
+  const base = () => q.selectFrom('auth_tokens').where('agent_pool_id', '=', agentPoolId).where('kind', '=', 'agent');
+  const total = () => base().select((eb) => eb.fn.countAll<number>().as('n'));
+  const { rows, total: count } = await agentTokenPages(q, JSON.stringify([agentPoolId, direction, page.size, page.offset]), {
+    page: () =>
+      base()
+        .select([...TOKEN_COLUMNS, total().as('total_count')])
+        .orderBy('seq', direction)
+        .limit(page.size)
+        .offset(page.offset),
+    total: () => q.selectNoFrom(total().as('total_count')),
+  });
+  // The reader reads the columns it maps, which the page selects: `digest` and `seq` are not among them.
+  return { items: rows.map((r) => TOKENS.read(r as unknown as Selectable<AuthTokensTable>)), total: count };
 }
 
 export async function deleteToken(q: Queryable, id: string): Promise<void> {
