@@ -7,6 +7,7 @@ import { it } from 'node:test';
 import { assertStatus } from './helpers/assert.ts';
 import { assertAgentError, createAgentToken, createPool, poolWithToken, registerAgent } from './helpers/agents.ts';
 import { agentRun, agentWorkspace, jobCall } from './helpers/agent-jobs.ts';
+import { LOG_PART_BYTES } from '../src/jobs/service.ts';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { createWorkspace } from './helpers/projects.ts';
 import { createVariable } from './helpers/variables.ts';
@@ -140,6 +141,39 @@ suite('agent job protocol', (ctx) => {
     assertStatus(await jobCall(ctx, 'POST', `${planJobId}/failed`, token.secret, { runner, reason: 'terraform plan failed' }), 204);
     assert.equal(await runStatus(ctx, org.owner.token, runId), 'errored');
     assert.equal((await ctx.get(`/api/v2/workspaces/${workspaceId}`, org.owner.token)).body.data.attributes.locked, false);
+  });
+
+  it('keeps a burst of log in parts of at most LOG_PART_BYTES, read back exactly at any range', async () => {
+    const { org, pool, token } = await poolWithToken(ctx);
+    const runner = `${await registerAgent(ctx, token.secret)}/0`;
+    const { planJobId } = await agentRun(ctx, org, pool.id);
+    assert.equal((await claim(ctx, token.secret, runner)).body.id, planJobId);
+    assertStatus(await jobCall(ctx, 'POST', `${planJobId}/start`, token.secret, { runner }), 200);
+    // One flush of 1 MiB less a byte (the agent's largest chunk), every byte telling its offset.
+    const burst = Buffer.from(Array.from({ length: 1024 * 1024 - 1 }, (_, i) => (i * 7 + (i >> 8)) & 0xff));
+    assertStatus(await jobCall(ctx, 'POST', `${planJobId}/log`, token.secret, { runner, chunk: burst.toString('base64') }), 204);
+    assertStatus(await jobCall(ctx, 'POST', `${planJobId}/log`, token.secret, { runner, chunk: Buffer.from('tail\n').toString('base64') }), 204);
+    const log = Buffer.concat([burst, Buffer.from('tail\n')]);
+
+    // The suite keeps blobs in the database (no HANGAR_BLOB_DIR): one row per part.
+    const rows = await ctx.database.db.selectFrom('blobs').select('size').where('family', '=', 'jobs').where('owner', '=', planJobId).where('name', '=', 'log').orderBy('part').execute();
+    const parts = rows.map((r) => Number(r.size));
+    assert.equal(parts.length, Math.ceil(burst.length / LOG_PART_BYTES) + 1, 'the burst in parts, and the tail in one');
+    assert.ok(parts.every((size) => size <= LOG_PART_BYTES), `parts: ${parts.join(', ')}`);
+    assert.equal(parts.reduce((a, b) => a + b, 0), log.length);
+
+    const job = (await ctx.services.jobs.find(ctx.database.db, planJobId))!;
+    assert.equal(job.logSize, log.length);
+    const framed = Buffer.concat([Buffer.from([2]), log]);
+    for (const [offset, limit] of [
+      [0, 10],
+      [LOG_PART_BYTES - 5, 10],
+      [LOG_PART_BYTES + 1, LOG_PART_BYTES * 2],
+      [100, 1024 * 1024],
+      [framed.length - 3, 100],
+    ] as const) {
+      assert.ok((await ctx.services.jobs.readLog(job, offset, limit)).equals(framed.subarray(offset, offset + limit)), `offset ${offset}, limit ${limit}`);
+    }
   });
 
   it("claims only its own pool's agent-mode jobs; another pool's job is 404 on every route", async () => {

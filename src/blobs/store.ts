@@ -82,14 +82,17 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
 
     /** Bytes [start, end) of a log (fewer when it is shorter). */
     async read(key: BlobKey, start: number, end: number, q: Queryable = db): Promise<Buffer> {
+      return Buffer.concat(await store.readPieces(key, start, end, q));
+    },
+
+    /** `read` as the opened parts' slices, in order: for a caller that frames them and copies once. */
+    async readPieces(key: BlobKey, start: number, end: number, q: Queryable = db): Promise<Buffer[]> {
       checkKey(key);
-      if (start >= end) return Buffer.alloc(0);
-      const out: Buffer[] = [];
-      for (const p of await backend.parts(q, key, start, end)) {
+      if (start >= end) return [];
+      return (await backend.parts(q, key, start, end)).map((p) => {
         const bytes = open(key, p);
-        out.push(bytes.subarray(Math.max(start - p.part, 0), Math.min(end - p.part, bytes.length)));
-      }
-      return Buffer.concat(out);
+        return bytes.subarray(Math.max(start - p.part, 0), Math.min(end - p.part, bytes.length));
+      });
     },
 
     /** Where a log ends. */

@@ -23,7 +23,11 @@ export type { Job };
 export const HEARTBEAT_MS = 2_000;
 export const STX = 0x02;
 export const ETX = 0x03;
+const FRAME_START = Buffer.from([STX]);
+const FRAME_END = Buffer.from([ETX]);
 export type JobBlobKind = 'plan-file' | 'plan-json';
+/** The most log bytes sealed as one part (appendLog). */
+export const LOG_PART_BYTES = 64 * 1024;
 
 export interface ResourceCounts {
   additions: number;
@@ -142,11 +146,18 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
     /** Running jobs whose runner has been silent since `cutoff`. */
     silent: (q: Queryable, cutoff: string, limit = 50) => store.silentJobs(q, cutoff, limit),
 
-    /** Appends to a job's log (sealed, one part per call); concurrent appends each land whole, one after another. */
+    /**
+     * Appends to a job's log, sealed in parts of at most LOG_PART_BYTES: a reader's range opens
+     * only the parts it touches, so a burst of output flushed at once (megabytes of plan) does not
+     * make every later 1 MiB read decrypt all of it. A job has one writer (the runner holding it,
+     * whose flushes follow one another), so the parts of one append are never interleaved.
+     */
     async appendLog(jobId: string, bytes: Uint8Array): Promise<void> {
       if (bytes.byteLength === 0) return;
       if (!(await store.findJob(db, jobId))) return;
-      await store.growLog(db, jobId, await blobs.append(logKey(jobId), bytes));
+      let end = 0;
+      for (let at = 0; at < bytes.byteLength; at += LOG_PART_BYTES) end = await blobs.append(logKey(jobId), bytes.subarray(at, at + LOG_PART_BYTES));
+      await store.growLog(db, jobId, end);
     },
 
     completeLog: (q: Queryable, jobId: string) => store.completeLog(q, jobId),
@@ -159,14 +170,13 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
       const framedSize = 1 + job.logSize + (job.logComplete ? 1 : 0);
       const end = Math.min(framedSize, offset + limit);
       if (offset >= end) return Buffer.alloc(0);
-      const parts: Buffer[] = [];
-      if (offset === 0) parts.push(Buffer.from([STX]));
       // Log bytes [from, to) are framed bytes [from+1, to+1).
       const from = Math.max(offset - 1, 0);
       const to = Math.min(end - 1, job.logSize);
-      if (from < to) parts.push(await blobs.read(logKey(job.id), from, to));
-      if (job.logComplete && end === framedSize) parts.push(Buffer.from([ETX]));
-      return Buffer.concat(parts);
+      const pieces = from < to ? await blobs.readPieces(logKey(job.id), from, to) : [];
+      if (offset === 0) pieces.unshift(FRAME_START);
+      if (job.logComplete && end === framedSize) pieces.push(FRAME_END);
+      return Buffer.concat(pieces);
     },
 
     /** Keeps a plan file or plan JSON of a job, replacing an earlier one; in the caller's transaction on the database backend. */
