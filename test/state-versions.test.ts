@@ -458,6 +458,10 @@ suite('state versions', (ctx) => {
       if (expected === 3) assert.match(statements[1]!, /from "team_workspaces"/);
       assert.match(statements.at(-1)!, /"state_versions"/, 'the page');
     }
+    // The page, sent as ready text (serialize.ts), is typed as every other answer.
+    const shown = await ctx.get(`/api/v2/state-versions/${made.id}`, t);
+    assert.equal((await ctx.get(url(w.attributes.name), t)).headers['content-type'], shown.headers['content-type']);
+    assert.match(String(shown.headers['content-type']), /^application\/vnd\.api\+json/);
     // Named in another case, the workspace is found all the same; another organization's member is not let in.
     assert.equal((await ctx.get(url(w.attributes.name.toUpperCase()), t)).body.data[0].id, made.id);
     assertError(await ctx.get(url(w.attributes.name), (await ctx.organization()).owner.token), 404);
