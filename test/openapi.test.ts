@@ -194,10 +194,12 @@ suite('OpenAPI document', (ctx) => {
       const schema = schemaFor(route?.response as Record<string, unknown>, res.status);
       if (!schema) return { res, problems: [`${name} ${res.status}: no response schema for this status`] };
       const payload = (last as { payload: unknown } | undefined)?.payload;
-      // The agent endpoints send their documents as ready text, which the hook does not see
-      // (Fastify serializes only objects): their answers are checked as sent. Other text and
-      // bytes (the OpenAPI document, state files) are not the documents checked here.
-      const jsonText = payload === undefined && name.split(' ')[1]!.startsWith('/api/agent/') && res.raw !== '';
+      // The agent endpoints, and a page of state versions, send their documents as ready text,
+      // which the hook does not see (Fastify serializes only objects): their answers are checked
+      // as sent. Other text and bytes (the OpenAPI document, state files) are not the documents
+      // checked here.
+      const readyText = name.split(' ')[1]!.startsWith('/api/agent/') || String(res.headers['content-type']).startsWith('application/vnd.api+json');
+      const jsonText = payload === undefined && readyText && res.raw !== '';
       if (!jsonText && (payload === undefined || typeof payload === 'string' || Buffer.isBuffer(payload))) return { res, problems };
       const sent = jsonText ? JSON.parse(res.raw) : JSON.parse(JSON.stringify(payload));
       try {

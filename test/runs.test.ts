@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
-import { createProject, createWorkspace, grant, type Org } from './helpers/projects.ts';
+import { createProject, createWorkspace, grant, memberWithAccess, type Org } from './helpers/projects.ts';
+import { settledStatements } from './helpers/settled.ts';
 
 const TARBALL = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 1, 2, 3]);
 
@@ -327,5 +328,36 @@ suite('runs', (ctx) => {
     const refused = assertError(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/unlock`, org.owner.token, {}), 409);
     assert.match(`${refused.title}\n\n${refused.detail}`, /is locked by Team/);
     assertStatus(await ctx.post(`/api/v2/workspaces/${ws.id}/actions/unlock`, token, {}), 200);
+  });
+
+  it('finds the workspace of a run list with its project in one statement: a page is two in all for the owner, three for a member on a team (its workspace grants)', async () => {
+    const org: Org = await ctx.organization();
+    const project = await createProject(ctx, org);
+    const ws = await createWorkspace(ctx, org, project.id);
+    const cv = await configurationVersion(ctx, org.owner.token, ws.id);
+    const run = await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, cv));
+    assertStatus(run, 201);
+    const member = await memberWithAccess(ctx, org, [[project.id, 'read']]);
+    const url = `/api/v2/workspaces/${ws.id}/runs`;
+    for (const [token, expected] of [
+      [org.owner.token, 2],
+      [member.token, 3],
+    ] as const) {
+      await ctx.get(url, token); // the caller's caches, and the compiled statements
+      const { result, statements } = await settledStatements(ctx, () => ctx.get(url, token), expected);
+      assertStatus(result, 200);
+      assert.deepEqual(
+        result.body.data.map((r: any) => r.id),
+        [run.body.data.id],
+      );
+      assert.equal(statements.length, expected, statements.join('\n'));
+      assert.match(statements[0]!, /from "workspaces"/, 'the workspace');
+      assert.match(statements[0]!, /from "projects"/, 'and its project');
+      assert.equal(statements.filter((text) => /from "projects"/.test(text)).length, 1, 'the project is not read again');
+      if (expected === 3) assert.match(statements[1]!, /from "team_workspaces"/);
+      assert.match(statements.at(-1)!, /"runs"/, 'the page');
+    }
+    assertError(await ctx.get(url, (await ctx.organization()).owner.token), 404);
+    assertError(await ctx.get(`/api/v2/workspaces/${ws.id.replace('ws-', 'ws-x')}/runs`, org.owner.token), 404);
   });
 });

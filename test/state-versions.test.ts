@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createProject, createWorkspace, memberWithAccess } from './helpers/projects.ts';
+import { settledStatements } from './helpers/settled.ts';
 import { createStateVersion, lock, md5, put, stateFile, unlock, versionBody } from './helpers/state.ts';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -429,5 +430,40 @@ suite('state versions', (ctx) => {
     assert.equal(md5(new Keyring([fresh]).open(mine.key_id!, mine.body, `state-version:${sv.id}:state`)), md5(state));
     const after = createServices(ctx.database, { keyring: new Keyring([fresh]) });
     assert.equal((await after.stateVersions.rotateEncryption()) + (await after.blobs.reseal()), 0);
+  });
+
+  it('finds the workspace of a list with its project in one statement: a page is two in all for the owner, three for a member on a team (its workspace grants)', async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org);
+    const w = await createWorkspace(ctx, org, project.id);
+    const t = org.owner.token;
+    const made = await createStateVersion(ctx, w.id, t, stateFile({ serial: 1 }), 1);
+    const member = await memberWithAccess(ctx, org, [[project.id, 'read']]);
+    const url = (name: string) => `/api/v2/state-versions?filter[workspace][name]=${name}&filter[organization][name]=${org.name}`;
+    for (const [token, expected] of [
+      [t, 2],
+      [member.token, 3],
+    ] as const) {
+      await ctx.get(url(w.attributes.name), token); // the caller's caches, and the compiled statements
+      const { result, statements } = await settledStatements(ctx, () => ctx.get(url(w.attributes.name), token), expected);
+      assertStatus(result, 200);
+      assert.deepEqual(
+        result.body.data.map((v: any) => v.id),
+        [made.id],
+      );
+      assert.equal(statements.length, expected, statements.join('\n'));
+      assert.match(statements[0]!, /from "workspaces"/, 'the workspace');
+      assert.match(statements[0]!, /from "projects"/, 'and its project');
+      assert.equal(statements.filter((text) => /from "projects"/.test(text)).length, 1, 'the project is not read again');
+      if (expected === 3) assert.match(statements[1]!, /from "team_workspaces"/);
+      assert.match(statements.at(-1)!, /"state_versions"/, 'the page');
+    }
+    // The page, sent as ready text (serialize.ts), is typed as every other answer.
+    const shown = await ctx.get(`/api/v2/state-versions/${made.id}`, t);
+    assert.equal((await ctx.get(url(w.attributes.name), t)).headers['content-type'], shown.headers['content-type']);
+    assert.match(String(shown.headers['content-type']), /^application\/vnd\.api\+json/);
+    // Named in another case, the workspace is found all the same; another organization's member is not let in.
+    assert.equal((await ctx.get(url(w.attributes.name.toUpperCase()), t)).body.data[0].id, made.id);
+    assertError(await ctx.get(url(w.attributes.name), (await ctx.organization()).owner.token), 404);
   });
 });

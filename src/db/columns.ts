@@ -100,3 +100,23 @@ export function columns<R, E>(map: ColumnMap<R, E>): Columns<R, E> {
     },
   };
 }
+
+/**
+ * The fields `keys` of a map, as a map of their own: a narrower read of the same table (a list
+ * that shows less than a show) that declares no column a second time.
+ */
+export function pickColumns<R, E, K extends keyof E & string>(map: ColumnMap<R, E>, keys: readonly K[]): ColumnMap<R, Pick<E, K>> {
+  return Object.fromEntries(keys.map((k) => [k, map[k]])) as unknown as ColumnMap<R, Pick<E, K>>;
+}
+
+/** The columns a map reads, for a select of no more than it needs. */
+export function columnNames<R, E>(map: ColumnMap<R, E>): Array<ColumnName<R>> {
+  const names = (field: AnyField): string[] => {
+    if (typeof field === 'string') return [field];
+    // Which columns a computed field reads is its own business: such a map selects them all.
+    if ('computed' in field && typeof field.computed === 'function') throw new Error('columnNames: a computed field reads columns it does not name');
+    if ('read' in field && typeof field.read === 'function') return [field.column as string];
+    return Object.values(field as Record<string, AnyField>).flatMap(names);
+  };
+  return [...new Set(names(map as unknown as AnyField))] as Array<ColumnName<R>>;
+}

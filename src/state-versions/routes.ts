@@ -22,7 +22,7 @@ import {
   UploadParams,
   UploadQuery,
 } from './schemas.ts';
-import { outputResource, stateVersionResource } from './serialize.ts';
+import { outputResource, stateVersionPageJson, stateVersionResource } from './serialize.ts';
 import { MAX_STATE_BYTES, type StateVersionsService, type StateVersionView } from './service.ts';
 
 const tags = ['State versions'];
@@ -103,9 +103,8 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
       const page = parsePage(q);
       const { items, total } = await stateVersions.list(request.caller, q['filter[organization][name]'], q['filter[workspace][name]'], page);
       const url = absoluteUrl(request, app.config.baseUrl);
-      // The request's origin, found once for the page.
-      const at = url.origin;
-      return { data: items.map((v) => stateVersionResource(v, at)), ...envelope(url, page, total) };
+      // Sent as text: the versions' stored JSON goes in without a parse (serialize.ts).
+      return stateVersionPageJson(items, url.origin, envelope(url, page, total));
     },
   );
 

@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
-import { bool, columns, typed } from '../db/columns.ts';
+import { bool, columnNames, columns, pickColumns, typed, type ColumnMap } from '../db/columns.ts';
 import { compiledByKey } from '../db/compiled.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { StateVersionOutputsTable, StateVersionStatus, StateVersionsTable } from '../db/schema.ts';
@@ -39,7 +39,7 @@ export interface StateVersion {
   finalizedAt: string | null;
 }
 
-const VERSIONS = columns<StateVersionsTable, StateVersion>({
+const VERSION_COLUMNS: ColumnMap<StateVersionsTable, StateVersion> = {
   id: 'id',
   workspaceId: 'workspace_id',
   serial: { column: 'serial', read: Number },
@@ -64,7 +64,8 @@ const VERSIONS = columns<StateVersionsTable, StateVersion>({
   runId: 'run_id',
   createdAt: 'created_at',
   finalizedAt: 'finalized_at',
-});
+};
+const VERSIONS = columns(VERSION_COLUMNS);
 
 export interface StateOutput {
   id: string;
@@ -175,58 +176,29 @@ export async function nextPosition(q: Queryable, workspaceId: string): Promise<n
 }
 
 /** What a listed version shows (serialize.ts): a version without its bookkeeping (lock, creator's token, md5). */
-export type ListedVersion = Pick<
-  StateVersion,
-  | 'id'
-  | 'workspaceId'
-  | 'serial'
-  | 'status'
-  | 'stateSize'
-  | 'stateFormatVersion'
-  | 'terraformVersion'
-  | 'resources'
-  | 'providers'
-  | 'modules'
-  | 'billableRumCount'
-  | 'jsonStateUploaded'
-  | 'createdBy'
-  | 'createdAt'
->;
-
-const LISTED = columns<StateVersionsTable, ListedVersion>({
-  id: 'id',
-  workspaceId: 'workspace_id',
-  serial: { column: 'serial', read: Number },
-  status: typed<StateVersionStatus>()('status'),
-  stateSize: 'state_size',
-  stateFormatVersion: 'state_format_version',
-  terraformVersion: 'terraform_version',
-  resources: 'resources',
-  providers: 'providers',
-  modules: 'modules',
-  billableRumCount: 'billable_rum_count',
-  jsonStateUploaded: bool('json_state_uploaded'),
-  createdBy: 'created_by',
-  createdAt: 'created_at',
-});
-const LISTED_COLUMNS = [
+const LISTED_FIELDS = [
   'id',
-  'workspace_id',
+  'workspaceId',
   'serial',
   'status',
-  'state_size',
-  'state_format_version',
-  'terraform_version',
+  'stateSize',
+  'stateFormatVersion',
+  'terraformVersion',
   'resources',
   'providers',
   'modules',
-  'billable_rum_count',
-  'json_state_uploaded',
-  'created_by',
-  'created_at',
+  'billableRumCount',
+  'jsonStateUploaded',
+  'createdBy',
+  'createdAt',
 ] as const;
+export type ListedVersion = Pick<StateVersion, (typeof LISTED_FIELDS)[number]>;
+const LISTED_MAP = pickColumns(VERSION_COLUMNS, LISTED_FIELDS);
+const LISTED = columns(LISTED_MAP);
+const LISTED_COLUMNS = columnNames(LISTED_MAP);
 
-type ListedRow = Pick<StateVersionsTable, (typeof LISTED_COLUMNS)[number]> & { output_ids: string | null; total_count: unknown };
+/** A page's row: the listed columns only (typed as the whole row, which `LISTED` reads no more of). */
+type ListedRow = Selectable<StateVersionsTable> & { output_ids: string | null; total_count: unknown };
 const versionPage = compiledByKey<ListedRow>();
 
 /**

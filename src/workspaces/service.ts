@@ -354,20 +354,22 @@ export function createWorkspacesService(deps: {
 
   /** A workspace the caller may read; 404 for everything else. */
   async function find(caller: Caller, ref: WorkspaceRef, action: ActionOn<'workspace'> = 'read-workspace'): Promise<FoundWorkspace> {
-    let workspace: Workspace | undefined;
+    // The workspace is read with its project (one statement): the caller's rights come from both.
+    let row: store.WorkspaceWithProject | undefined;
     let standing: Standing;
     let org: Organization;
     if ('id' in ref) {
-      workspace = hasPrefix(ref.id, 'ws') ? await store.findWorkspaceById(db, ref.id) : undefined;
-      if (!workspace) throw errors.notFound();
-      ({ standing, org } = await deps.organizationLookup.findById(caller, workspace.organizationId));
+      row = hasPrefix(ref.id, 'ws') ? await store.findWorkspaceWithProjectById(db, ref.id) : undefined;
+      if (!row) throw errors.notFound();
+      ({ standing, org } = await deps.organizationLookup.findById(caller, row.workspace.organizationId));
     } else {
       ({ standing, org } = await deps.organizationLookup.find(caller, ref.organizationName));
-      workspace = await store.findWorkspaceByName(db, org.id, ref.name);
-      if (!workspace) throw errors.notFound();
+      row = await store.findWorkspaceWithProjectByName(db, org.id, ref.name);
+      if (!row) throw errors.notFound();
     }
-    const [found] = await withAuthority(standing, org, [workspace]);
-    if (!found?.project) throw errors.notFound();
+    if (!row.project) throw errors.notFound();
+    const [found] = await withAuthority(standing, org, [row.workspace], [projectAccess.read(row.project)]);
+    if (!found) throw errors.notFound();
     authorize(found, action);
     return found;
   }

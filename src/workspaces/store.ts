@@ -1,7 +1,7 @@
 import { sql, type AliasedExpression, type Expression, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
-import { compiledByKey } from '../db/compiled.ts';
+import { compiledByKey, compiledOnce } from '../db/compiled.ts';
 import { filterKey, type RowFilter } from '../db/filter.ts';
 import { jsonAll, jsonFirst, jsonOf } from '../db/json.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
@@ -130,6 +130,42 @@ export async function findWorkspaceByName(q: Queryable, organizationId: string, 
   return r && WORKSPACES.read(r);
 }
 
+/** A workspace with its project's columns (null: no such project, deleted under it), read together. */
+export interface WorkspaceWithProject {
+  workspace: Workspace;
+  project: ProjectColumns | null;
+}
+
+// The workspace and its project in one statement: finding a workspace for a caller needs both
+// (the caller's rights come from the project), and a second round trip for the project was a
+// third of a run or state version list's statements on PostgreSQL.
+const withProject = (q: Queryable) =>
+  q
+    .selectFrom('workspaces')
+    .selectAll('workspaces')
+    .select(jsonFirst(supportsRowLocks(q), { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id' }).as('project_row'));
+const withProjectById = compiledOnce((q: Queryable, id: string) => withProject(q).where('workspaces.id', '=', id));
+const withProjectByName = compiledOnce((q: Queryable, organizationId: string, lowerName: string) =>
+  withProject(q)
+    .where('workspaces.organization_id', '=', organizationId)
+    .where((eb) => eb(eb.fn('lower', ['workspaces.name']), '=', lowerName)),
+);
+const readWithProject = (r: Selectable<WorkspacesTable> & { project_row: unknown }): WorkspaceWithProject => ({
+  workspace: WORKSPACES.read(r),
+  project: projectColumns(r.project_row),
+});
+
+export async function findWorkspaceWithProjectById(q: Queryable, id: string): Promise<WorkspaceWithProject | undefined> {
+  const [r] = await withProjectById(q, id);
+  return r && readWithProject(r);
+}
+
+/** By name, in any case, as TFE finds a workspace named in a path. */
+export async function findWorkspaceWithProjectByName(q: Queryable, organizationId: string, name: string): Promise<WorkspaceWithProject | undefined> {
+  const [r] = await withProjectByName(q, organizationId, name.toLowerCase());
+  return r && readWithProject(r);
+}
+
 /** Which of `ids` are workspaces of the organization (one query). */
 export async function workspaceIdsInOrganization(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
@@ -241,6 +277,15 @@ export interface Beside<X> {
 export type ProjectColumns = Record<(typeof PROJECT_COLUMNS)[number], unknown>;
 const PROJECT_COLUMNS = ['id', 'organization_id', 'name', 'description', 'auto_destroy_activity_duration', 'is_default', 'created_at'] as const;
 
+/** The project's columns from `jsonFirst` of PROJECT_COLUMNS (null when there is no project). */
+function projectColumns(row: unknown): ProjectColumns | null {
+  const p = jsonOf<unknown[]>(row);
+  if (!p) return null;
+  const columns = {} as Record<string, unknown>;
+  for (let i = 0; i < PROJECT_COLUMNS.length; i++) columns[PROJECT_COLUMNS[i]!] = p[i];
+  return columns as ProjectColumns;
+}
+
 /** A workspace of a page, with its project's columns, its own tag bindings and what `Beside` added. */
 export interface ListedWorkspace<X> {
   workspace: Workspace;
@@ -255,12 +300,7 @@ const pageOf = compiledByKey<PageRow>();
 /** `projects`: the page's projects read so far, each read once however many of its workspaces the page holds. */
 function listed<X>(r: PageRow, beside: Beside<X> | undefined, projects: Map<string, ProjectColumns>): ListedWorkspace<X> {
   let project = projects.get(r.project_id);
-  if (!project) {
-    const p = jsonOf<unknown[]>(r.project_row)!;
-    const columns = {} as Record<string, unknown>;
-    for (let i = 0; i < PROJECT_COLUMNS.length; i++) columns[PROJECT_COLUMNS[i]!] = p[i];
-    projects.set(r.project_id, (project = columns as ProjectColumns));
-  }
+  if (!project) projects.set(r.project_id, (project = projectColumns(r.project_row)!));
   const tags = jsonOf<Array<[string, string, string, string]>>(r.own_tags) ?? [];
   return {
     workspace: WORKSPACES.read(r),
