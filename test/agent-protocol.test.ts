@@ -156,11 +156,24 @@ suite('agent job protocol', (ctx) => {
     const log = Buffer.concat([burst, Buffer.from('tail\n')]);
 
     // The suite keeps blobs in the database (no HANGAR_BLOB_DIR): one row per part.
-    const rows = await ctx.database.db.selectFrom('blobs').select('size').where('family', '=', 'jobs').where('owner', '=', planJobId).where('name', '=', 'log').orderBy('part').execute();
+    const rows = await ctx.database.db
+      .selectFrom('blobs')
+      .select('size')
+      .where('family', '=', 'jobs')
+      .where('owner', '=', planJobId)
+      .where('name', '=', 'log')
+      .orderBy('part')
+      .execute();
     const parts = rows.map((r) => Number(r.size));
     assert.equal(parts.length, Math.ceil(burst.length / LOG_PART_BYTES) + 1, 'the burst in parts, and the tail in one');
-    assert.ok(parts.every((size) => size <= LOG_PART_BYTES), `parts: ${parts.join(', ')}`);
-    assert.equal(parts.reduce((a, b) => a + b, 0), log.length);
+    assert.ok(
+      parts.every((size) => size <= LOG_PART_BYTES),
+      `parts: ${parts.join(', ')}`,
+    );
+    assert.equal(
+      parts.reduce((a, b) => a + b, 0),
+      log.length,
+    );
 
     const job = (await ctx.services.jobs.find(ctx.database.db, planJobId))!;
     assert.equal(job.logSize, log.length);

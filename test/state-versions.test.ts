@@ -117,6 +117,44 @@ suite('state versions', (ctx) => {
     assertError(await ctx.get(`/api/v2/workspaces/${(await createWorkspace(ctx, org)).id}/current-state-version`, t), 404);
   });
 
+  it("shows a workspace's resource-count from its current state: every managed instance, no data source", async () => {
+    const org = await ctx.organization();
+    const w = await createWorkspace(ctx, org);
+    const t = org.owner.token;
+    const count = async () => {
+      const shown = await ctx.get(`/api/v2/workspaces/${w.id}`, t);
+      assertStatus(shown, 200);
+      const listed = await ctx.get(`/api/v2/organizations/${org.name}/workspaces?search[name]=${w.attributes.name}`, t);
+      assertStatus(listed, 200);
+      const inList = listed.body.data.find((x: any) => x.id === w.id);
+      assert.equal(inList.attributes['resource-count'], shown.body.data.attributes['resource-count'], 'the list and the show agree');
+      return shown.body.data.attributes['resource-count'];
+    };
+    assert.equal(await count(), 0, 'no state yet');
+    const state = JSON.parse(stateFile({ serial: 1, resources: 2 }).toString());
+    // A resource with three instances (count = 3), and a data source, which manages nothing.
+    state.resources.push({
+      ...state.resources[0],
+      name: 'many',
+      instances: [0, 1, 2].map((i) => ({ index_key: i, schema_version: 0, attributes: { id: `m-${i}` } })),
+    });
+    state.resources.push({
+      mode: 'data',
+      type: 'aws_region',
+      name: 'here',
+      provider: state.resources[0].provider,
+      instances: [{ schema_version: 0, attributes: {} }],
+    });
+    await createStateVersion(ctx, w.id, t, Buffer.from(JSON.stringify(state)), 1);
+    assert.equal(await count(), 5);
+    // Safe delete reads the same count: a workspace managing resources is refused.
+    const safeDelete = () => ctx.request('POST', `/api/v2/workspaces/${w.id}/actions/safe-delete`, { token: t, contentType: 'application/vnd.api+json' });
+    assertError(await safeDelete(), 409);
+    await createStateVersion(ctx, w.id, t, stateFile({ serial: 2, resources: 0 }), 2);
+    assert.equal(await count(), 0, 'the newest version counts');
+    assertStatus(await safeDelete(), 204);
+  });
+
   it('reads a page of versions, their outputs and the count in one statement; a page past the end in two', async () => {
     const org = await ctx.organization();
     const w = await createWorkspace(ctx, org);

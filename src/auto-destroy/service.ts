@@ -14,10 +14,6 @@ import * as store from './store.ts';
 
 const BATCH = 50;
 
-/** How many resources a state version's resource summary counts. */
-const resourceCount = (resources: string | null) =>
-  resources ? (JSON.parse(resources) as Array<{ count?: number }>).reduce((n, r) => n + (r.count ?? 0), 0) : 0;
-
 export function createAutoDestroyService(deps: { database: Database; runs: RunsService }) {
   const db = deps.database.db;
 
@@ -42,7 +38,7 @@ export function createAutoDestroyService(deps: { database: Database; runs: RunsS
         const where = poolOf(c);
         const claim = (q: Parameters<typeof store.claimExplicit>[0]) => store.claimExplicit(q, c.id, c.autoDestroyAt);
         // Local mode, or nothing to destroy: the time has passed all the same, and is cleared.
-        if (!where || resourceCount(await store.currentResources(db, c.id)) === 0) {
+        if (!where || (await store.currentResourceCount(db, c.id)) === 0) {
           await deps.database.transaction(claim);
           continue;
         }
@@ -58,7 +54,7 @@ export function createAutoDestroyService(deps: { database: Database; runs: RunsS
           const claim = (q: Parameters<typeof store.claimIdle>[0]) => store.claimIdle(q, c.id, c.stateVersionId);
           // No resources (a destroy already ran), or local mode: nothing to run; the claim keeps
           // the workspace from being looked at again until its state changes.
-          if (!where || resourceCount(c.resources) === 0) {
+          if (!where || c.resourceCount === 0) {
             await deps.database.transaction(claim);
             continue;
           }

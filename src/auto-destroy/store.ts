@@ -63,13 +63,21 @@ export async function idleSince(
   duration: string,
   cutoff: string,
   limit: number,
-): Promise<Array<Candidate & { stateVersionId: string; resources: string | null }>> {
+): Promise<Array<Candidate & { stateVersionId: string; resourceCount: number }>> {
   const rows = await q
     .selectFrom('workspaces as w')
     .innerJoin('projects as p', 'p.id', 'w.project_id')
     .innerJoin('organizations as o', 'o.id', 'w.organization_id')
     .innerJoin('state_versions as sv', 'sv.workspace_id', 'w.id')
-    .select(['w.id', 'w.execution_mode', 'w.agent_pool_id', 'o.default_execution_mode', 'o.default_agent_pool_id', 'sv.id as state_version_id', 'sv.resources'])
+    .select([
+      'w.id',
+      'w.execution_mode',
+      'w.agent_pool_id',
+      'o.default_execution_mode',
+      'o.default_agent_pool_id',
+      'sv.id as state_version_id',
+      'sv.resource_count',
+    ])
     .where((eb) =>
       eb.or([
         eb.and([eb('w.inherits_project_auto_destroy', '=', true), eb('p.auto_destroy_activity_duration', '=', duration)]),
@@ -110,7 +118,7 @@ export async function idleSince(
     orgMode: r.default_execution_mode,
     orgPool: r.default_agent_pool_id,
     stateVersionId: r.state_version_id,
-    resources: r.resources,
+    resourceCount: Number(r.resource_count ?? 0),
   }));
 }
 
@@ -136,15 +144,15 @@ export async function claimExplicit(q: Queryable, workspaceId: string, autoDestr
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** The resource summary of the workspace's current state version (null: no state, or none recorded). */
-export async function currentResources(q: Queryable, workspaceId: string): Promise<string | null> {
+/** How many resources the workspace's current state version manages (0: no state). */
+export async function currentResourceCount(q: Queryable, workspaceId: string): Promise<number> {
   const r = await q
     .selectFrom('state_versions')
-    .select('resources')
+    .select('resource_count')
     .where('workspace_id', '=', workspaceId)
     .where('position', 'is not', null)
     .orderBy('position', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return r?.resources ?? null;
+  return Number(r?.resource_count ?? 0);
 }

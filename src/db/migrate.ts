@@ -31,6 +31,7 @@ import * as autoDestroy from './migrations/0028_auto_destroy.ts';
 import * as blobs from './migrations/0029_blobs.ts';
 import * as login from './migrations/0032_login.ts';
 import * as runCancelRequests from './migrations/0034_run_cancel_requests.ts';
+import * as stateResourceCount from './migrations/0036_state_resource_count.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0029_blobs': blobs,
   '0032_login': login,
   '0034_run_cancel_requests': runCancelRequests,
+  '0036_state_resource_count': stateResourceCount,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -357,6 +357,8 @@ export interface StateVersionsTable {
   terraform_version: string | null;
   /** JSON, derived from the state when it arrives. */
   resources: string | null;
+  /** The sum of `resources`' counts (null with them): what a workspace's `resource-count` shows. */
+  resource_count: number | null;
   providers: string | null;
   modules: string | null;
   billable_rum_count: number | null;

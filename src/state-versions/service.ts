@@ -165,11 +165,6 @@ const unseen = (e: unknown): null => {
 const notLockedByYou = () =>
   errors.conflict('The workspace must be locked by you before you create a state version (lock it first: POST /workspaces/:id/actions/lock)');
 
-/** How many resources a state version's summary (JSON text, null before it is read) counts. */
-export function resourceCount(resources: string | null): number {
-  return resources ? (JSON.parse(resources) as Array<{ count: number }>).reduce((n, r) => n + r.count, 0) : 0;
-}
-
 export function createStateVersionsService(deps: {
   database: Database;
   organizationLookup: OrganizationLookup;
@@ -260,6 +255,7 @@ export function createStateVersionsService(deps: {
       stateFormatVersion: parsed.formatVersion,
       terraformVersion: parsed.terraformVersion,
       resources: JSON.stringify(parsed.resources),
+      resourceCount: parsed.resources.reduce((n, r) => n + r.count, 0),
       providers: JSON.stringify(parsed.providers),
       modules: JSON.stringify(parsed.modules),
       billableRumCount: parsed.billableRumCount,
@@ -291,7 +287,7 @@ export function createStateVersionsService(deps: {
         [...current].map(([id, v]) => [
           id,
           {
-            count: resourceCount(v.resources),
+            count: v.resourceCount ?? 0,
             currentStateVersion: v.id,
             // When the workspace last changed infrastructure: auto-destroy's idle spell starts here.
             stateCreatedAt: v.createdAt,
@@ -323,6 +319,7 @@ export function createStateVersionsService(deps: {
         stateFormatVersion: null,
         terraformVersion: null,
         resources: null,
+        resourceCount: null,
         providers: null,
         modules: null,
         billableRumCount: null,
@@ -506,8 +503,7 @@ export function createStateVersionsService(deps: {
     /** Whether the workspace's current state manages any resource (safe delete refuses then). */
     async managesResources(q: Queryable, workspaceId: string): Promise<boolean> {
       const current = await store.currentVersion(q, workspaceId);
-      if (!current?.resources) return false;
-      return (JSON.parse(current.resources) as Array<{ count: number }>).some((r) => r.count > 0);
+      return (current?.resourceCount ?? 0) > 0;
     },
 
     /** The workspace's current state file, for a run about to execute (none: a new workspace). */
@@ -539,6 +535,7 @@ export function createStateVersionsService(deps: {
         stateFormatVersion: null,
         terraformVersion: null,
         resources: null,
+        resourceCount: null,
         providers: null,
         modules: null,
         billableRumCount: null,

@@ -21,6 +21,8 @@ export interface StateVersion {
   terraformVersion: string | null;
   /** JSON text, derived from the state. */
   resources: string | null;
+  /** The sum of `resources`' counts (null with them). */
+  resourceCount: number | null;
   providers: string | null;
   modules: string | null;
   billableRumCount: number | null;
@@ -51,6 +53,7 @@ const VERSION_COLUMNS: ColumnMap<StateVersionsTable, StateVersion> = {
   stateFormatVersion: 'state_format_version',
   terraformVersion: 'terraform_version',
   resources: 'resources',
+  resourceCount: 'resource_count',
   providers: 'providers',
   modules: 'modules',
   billableRumCount: 'billable_rum_count',
@@ -95,7 +98,17 @@ export async function insertVersion(q: Queryable, v: StateVersion): Promise<void
 
 export type Finalization = Pick<
   StateVersion,
-  'position' | 'stateSize' | 'stateFormatVersion' | 'terraformVersion' | 'resources' | 'providers' | 'modules' | 'billableRumCount' | 'finalizedAt' | 'lineage'
+  | 'position'
+  | 'stateSize'
+  | 'stateFormatVersion'
+  | 'terraformVersion'
+  | 'resources'
+  | 'resourceCount'
+  | 'providers'
+  | 'modules'
+  | 'billableRumCount'
+  | 'finalizedAt'
+  | 'lineage'
 >;
 const finalization = VERSIONS.patch(
   'position',
@@ -103,6 +116,7 @@ const finalization = VERSIONS.patch(
   'stateFormatVersion',
   'terraformVersion',
   'resources',
+  'resourceCount',
   'providers',
   'modules',
   'billableRumCount',

@@ -6,7 +6,7 @@
 import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import type { RunsService } from '../runs/service.ts';
-import { resourceCount, type StateVersionsService } from '../state-versions/service.ts';
+import type { StateVersionsService } from '../state-versions/service.ts';
 import type { VariablesService } from '../variables/service.ts';
 import type { WorkspaceLocksService, WorkspaceLockView } from '../workspace-locks/service.ts';
 import { autoDestroyAt, type WorkspaceBase } from '../workspaces/service.ts';
@@ -42,7 +42,7 @@ export function createWorkspaceViewsService(deps: {
 
   /** The view of a workspace read with the columns `beside` adds: no query. */
   function viewed(base: WorkspaceBase, v: ViewColumns): WorkspaceView {
-    const state = v.state && { count: resourceCount(v.state.resources), stateCreatedAt: v.state.createdAt };
+    const state = v.state && { count: v.state.resourceCount, stateCreatedAt: v.state.createdAt };
     return {
       ...base,
       lock: v.lock,

@@ -12,8 +12,8 @@ export interface ViewColumns {
   lock: { holderType: 'users' | 'teams' | 'runs'; holderId: string; reason: string | null } | null;
   currentConfigurationVersionId: string | null;
   runs: { count: number; current: string | null };
-  /** The current state version's id, resources (JSON text) and time. */
-  state: { id: string; resources: string | null; createdAt: string } | null;
+  /** The current state version's id, how many resources it manages, and its time. */
+  state: { id: string; resourceCount: number; createdAt: string } | null;
   variableIds: string[];
 }
 
@@ -48,7 +48,7 @@ export function viewColumns(eb: ExpressionBuilder<Schema, 'workspaces'>, postgre
       .as('view_current_run'),
     jsonFirst(postgres, {
       table: 'state_versions',
-      columns: ['id', 'resources', 'created_at'],
+      columns: ['id', 'resource_count', 'created_at'],
       owner: 'workspace_id',
       outer: 'workspaces.id',
       order: 'position',
@@ -60,12 +60,12 @@ export function viewColumns(eb: ExpressionBuilder<Schema, 'workspaces'>, postgre
 
 export function readViewColumns(r: Record<string, unknown>): ViewColumns {
   const lock = jsonOf<['users' | 'teams' | 'runs', string, string | null]>(r.view_lock);
-  const state = jsonOf<[string, string | null, string]>(r.view_state);
+  const state = jsonOf<[string, number | string | null, string]>(r.view_state);
   return {
     lock: lock && { holderType: lock[0], holderId: lock[1], reason: lock[2] },
     currentConfigurationVersionId: (r.view_configuration as string | null) ?? null,
     runs: { count: Number(r.view_run_count ?? 0), current: (r.view_current_run as string | null) ?? null },
-    state: state && { id: state[0], resources: state[1], createdAt: state[2] },
+    state: state && { id: state[0], resourceCount: Number(state[1] ?? 0), createdAt: state[2] },
     variableIds: (jsonOf<string[][]>(r.view_variables) ?? []).map((v) => v[0]!),
   };
 }
