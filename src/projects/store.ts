@@ -1,7 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
-import { compiledByKey, compiledOnce } from '../db/compiled.ts';
+import { compiledOnce } from '../db/compiled.ts';
+import { countedPages, matchingOf, totalOf } from '../db/counted-page.ts';
 import { filterKey, type RowFilter } from '../db/filter.ts';
 import type { Window } from '../db/list.ts';
 import type { ProjectsTable, Schema } from '../db/schema.ts';
@@ -196,8 +197,8 @@ const counterOf = (q: Queryable, organizationId: string) =>
   q.selectFrom('organization_project_counts').select('projects').where('organization_id', '=', organizationId);
 
 /** A page's row: a project, its counts, and the list's counts beside it. */
-type PageRow = Selectable<ProjectsTable> & { workspace_count: unknown; team_count: unknown; total_count: unknown; matching_count?: unknown };
-const pageOf = compiledByKey<PageRow>();
+type PageRow = Selectable<ProjectsTable> & { workspace_count: unknown; team_count: unknown };
+const projectPages = countedPages<PageRow>({ matching: true });
 
 /** The list's queries, built only when needed (a page compiled before is not built again). */
 function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: boolean) {
@@ -248,11 +249,6 @@ function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: bool
   };
 }
 
-const countsOf = (r: { total_count: unknown; matching_count?: unknown }): [number, number] => [
-  Number(r.total_count ?? 0),
-  Number((r.matching_count === undefined ? r.total_count : r.matching_count) ?? 0),
-];
-
 /**
  * The page and its counts in one statement, whatever the page size: the counts are subqueries
  * beside each row (SQLite and PostgreSQL evaluate such an uncorrelated subquery once), and so are
@@ -275,7 +271,8 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   // counts come first, and when the matches are few the page is read from them, behind an
   // OFFSET 0 that keeps the planner from folding the ordering into the walk.
   if (!fts && !f.names?.length && [...(f.search ?? '')].length >= TRIGRAM) {
-    const [t, m] = countsOf(await queries().counts().executeTakeFirstOrThrow());
+    const counts = await queries().counts().executeTakeFirstOrThrow();
+    const [t, m] = [totalOf(counts), matchingOf(counts)];
     const rows = await queries()
       .pageAlone(m * m < (page.offset + page.size) * t)
       .execute();
@@ -284,8 +281,6 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   // JSON: names and search text may hold any character, and no two lists may share a key.
   const filters = [filterKey(f.visible), ...f.required.map(filterKey)];
   const key = filters.includes(null) ? null : JSON.stringify([f.organizationId, filters, f.names ?? null, f.search ?? null, f.sort, page.size, page.offset]);
-  const rows = await pageOf(q, key, () => queries().page());
-  const [first] = rows;
-  const [t, m] = first ? countsOf(first) : countsOf(await queries().counts().executeTakeFirstOrThrow());
-  return { items: rows.map(counted), total: t, matching: m };
+  const { rows, total, matching } = await projectPages(q, key, { page: () => queries().page(), total: () => queries().counts() });
+  return { items: rows.map(counted), total, matching };
 }
