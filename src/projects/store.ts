@@ -246,7 +246,8 @@ function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: bool
   // the page. So the matches are made once, a materialized CTE of their rowids and ordering
   // columns; the window is taken from it, and only the page's rows are read in full with their
   // workspace and team counts (a page read from `matched` computes those for every match before
-  // sorting). Half the time of the page that matched twice at 100,000 projects (docs/performance.md).
+  // sorting). SQLite materializes the CTE once for both readers (EXPLAIN: one MATERIALIZE, one
+  // FTS5 filter); figures in docs/performance.md.
   const fromMatches = () => {
     const matches = base.where(matching).select([sql<number>`projects.rowid`.as('rid'), 'seq', 'name', 'id']);
     // The subqueries come from the statement's own builder: one from `q.with` would repeat the WITH.
