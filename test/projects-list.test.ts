@@ -117,6 +117,49 @@ suite('projects list', (ctx) => {
     assert.equal(beyond.body.meta.pagination['current-page'], 9);
   });
 
+  it('pages, sorts and counts a search of three characters or more, the match made once', async () => {
+    // Three characters or more: SQLite's trigram index (made once for the page and the count), PostgreSQL's pg_trgm.
+    const org = await ctx.organization();
+    const matching = ['Quux 1', 'a-quux', 'QUUX b', 'zz quux', 'quuxquux'];
+    const ids = new Map<string, string>();
+    for (const name of ['other', ...matching, 'quu x', 'Qux']) ids.set(name, (await createProject(ctx, org, { name })).id);
+    await createWorkspace(ctx, org, ids.get('a-quux'));
+    await createWorkspace(ctx, org, ids.get('a-quux'));
+    const total = matching.length + 4; // and the default project
+    const get = (query: string, token = org.owner.token) => ctx.get(`/api/v2/organizations/${org.name}/projects?q=quux${query}`, token);
+    const byName = [...matching].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+    const pagesOf = async (query: string) => {
+      const found: string[] = [];
+      for (let n = 1; n <= 3; n++) {
+        const { result, statements } = await ctx.statementsOf(() => get(`${query}&page[size]=2&page[number]=${n}`));
+        assertStatus(result, 200);
+        // PostgreSQL counts first and picks the page's plan by the counts (projects/store.ts).
+        assert.equal(statements.length, ctx.dialect === 'sqlite' ? 1 : 2, `${query} page ${n}: statements`);
+        if (ctx.dialect === 'sqlite') assert.equal(statements[0]!.split('projects_name_search match').length, 2, `${query} page ${n}: one trigram match`);
+        assert.deepEqual(result.body.meta['status-counts'], { total, matching: matching.length }, `${query} page ${n}`);
+        assert.equal(result.body.meta.pagination['total-count'], matching.length);
+        found.push(...names(result));
+      }
+      return found;
+    };
+    assert.deepEqual(await pagesOf(''), [...matching].reverse(), 'newest first');
+    assert.deepEqual(await pagesOf('&sort=name'), byName);
+    assert.deepEqual(await pagesOf('&sort=-name'), [...byName].reverse());
+    const first = await get('&sort=name&page[size]=1');
+    assert.equal(first.body.data[0].attributes['workspace-count'], 2, "the page's rows keep their workspace counts");
+    // Past the end: no row carries the counts, which a second statement reads.
+    const { result: beyond, statements } = await ctx.statementsOf(() => get('&page[size]=2&page[number]=4'));
+    assert.deepEqual(beyond.body.data, []);
+    assert.deepEqual(beyond.body.meta['status-counts'], { total, matching: matching.length });
+    assert.equal(statements.length, 2, 'past the end: the page, then the counts (PostgreSQL: the counts, then the page)');
+    // A member sees and counts only what its team was granted.
+    const member = await ctx.member(org);
+    for (const name of ['a-quux', 'zz quux', 'other']) await grant(ctx, org, member.teamId, ids.get(name)!, 'read');
+    const granted = await get('&sort=name', member.token);
+    assert.deepEqual(names(granted), ['a-quux', 'zz quux']);
+    assert.deepEqual(granted.body.meta['status-counts'], { total: 3, matching: 2 });
+  });
+
   it('filters by what the caller may do, computed per caller', async () => {
     const [a, b, c] = await Promise.all(['perm-a', 'perm-b', 'perm-c'].map((name) => createProject(ctx, org, { name })));
     const member = await ctx.member(org);

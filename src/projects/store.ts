@@ -1,7 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns } from '../db/columns.ts';
-import { compiledByKey, compiledOnce } from '../db/compiled.ts';
+import { compiledOnce } from '../db/compiled.ts';
+import { countedPages, matchingOf, totalOf } from '../db/counted-page.ts';
 import { filterKey, type RowFilter } from '../db/filter.ts';
 import type { Window } from '../db/list.ts';
 import type { ProjectsTable, Schema } from '../db/schema.ts';
@@ -196,8 +197,8 @@ const counterOf = (q: Queryable, organizationId: string) =>
   q.selectFrom('organization_project_counts').select('projects').where('organization_id', '=', organizationId);
 
 /** A page's row: a project, its counts, and the list's counts beside it. */
-type PageRow = Selectable<ProjectsTable> & { workspace_count: unknown; team_count: unknown; total_count: unknown; matching_count?: unknown };
-const pageOf = compiledByKey<PageRow>();
+type PageRow = Selectable<ProjectsTable> & { workspace_count: unknown; team_count: unknown };
+const projectPages = countedPages<PageRow>({ matching: true });
 
 /** The list's queries, built only when needed (a page compiled before is not built again). */
 function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: boolean) {
@@ -206,7 +207,8 @@ function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: bool
   // project of a large organization testing each against the grants or the trigram match.
   // When either narrows the list, `+` keeps it off that index, so the plan starts from the few
   // granted or matching ids (primary key lookups) instead. PostgreSQL plans by its statistics.
-  const narrowed = fts && (f.visible !== null || (!f.names?.length && [...(f.search ?? '')].length >= TRIGRAM));
+  const trigram = !f.names?.length && [...(f.search ?? '')].length >= TRIGRAM;
+  const narrowed = fts && (f.visible !== null || trigram);
   let base = narrowed
     ? q.selectFrom('projects').where(sql<string>`+projects.organization_id`, '=', f.organizationId)
     : q.selectFrom('projects').where('organization_id', '=', f.organizationId);
@@ -218,7 +220,8 @@ function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: bool
     else if (f.search) parts.push(nameContains(eb, f.search, fts));
     return eb.and(parts);
   };
-  const ordered = <Q extends SelectQueryBuilder<Schema, 'projects', any>>(query: Q): Q => {
+  // Unqualified columns: it orders the trigram search's matches (below) as it orders projects.
+  const ordered = <Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q => {
     if (f.sort === null) return query.orderBy('seq', 'desc') as Q;
     const direction = f.sort.descending ? 'desc' : 'asc';
     return query.orderBy(sql`lower(name)`, direction).orderBy('id', direction) as Q;
@@ -238,20 +241,39 @@ function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: bool
       ? countOf(base.where(matching))
       : total;
   const window = <Q extends SelectQueryBuilder<Schema, 'projects', any>>(query: Q) => ordered(withCounts(query)).limit(page.size).offset(page.offset);
+  // SQLite, a trigram search: the page and the matching count both need the matches, and the
+  // match (the trigram lookup, then each candidate's row and LIKE) costs more than the rest of
+  // the page. So the matches are made once, a materialized CTE of their rowids and ordering
+  // columns; the window is taken from it, and only the page's rows are read in full with their
+  // workspace and team counts (a page read from `matched` computes those for every match before
+  // sorting). SQLite materializes the CTE once for both readers (EXPLAIN: one MATERIALIZE, one
+  // FTS5 filter); figures in docs/performance.md.
+  const fromMatches = () => {
+    const matches = base.where(matching).select([sql<number>`projects.rowid`.as('rid'), 'seq', 'name', 'id']);
+    // The subqueries come from the statement's own builder: one from `q.with` would repeat the WITH.
+    const rows = q
+      .with(
+        (w) => w('name_matches').materialized(),
+        () => matches,
+      )
+      .selectFrom('projects')
+      .where((eb) => eb(sql`projects.rowid`, 'in', ordered(eb.selectFrom('name_matches').select('rid')).limit(page.size).offset(page.offset)))
+      .selectAll()
+      .select((eb) => [total.as('total_count'), eb.selectFrom('name_matches').select(eb.fn.countAll<number>().as('n')).as('matching_count')]);
+    return ordered(withCounts(rows));
+  };
   return {
     /** The page, each row with its counts and the list's. */
     // Without a filter the two counts are one: counted once.
-    page: () => window(matched.select(matches === total ? [total.as('total_count')] : [total.as('total_count'), matches.as('matching_count')])),
+    page: () =>
+      fts && trigram
+        ? fromMatches()
+        : window(matched.select(matches === total ? [total.as('total_count')] : [total.as('total_count'), matches.as('matching_count')])),
     /** The page alone, read from the matches first when `fromMatches` (see below). */
     pageAlone: (fromMatches: boolean) => window(fromMatches ? q.selectFrom(matched.offset(0).as('projects')).selectAll() : matched),
     counts: () => q.selectNoFrom([total.as('total_count'), matches.as('matching_count')]),
   };
 }
-
-const countsOf = (r: { total_count: unknown; matching_count?: unknown }): [number, number] => [
-  Number(r.total_count ?? 0),
-  Number((r.matching_count === undefined ? r.total_count : r.matching_count) ?? 0),
-];
 
 /**
  * The page and its counts in one statement, whatever the page size: the counts are subqueries
@@ -275,7 +297,8 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   // counts come first, and when the matches are few the page is read from them, behind an
   // OFFSET 0 that keeps the planner from folding the ordering into the walk.
   if (!fts && !f.names?.length && [...(f.search ?? '')].length >= TRIGRAM) {
-    const [t, m] = countsOf(await queries().counts().executeTakeFirstOrThrow());
+    const counts = await queries().counts().executeTakeFirstOrThrow();
+    const [t, m] = [totalOf(counts), matchingOf(counts)];
     const rows = await queries()
       .pageAlone(m * m < (page.offset + page.size) * t)
       .execute();
@@ -284,8 +307,6 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   // JSON: names and search text may hold any character, and no two lists may share a key.
   const filters = [filterKey(f.visible), ...f.required.map(filterKey)];
   const key = filters.includes(null) ? null : JSON.stringify([f.organizationId, filters, f.names ?? null, f.search ?? null, f.sort, page.size, page.offset]);
-  const rows = await pageOf(q, key, () => queries().page());
-  const [first] = rows;
-  const [t, m] = first ? countsOf(first) : countsOf(await queries().counts().executeTakeFirstOrThrow());
-  return { items: rows.map(counted), total: t, matching: m };
+  const { rows, total, matching } = await projectPages(q, key, { page: () => queries().page(), total: () => queries().counts() });
+  return { items: rows.map(counted), total, matching };
 }

@@ -2,8 +2,8 @@ import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { commaJoinedBy, containsInsensitive } from '../db/sql.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
-import { compiledByKey } from '../db/compiled.ts';
-import { countOf, type Window } from '../db/list.ts';
+import { countedPages } from '../db/counted-page.ts';
+import type { Window } from '../db/list.ts';
 import type { RunsTable, Schema } from '../db/schema.ts';
 import { filterKey, type RowFilter } from '../db/filter.ts';
 import { RUN_STATUSES, isFinal, sourcesOf, type RunStatus } from './statuses.ts';
@@ -280,9 +280,8 @@ type RunPageRow = Selectable<RunsTable> & {
   apply_cancel_requested_at: string | null;
   comment_ids: string | null;
   policy_check_ids: string | null;
-  total_count: unknown;
 };
-const runPage = compiledByKey<RunPageRow>();
+const runPages = countedPages<RunPageRow>();
 const idList = (text: string | null) => (text ? text.split(',') : []);
 
 /**
@@ -300,39 +299,40 @@ export async function listRuns(q: Queryable, where: RunWhere, page: Window, with
     visible === null
       ? null
       : JSON.stringify([{ ...where, organization: where.organization ? [where.organization.id, visible] : null }, withChecks, page.size, page.offset]);
-  const rows = await runPage(q, key, () => {
-    const base = filtered(q, where);
-    return base
-      .leftJoin('jobs as plan', (j) => j.onRef('plan.run_id', '=', 'runs.id').on('plan.phase', '=', 'plan'))
-      .leftJoin('jobs as apply', (j) => j.onRef('apply.run_id', '=', 'runs.id').on('apply.phase', '=', 'apply'))
-      .selectAll('runs')
-      .select([
-        'plan.id as plan_id',
-        'plan.cancel_requested_at as plan_cancel_requested_at',
-        'apply.id as apply_id',
-        'apply.cancel_requested_at as apply_cancel_requested_at',
-      ])
-      .select((eb) => [
-        eb
-          .selectFrom('comments')
-          .select(commaJoinedBy(q, 'comments.id', 'comments.seq').as('ids'))
-          .whereRef('comments.run_id', '=', 'runs.id')
-          .as('comment_ids'),
-        withChecks
-          ? eb
-              .selectFrom('policy_checks')
-              .select(commaJoinedBy(q, 'policy_checks.id', 'policy_checks.seq').as('ids'))
-              .whereRef('policy_checks.run_id', '=', 'runs.id')
-              .as('policy_check_ids')
-          : sql<string | null>`null`.as('policy_check_ids'),
-        // The same FROM and WHERE, uncorrelated: its `runs` is its own.
-        base.select((c) => c.fn.countAll<number>().as('n')).as('total_count'),
-      ])
-      .orderBy('runs.seq', 'desc')
-      .limit(page.size)
-      .offset(page.offset);
+  const count = () => filtered(q, where).select((c) => c.fn.countAll<number>().as('n'));
+  const { rows, total } = await runPages(q, key, {
+    page: () =>
+      filtered(q, where)
+        .leftJoin('jobs as plan', (j) => j.onRef('plan.run_id', '=', 'runs.id').on('plan.phase', '=', 'plan'))
+        .leftJoin('jobs as apply', (j) => j.onRef('apply.run_id', '=', 'runs.id').on('apply.phase', '=', 'apply'))
+        .selectAll('runs')
+        .select([
+          'plan.id as plan_id',
+          'plan.cancel_requested_at as plan_cancel_requested_at',
+          'apply.id as apply_id',
+          'apply.cancel_requested_at as apply_cancel_requested_at',
+        ])
+        .select((eb) => [
+          eb
+            .selectFrom('comments')
+            .select(commaJoinedBy(q, 'comments.id', 'comments.seq').as('ids'))
+            .whereRef('comments.run_id', '=', 'runs.id')
+            .as('comment_ids'),
+          withChecks
+            ? eb
+                .selectFrom('policy_checks')
+                .select(commaJoinedBy(q, 'policy_checks.id', 'policy_checks.seq').as('ids'))
+                .whereRef('policy_checks.run_id', '=', 'runs.id')
+                .as('policy_check_ids')
+            : sql<string | null>`null`.as('policy_check_ids'),
+          // The same FROM and WHERE, uncorrelated: its `runs` is its own.
+          count().as('total_count'),
+        ])
+        .orderBy('runs.seq', 'desc')
+        .limit(page.size)
+        .offset(page.offset),
+    total: () => q.selectNoFrom(count().as('total_count')),
   });
-  const first = rows[0];
   return {
     items: rows.map((r) => ({
       run: RUNS.read(r),
@@ -341,7 +341,7 @@ export async function listRuns(q: Queryable, where: RunWhere, page: Window, with
       commentIds: idList(r.comment_ids),
       policyCheckIds: idList(r.policy_check_ids),
     })),
-    total: first ? Number(first.total_count) : await countOf(filtered(q, where)),
+    total,
   };
 }
 

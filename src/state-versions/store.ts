@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columnNames, columns, pickColumns, typed, type ColumnMap } from '../db/columns.ts';
-import { compiledByKey } from '../db/compiled.ts';
+import { countedPages } from '../db/counted-page.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { StateVersionOutputsTable, StateVersionStatus, StateVersionsTable } from '../db/schema.ts';
 import { commaJoinedBy, supportsRowLocks } from '../db/sql.ts';
@@ -212,8 +212,8 @@ const LISTED = columns(LISTED_MAP);
 const LISTED_COLUMNS = columnNames(LISTED_MAP);
 
 /** A page's row: the listed columns only (typed as the whole row, which `LISTED` reads no more of). */
-type ListedRow = Selectable<StateVersionsTable> & { output_ids: string | null; total_count: unknown };
-const versionPage = compiledByKey<ListedRow>();
+type ListedRow = Selectable<StateVersionsTable> & { output_ids: string | null };
+const versionPages = countedPages<ListedRow>();
 
 /**
  * Newest first, in one statement: each version with its outputs' ids (in their order) and the
@@ -226,41 +226,34 @@ export async function listVersions(
   page: Window,
 ): Promise<{ items: Array<{ version: ListedVersion; outputIds: string[] }>; total: number }> {
   const key = JSON.stringify([workspaceId, page.size, page.offset]);
-  const rows = await versionPage(q, key, () =>
+  const count = () =>
     q
-      .selectFrom('state_versions as sv')
-      .select(LISTED_COLUMNS.map((c) => `sv.${c}` as const))
-      .select((eb) => [
-        eb
-          .selectFrom('state_version_outputs as o')
-          .select(commaJoinedBy(q, 'o.id', 'o.position').as('ids'))
-          .whereRef('o.state_version_id', '=', 'sv.id')
-          .as('output_ids'),
-        eb
-          .selectFrom('state_versions')
-          .select((c) => c.fn.countAll<number>().as('n'))
-          .where('state_versions.workspace_id', '=', workspaceId)
-          .as('total_count'),
-      ])
-      .where('sv.workspace_id', '=', workspaceId)
-      .orderBy('sv.seq', 'desc')
-      .limit(page.size)
-      .offset(page.offset),
-  );
-  const first = rows[0];
+      .selectFrom('state_versions')
+      .select((c) => c.fn.countAll<number>().as('n'))
+      .where('state_versions.workspace_id', '=', workspaceId);
+  const { rows, total } = await versionPages(q, key, {
+    page: () =>
+      q
+        .selectFrom('state_versions as sv')
+        .select(LISTED_COLUMNS.map((c) => `sv.${c}` as const))
+        .select((eb) => [
+          eb
+            .selectFrom('state_version_outputs as o')
+            .select(commaJoinedBy(q, 'o.id', 'o.position').as('ids'))
+            .whereRef('o.state_version_id', '=', 'sv.id')
+            .as('output_ids'),
+          count().as('total_count'),
+        ])
+        .where('sv.workspace_id', '=', workspaceId)
+        .orderBy('sv.seq', 'desc')
+        .limit(page.size)
+        .offset(page.offset),
+    total: () => q.selectNoFrom(count().as('total_count')),
+  });
   return {
     items: rows.map((r) => ({ version: LISTED.read(r as unknown as Selectable<StateVersionsTable>), outputIds: r.output_ids ? r.output_ids.split(',') : [] })),
-    total: first ? Number(first.total_count) : await countVersions(q, workspaceId),
+    total,
   };
-}
-
-export async function countVersions(q: Queryable, workspaceId: string): Promise<number> {
-  const r = await q
-    .selectFrom('state_versions')
-    .select(sql<number>`count(*)`.as('n'))
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst();
-  return Number(r?.n ?? 0);
 }
 
 export async function insertOutputs(q: Queryable, outputs: readonly StateOutput[]): Promise<void> {

@@ -1,7 +1,8 @@
 import { sql, type AliasedExpression, type Expression, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Queryable } from '../db/index.ts';
 import { bool, columns, typed, type Converted } from '../db/columns.ts';
-import { compiledByKey, compiledOnce } from '../db/compiled.ts';
+import { compiledOnce } from '../db/compiled.ts';
+import { countedPages } from '../db/counted-page.ts';
 import { filterKey, type RowFilter } from '../db/filter.ts';
 import { jsonAll, jsonFirst, jsonOf } from '../db/json.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
@@ -294,8 +295,8 @@ export interface ListedWorkspace<X> {
   beside: X | undefined;
 }
 
-type PageRow = Selectable<WorkspacesTable> & { project_row: unknown; own_tags: unknown; total_count: unknown } & Record<string, unknown>;
-const pageOf = compiledByKey<PageRow>();
+type PageRow = Selectable<WorkspacesTable> & { project_row: unknown; own_tags: unknown } & Record<string, unknown>;
+const workspacePages = countedPages<PageRow>();
 
 /** `projects`: the page's projects read so far, each read once however many of its workspaces the page holds. */
 function listed<X>(r: PageRow, beside: Beside<X> | undefined, projects: Map<string, ProjectColumns>): ListedWorkspace<X> {
@@ -355,30 +356,30 @@ export async function listWorkspaces<X = undefined>(
     return base;
   };
   const count = () => where().select((eb) => eb.fn.countAll<number>().as('n'));
-  const rows = await pageOf(q, key, () =>
-    ordered(
-      where()
-        .selectAll('workspaces')
-        .select((eb) => [
-          jsonFirst(postgres, { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id' }).as('project_row'),
-          jsonAll(postgres, {
-            table: 'workspace_tag_bindings',
-            columns: ['id', 'key', 'value', 'created_at'],
-            owner: 'workspace_id',
-            outer: 'workspaces.id',
-            order: 'position',
-          }).as('own_tags'),
-          count().as('total_count'),
-          ...(beside ? beside.select(eb, postgres) : []),
-        ]),
-      order,
-      f.descending,
-    )
-      .limit(page.size)
-      .offset(page.offset),
-  );
-  const [first] = rows;
-  const total = first ? Number(first.total_count) : Number((await count().executeTakeFirstOrThrow()).n);
+  const { rows, total } = await workspacePages(q, key, {
+    page: () =>
+      ordered(
+        where()
+          .selectAll('workspaces')
+          .select((eb) => [
+            jsonFirst(postgres, { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id' }).as('project_row'),
+            jsonAll(postgres, {
+              table: 'workspace_tag_bindings',
+              columns: ['id', 'key', 'value', 'created_at'],
+              owner: 'workspace_id',
+              outer: 'workspaces.id',
+              order: 'position',
+            }).as('own_tags'),
+            count().as('total_count'),
+            ...(beside ? beside.select(eb, postgres) : []),
+          ]),
+        order,
+        f.descending,
+      )
+        .limit(page.size)
+        .offset(page.offset),
+    total: () => q.selectNoFrom(count().as('total_count')),
+  });
   const projects = new Map<string, ProjectColumns>();
   return { items: rows.map((r) => listed(r, beside, projects)), total };
 }
