@@ -59,7 +59,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const users = createUsersService({ database });
   const organizations = createOrganizationsService({ database, organizationLookup, projectAccess, users });
   const tags = createTagsService({ database, projectAccess });
-  const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess, tags, workspaceGrants: createWorkspaceGrantLoader() });
+  const workspaces = createWorkspacesService({ database, organizationLookup, projectAccess, tags, workspaceGrants: createWorkspaceGrantLoader(database) });
   // Early, so that runs (and anything else that needs a workspace's variables) can be given them.
   const variableSets = createVariableSetsService({ database, organizationLookup, projectAccess, workspaces });
   const variables = createVariablesService({ database, workspaces, variableSets, keyring: options.keyring ?? null });

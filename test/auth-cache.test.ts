@@ -1,7 +1,7 @@
 // Authentication and authorization are cached per process (db/changes.ts). A revoked token, a
-// removed team membership or a lowered project grant must take effect on the next request on the
-// instance that made the change, and promptly on every other instance sharing the PostgreSQL
-// database (LISTEN/NOTIFY). Two real server processes on one database; each change is made
+// removed team membership, a lowered project grant, a removed workspace grant or a deleted policy
+// set must take effect on the next request on the instance that made the change, and promptly on
+// every other instance sharing the PostgreSQL database (LISTEN/NOTIFY). Two real server processes on one database; each change is made
 // through one of them after both have cached the old answer. A SQLite server sees what the
 // `hangar` commands write to its file through SQLite's count of other connections' commits.
 import assert from 'node:assert/strict';
@@ -132,6 +132,53 @@ describe('caches across two server processes on one PostgreSQL database', { skip
     await eventually(() => rename(b), 403);
     // Read access stays.
     await ok(showProject(b), 200);
+  });
+
+  it('a removed workspace grant: at once where removed, promptly on the other instance', async () => {
+    const project = (
+      await ok(call(a, 'POST', '/api/v2/organizations/cached/projects', admin, { data: { type: 'projects', attributes: { name: 'workspace-grants' } } }), 201)
+    ).data.id;
+    const workspace = (
+      await ok(
+        call(a, 'POST', '/api/v2/organizations/cached/workspaces', admin, {
+          data: { type: 'workspaces', attributes: { name: 'granted' }, relationships: { project: { data: { type: 'projects', id: project } } } },
+        }),
+        201,
+      )
+    ).data.id;
+    const grant = await ok(
+      call(a, 'POST', '/api/v2/team-workspaces', admin, {
+        data: {
+          type: 'team-workspaces',
+          attributes: { access: 'read' },
+          relationships: { workspace: { data: { type: 'workspaces', id: workspace } }, team: { data: { type: 'teams', id: teamId } } },
+        },
+      }),
+      200,
+    );
+    const runs = (server: Server) => call(server, 'GET', `/api/v2/workspaces/${workspace}/runs`, bob.token);
+    await ok(runs(a), 200);
+    await ok(runs(b), 200);
+    await ok(runs(b), 200);
+    await ok(call(b, 'DELETE', `/api/v2/team-workspaces/${grant.data.id}`, admin), 204);
+    assert.equal((await runs(b)).status, 404, 'the instance that removed the grant');
+    await eventually(() => runs(a), 404);
+  });
+
+  it('a deleted policy set: its parameters at once where deleted, promptly on the other instance', async () => {
+    const set = await ok(
+      call(a, 'POST', '/api/v2/organizations/cached/policy-sets', admin, {
+        data: { type: 'policy-sets', attributes: { name: 'soon-gone', kind: 'sentinel' } },
+      }),
+      201,
+    );
+    const parameters = (server: Server) => call(server, 'GET', `/api/v2/policy-sets/${set.data.id}/parameters`, admin);
+    await ok(parameters(a), 200);
+    await ok(parameters(b), 200);
+    await ok(parameters(b), 200);
+    await ok(call(a, 'DELETE', `/api/v2/policy-sets/${set.data.id}`, admin), 204);
+    assert.equal((await parameters(a)).status, 404, 'the instance that deleted it');
+    await eventually(() => parameters(b), 404);
   });
 
   it('a revoked token: at once where revoked, promptly on the other instance', async () => {

@@ -85,7 +85,7 @@ suite('policy set parameters', (ctx) => {
     assert.deepEqual((await ctx.get(paramsOf(empty.id), org.owner.token)).body, { data: [] });
   });
 
-  it('a page is the set and one statement for the page and its count; past the end, one more; a sensitive value is never read', async () => {
+  it('a page is one statement for the page and its count (the set is cached); past the end, one more; a sensitive value is never read', async () => {
     const org = await ctx.organization();
     const set = await createPolicySet(ctx, org);
     for (const key of ['a', 'b', 'c']) await createParameter(ctx, org.owner.token, set.id, { key, value: `${key}-clear`, sensitive: key === 'b' });
@@ -96,9 +96,9 @@ suite('policy set parameters', (ctx) => {
       assert.equal(found.statements.length, expected, found.statements.join('\n'));
       return found;
     };
-    const first = await settled('?page[size]=2', 2);
-    assert.match(first.statements[0]!, /from "policy_sets"/);
-    assert.doesNotMatch(first.statements[1]!, /encrypted_value/, 'a list never reads the ciphertexts');
+    const first = await settled('?page[size]=2', 1);
+    assert.match(first.statements[0]!, /from "policy_set_parameters"/);
+    assert.doesNotMatch(first.statements[0]!, /encrypted_value/, 'a list never reads the ciphertexts');
     assert.deepEqual(
       first.result.body.data.map((p: any) => [p.attributes.key, p.attributes.value]),
       [
@@ -107,18 +107,47 @@ suite('policy set parameters', (ctx) => {
       ],
     );
     assert.equal(first.result.body.meta.pagination['total-count'], 3);
-    const second = await settled('?page[size]=2&page[number]=2', 2);
+    const second = await settled('?page[size]=2&page[number]=2', 1);
     assert.deepEqual([second.result.body.data.length, second.result.body.meta.pagination['total-count']], [1, 3]);
-    const whole = await settled('', 2);
+    const whole = await settled('', 1);
     assert.deepEqual(Object.keys(whole.result.body), ['data']);
     assert.equal(whole.result.body.data.length, 3);
-    const past = await settled('?page[size]=2&page[number]=9', 3);
+    const past = await settled('?page[size]=2&page[number]=9', 2);
     assert.deepEqual([past.result.body.data.length, past.result.body.meta.pagination['total-count']], [0, 3]);
     // What is kept is the statement, never its answer.
     await createParameter(ctx, org.owner.token, set.id, { key: 'd' });
     assert.equal((await get('?page[size]=2')).body.meta.pagination['total-count'], 4);
     const empty = await createPolicySet(ctx, org);
     assert.deepEqual((await ctx.get(`${paramsOf(empty.id)}?page[size]=2`, org.owner.token)).body.meta.pagination['total-count'], 0);
+  });
+
+  it('the set is cached until a set changes (db/changes.ts): renamed, deleted, or its organization deleted, it is seen at once', async () => {
+    const org = await ctx.organization();
+    const set = await createPolicySet(ctx, org);
+    await createParameter(ctx, org.owner.token, set.id, { key: 'a', value: 'x' });
+    const list = () => ctx.get(paramsOf(set.id), org.owner.token);
+    const show = () => ctx.get(`/api/v2/policy-sets/${set.id}`, org.owner.token);
+    assertStatus(await list(), 200);
+    assertStatus(await show(), 200);
+    const cached = await settledStatements(ctx, list, 1);
+    assert.equal(cached.statements.length, 1, cached.statements.join('\n'));
+    // Renamed: the set's own show (which reads the same cached row) has the new name at once.
+    const renamed = await ctx.patch(`/api/v2/policy-sets/${set.id}`, org.owner.token, { data: { type: 'policy-sets', attributes: { name: 'renamed-set' } } });
+    assertStatus(renamed, 200);
+    assert.equal((await show()).body.data.attributes.name, 'renamed-set');
+    assertStatus(await list(), 200);
+    // Deleted: its parameters are not found at once.
+    assertStatus(await ctx.delete(`/api/v2/policy-sets/${set.id}`, org.owner.token), 204);
+    assertError(await list(), 404);
+    assertError(await show(), 404);
+    // Its organization deleted (the set goes by cascade): not found at once.
+    const other = await createPolicySet(ctx, org);
+    const otherList = () => ctx.get(paramsOf(other.id), org.owner.token);
+    assertStatus(await otherList(), 200);
+    assertStatus(await otherList(), 200);
+    assertStatus(await ctx.delete(`/api/v2/organizations/${org.name}`, org.owner.token), 204);
+    assertError(await otherList(), 404);
+    assert.equal(await ctx.database.db.selectFrom('policy_sets').select('id').where('id', '=', other.id).executeTakeFirst(), undefined);
   });
 
   it('validates create bodies: key required and unique (case-sensitively), category must be policy-set', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite } from './helpers/harness.ts';
+import { settledStatements } from './helpers/settled.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createProject, createWorkspace, grant } from './helpers/projects.ts';
 
@@ -88,6 +89,47 @@ suite('team workspace access', (ctx) => {
     assertStatus(given, 200);
     assertError(await ctx.post('/api/v2/team-workspaces', member.token, body(other.teamId, otherWs.id, { access: 'read' })), 404);
     assertStatus(await ctx.delete(`/api/v2/workspaces/${ws.id}`, member.token), 204);
+  });
+
+  it('grants read from the cache (db/changes.ts) are refused at once when lowered or removed, or their team or workspace deleted', async () => {
+    const org = await ctx.organization();
+    const project = await createProject(ctx, org);
+    const ws = await createWorkspace(ctx, org, project.id);
+    const member = await ctx.member(org);
+    const g = await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'admin' }));
+    assertStatus(g, 200);
+    const runs = () => ctx.get(`/api/v2/workspaces/${ws.id}/runs`, member.token);
+    const rename = () => ctx.patch(`/api/v2/workspaces/${ws.id}`, member.token, { data: { type: 'workspaces', attributes: { description: `${Date.now()}` } } });
+    const change = (attributes: Record<string, unknown>) =>
+      ctx.patch(`/api/v2/team-workspaces/${g.body.data.id}`, org.owner.token, { data: { type: 'team-workspaces', attributes } });
+    // Warm: the grant is now cached, and a read of the list does not ask for it again (the
+    // workspace with its project, the empty page, its count).
+    assertStatus(await rename(), 200);
+    assertStatus(await runs(), 200);
+    const cached = await settledStatements(ctx, runs, 3);
+    assertStatus(cached.result, 200);
+    assert.equal(cached.statements.length, 3, cached.statements.join('\n'));
+    assert.equal(cached.statements.filter((text) => /"team_workspaces"/.test(text)).length, 0, cached.statements.join('\n'));
+    assertStatus(await rename(), 200);
+    // Lowered: the very next request is refused.
+    assertStatus(await change({ access: 'read' }), 200);
+    assertError(await rename(), 403);
+    assertStatus(await runs(), 200);
+    // Removed: not found at once; given again: found at once.
+    assertStatus(await ctx.delete(`/api/v2/team-workspaces/${g.body.data.id}`, org.owner.token), 204);
+    assertError(await runs(), 404);
+    assertStatus(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(member.teamId, ws.id, { access: 'read' })), 200);
+    assertStatus(await runs(), 200);
+    // The team deleted (its grants go by cascade): not found at once.
+    assertStatus(await ctx.delete(`/api/v2/teams/${member.teamId}`, org.owner.token), 204);
+    assertError(await runs(), 404);
+    // A workspace deleted (its grants go by cascade) is not found, whatever was cached of its grants.
+    const other = await ctx.member(org);
+    const ws2 = await createWorkspace(ctx, org, project.id);
+    assertStatus(await ctx.post('/api/v2/team-workspaces', org.owner.token, body(other.teamId, ws2.id, { access: 'read' })), 200);
+    assertStatus(await ctx.get(`/api/v2/workspaces/${ws2.id}/runs`, other.token), 200);
+    assertStatus(await ctx.delete(`/api/v2/workspaces/${ws2.id}`, org.owner.token), 204);
+    assertError(await ctx.get(`/api/v2/workspaces/${ws2.id}/runs`, other.token), 404);
   });
 
   it('nobody gives a permission on a workspace it does not hold', async () => {

@@ -1,15 +1,20 @@
 // Knowing when what authentication and authorization read has changed, so that it may be cached
 // without ever being stale: a generation number that moves on every write to the tables behind a
-// caller's identity and rights (tokens, users, organizations, teams, memberships, project grants).
+// caller's identity and rights (tokens, users, organizations, teams, memberships, project and
+// workspace grants, agent pools, policy sets).
 //
 // - This process's own writes move it at once: a Kysely plugin sees every insert, update and
 //   delete on a watched table, before it runs and again after, and a transaction that wrote one
 //   moves it once more when it commits (a reader that loaded the old rows in between must not
-//   keep them).
+//   keep them). The plugin sees statements, not cascades: deleting a project or a workspace
+//   (unwatched) drops its team grants unseen here, which is harmless because every lookup of
+//   grants starts from the project or workspace row, never cached, so grants of one that is gone
+//   are never asked for. Deleting an organization or a team is itself watched.
 // - Other processes' writes (PostgreSQL) arrive by LISTEN/NOTIFY: statement-level triggers on the
-//   same tables (migration 0012) notify `hangar_auth` on commit. While the listening connection
-//   is not established, nothing may be cached at all (`current()` is null), so a lost connection
-//   can delay nothing, only cost queries.
+//   same tables (migrations 0012 and 0035) notify `hangar_auth` on commit, cascaded deletes
+//   included (PostgreSQL runs a cascade as a statement on the referencing table, which fires its
+//   triggers). While the listening connection is not established, nothing may be cached at all
+//   (`current()` is null), so a lost connection can delay nothing, only cost queries.
 // - SQLite is served by one process, but the `hangar` commands write to the same file: the server
 //   reads SQLite's count of other connections' commits at most once a second (sqliteFeed).
 //
@@ -26,7 +31,10 @@ export const WATCHED_TABLES: ReadonlySet<string> = new Set([
   'teams',
   'team_memberships',
   'team_projects',
+  'team_workspaces',
   'agent_pools',
+  // Not a right, but where every request on a set and its parameters starts (policy-sets/service.ts).
+  'policy_sets',
 ]);
 
 /** Columns whose writes change nothing a cache holds: `auth_tokens.last_used_at` is bookkeeping. */

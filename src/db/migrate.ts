@@ -31,6 +31,7 @@ import * as autoDestroy from './migrations/0028_auto_destroy.ts';
 import * as blobs from './migrations/0029_blobs.ts';
 import * as login from './migrations/0032_login.ts';
 import * as runCancelRequests from './migrations/0034_run_cancel_requests.ts';
+import * as watchedWorkspaceGrantsPolicySets from './migrations/0035_watched_workspace_grants_policy_sets.ts';
 import * as stateResourceCount from './migrations/0036_state_resource_count.ts';
 
 const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0029_blobs': blobs,
   '0032_login': login,
   '0034_run_cancel_requests': runCancelRequests,
+  '0035_watched_workspace_grants_policy_sets': watchedWorkspaceGrantsPolicySets,
   '0036_state_resource_count': stateResourceCount,
 };
 

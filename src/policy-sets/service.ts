@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import { can } from '../auth/authorize.ts';
+import { GenerationCache } from '../db/changes.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { newId } from '../ids.ts';
@@ -92,6 +93,16 @@ export function createPolicySetsService(deps: {
   const { database } = deps;
   const db = database.db;
   let versionReader: VersionReader = { pointers: async () => new Map(), versions: async () => [] };
+  // Set rows by id, where every request on a set, its parameters and its versions starts, until
+  // any set (or anything else authorization reads) changes (db/changes.ts): a deletion or a
+  // rename is seen at once here and within a second on every other instance. The rows are
+  // shared between requests, so frozen; writes read the set again under its row lock.
+  const setsById = new GenerationCache<PolicySet | null>(database.changes, 10_000);
+  const setById = async (id: string) =>
+    (await setsById.get(id, async () => {
+      const set = await store.findPolicySetById(db, id);
+      return set ? Object.freeze(set) : null;
+    })) ?? undefined;
   // A policy's view names the sets holding it; this domain owns that link.
   deps.policies.usePolicySetReader((q, ids) => store.setsHoldingPolicies(q, ids));
 
@@ -135,7 +146,7 @@ export function createPolicySetsService(deps: {
    * to its organization, 403 when the caller belongs but may not perform `action`.
    */
   async function find(caller: Caller, id: string, action: PolicyAction): Promise<{ set: PolicySet; organizationName: string }> {
-    const set = await store.findPolicySetById(db, id);
+    const set = await setById(id);
     if (!set) throw errors.notFound();
     const { org } = await deps.organizationLookup.findById(caller, set.organizationId, action);
     return { set, organizationName: org.name };
@@ -218,7 +229,7 @@ export function createPolicySetsService(deps: {
 
     /** Whether the caller may perform `action` on the set (which it is known to see). */
     async may(caller: Caller, id: string, action: PolicyAction): Promise<boolean> {
-      const set = await store.findPolicySetById(db, id);
+      const set = await setById(id);
       const found = set && (await deps.organizationLookup.standingIn(caller, set.organizationId));
       return found ? can(found, action) : false;
     },

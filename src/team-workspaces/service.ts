@@ -4,6 +4,7 @@ import type { WorkspaceGift } from '../auth/gifts.ts';
 import type { Standing } from '../auth/organization.ts';
 import { workspaceTeamGrantFilter } from '../auth/teams.ts';
 import { workspaceGrant, type WorkspaceGrantLoader } from '../auth/workspace-grants.ts';
+import { GenerationCache } from '../db/changes.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database } from '../db/index.ts';
 import type { CustomWorkspaceAccess, WorkspaceAccessLevel, WorkspaceGrant } from '../grants.ts';
@@ -18,9 +19,20 @@ import type { TeamWorkspace } from './store.ts';
 
 export type { TeamWorkspace };
 
-/** The loader behind every caller's authority over single workspaces (one query per call). */
-export function createWorkspaceGrantLoader(): WorkspaceGrantLoader {
-  return (q, teamIds, workspaceIds) => store.grantsOf(q, teamIds, workspaceIds);
+/**
+ * The loader behind every caller's authority over single workspaces (one query per call). The
+ * grants of a set of workspaces read outside a transaction are cached until any grant, team or
+ * membership changes (db/changes.ts), as project grants are; reads in a transaction (which may
+ * hold locks) always go to the database. A workspace's deletion drops its grants by cascade
+ * without moving the feed on SQLite, but grants of a workspace that no longer exists are never
+ * asked for: every lookup starts from the workspace row, which is not cached.
+ */
+export function createWorkspaceGrantLoader(database: Database): WorkspaceGrantLoader {
+  const cache = new GenerationCache<Map<string, TeamWorkspace[]>>(database.changes, 10_000);
+  return (q, teamIds, workspaceIds) => {
+    if (q !== database.db) return store.grantsOf(q, teamIds, workspaceIds);
+    return cache.get(`${workspaceIds.join(',')} ${teamIds.join(' ')}`, () => store.grantsOf(q, teamIds, workspaceIds));
+  };
 }
 
 /**
