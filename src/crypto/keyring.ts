@@ -78,7 +78,9 @@ export class Keyring {
     const nonce = randomBytes(NONCE_BYTES);
     const cipher = createCipheriv(ALGORITHM, this.#keys.get(this.#primaryId)!, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(associatedData, 'utf8'));
-    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    // GCM's final() adds no bytes: the sealed form is assembled with one copy of the text.
+    const body = cipher.update(plaintext);
+    cipher.final();
     return { keyId: this.#primaryId, body: Buffer.concat([nonce, body, cipher.getAuthTag()]) };
   }
 
@@ -91,7 +93,10 @@ export class Keyring {
     decipher.setAAD(Buffer.from(associatedData, 'utf8'));
     decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
     try {
-      return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
+      // GCM's final() only checks the tag (it adds no bytes), so the text is update()'s, uncopied.
+      const text = decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES));
+      decipher.final();
+      return text;
     } catch {
       throw new DecryptionError(`value sealed with key ${keyId} failed authentication`);
     }
