@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { untilCaching } from './helpers/caches.ts';
 import { suite, unique, type TestContext } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createPolicySet, type Org } from './helpers/policy-sets.ts';
@@ -150,6 +151,9 @@ suite('policies', (ctx) => {
       await ctx.post(`/api/v2/policy-sets/${set.id}/relationships/policies`, org.owner.token, { data: [a, b, c].map((p) => ({ id: p.id, type: 'policies' })) }),
       204,
     );
+    // Policy sets are watched by the change feed: on PostgreSQL the notification of the set's write
+    // arrives a moment later and drops the caches, so count once it is in.
+    await untilCaching(ctx.database);
     await ctx.get(policiesOf(org.name), org.owner.token);
     const { queries } = await ctx.countQueries(() => ctx.get(policiesOf(org.name), org.owner.token));
     for (let i = 0; i < 5; i++) await createPolicy(ctx, org);

@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createPolicySet, newProject, newWorkspace, policySetBody, projectRefs, workspaceRefs, type Org } from './helpers/policy-sets.ts';
+import { untilCaching } from './helpers/caches.ts';
 
 const idsOf = (relationship: { data: Array<{ id: string; type: string }> }) => {
   assert.ok(relationship.data.every((r) => r.type === 'workspaces'));
@@ -73,6 +74,8 @@ suite('policy set workspaces', (ctx) => {
       }
       return queries;
     };
+    // The sets' writes are notified (policy sets are watched by the change feed): count once they are in.
+    await untilCaching(ctx.database);
     await page(1); // warms the caller's token lookup
     const small = await page(2);
     const large = await page(8);
