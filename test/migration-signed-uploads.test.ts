@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { dialects, scratchDatabase } from './helpers/harness.ts';
-import { migrateBefore } from './helpers/migrations.ts';
+import { migrateBefore, seedWorkspace } from './helpers/migrations.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 
 const SIGNED = '0016_signed_configuration_uploads';
@@ -20,18 +20,7 @@ for (const dialect of dialects()) {
     it('drops the upload digest and expiry and keeps every version, its archive and its runs', async () => {
       const db = scratch.database.db as any;
       await migrateBefore(scratch.database, SIGNED);
-      const at = new Date().toISOString();
-      const bool = (b: boolean) => (dialect === 'postgres' ? b : Number(b));
-      await db.insertInto('users').values({ id: 'user-1', username: 'u1', email: 'u1@example.test', created_at: at }).execute();
-      await db.insertInto('organizations').values({ id: 'org-1', name: 'org-1', email: 'o@example.test', service_user_id: 'user-1', created_at: at }).execute();
-      await db
-        .insertInto('projects')
-        .values({ id: 'prj-1', organization_id: 'org-1', name: 'p', is_default: bool(true), created_at: at })
-        .execute();
-      await db
-        .insertInto('workspaces')
-        .values({ id: 'ws-1', organization_id: 'org-1', project_id: 'prj-1', name: 'w', created_at: at, updated_at: at })
-        .execute();
+      const { at, bool } = await seedWorkspace(scratch.database);
       const cv = (id: string, uploaded: boolean) => ({
         id,
         workspace_id: 'ws-1',
