@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { before, it } from 'node:test';
 import { createAutoDestroyService } from '../src/auto-destroy/service.ts';
+import { SETTLE_MS } from '../src/auto-destroy/store.ts';
 import type { Workers } from '../src/runner/workers.ts';
 import { assertStatus } from './helpers/assert.ts';
 import { suite, type TestContext } from './helpers/harness.ts';
@@ -119,6 +120,22 @@ suite('auto-destroy', (ctx) => {
     const after = await ctx.get(`/api/v2/workspaces/${ws.id}`, token);
     assert.equal(after.body.data.attributes['auto-destroy-at'], null);
     assert.deepEqual(await another().tick(new Date(Date.parse(when) + 2000)), []);
+  });
+
+  it('a time set already past is read back as set, and acted on a minute after it was set', async () => {
+    const org = await ctx.organization();
+    const token = org.owner.token;
+    const past = '2025-01-01T00:00:00.000Z';
+    const created = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, token, {
+      data: { type: 'workspaces', attributes: { name: `past-${Date.now()}`, 'auto-destroy-at': past } },
+    });
+    assertStatus(created, 201);
+    const id = created.body.data.id;
+    assert.deepEqual(await another().tick(new Date()), []);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${id}`, token)).body.data.attributes['auto-destroy-at'], past, 'not cleared under the client');
+    // A minute on, the scheduler acts: nothing to destroy, so the time is cleared.
+    assert.deepEqual(await another().tick(new Date(Date.now() + SETTLE_MS + 1000)), []);
+    assert.equal((await ctx.get(`/api/v2/workspaces/${id}`, token)).body.data.attributes['auto-destroy-at'], null);
   });
 
   it('a workspace with nothing to destroy gets no run (no state; a scheduled time is cleared all the same)', async () => {

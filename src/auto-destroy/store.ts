@@ -15,14 +15,24 @@ export interface Candidate {
   orgPool: string | null;
 }
 
-/** Workspaces whose explicit `auto-destroy-at` has come. */
+/**
+ * How long a workspace's settings must have stood before its explicit `auto-destroy-at` is acted
+ * on. A client that sets a time already past reads back what it set (go-tfe's TestWorkspacesCreate
+ * creates a workspace with 2025-01-01 and reads it again) instead of racing the next tick, which
+ * comes every few seconds and clears it; the scheduler fires a minute later at the earliest.
+ */
+export const SETTLE_MS = 60_000;
+
+/** Workspaces whose explicit `auto-destroy-at` has come, set at least SETTLE_MS before `at`. */
 export async function explicitDue(q: Queryable, at: string, limit: number): Promise<Array<Candidate & { autoDestroyAt: string }>> {
+  const settled = new Date(Date.parse(at) - SETTLE_MS).toISOString();
   const rows = await q
     .selectFrom('workspaces as w')
     .innerJoin('organizations as o', 'o.id', 'w.organization_id')
     .select(['w.id', 'w.auto_destroy_at', 'w.execution_mode', 'w.agent_pool_id', 'o.default_execution_mode', 'o.default_agent_pool_id'])
     .where('w.auto_destroy_at', 'is not', null)
     .where('w.auto_destroy_at', '<=', at)
+    .where('w.updated_at', '<=', settled)
     .orderBy('w.auto_destroy_at')
     .limit(limit)
     .execute();
