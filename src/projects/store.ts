@@ -178,6 +178,9 @@ const COUNTED_GRAM = /^[\x20-\x7e]{1,2}$/;
 /** Search text this long or longer is looked up by trigram (FTS5 on SQLite, pg_trgm on PostgreSQL). */
 const TRIGRAM = 3;
 
+/** A search the trigram index answers: no name filter, and search text of TRIGRAM characters or more. */
+const trigramSearch = (f: ProjectListFilter) => !f.names?.length && [...(f.search ?? '')].length >= TRIGRAM;
+
 /**
  * Case-insensitive substring of the name. On SQLite, three characters or more are first looked
  * up in the trigram index (`projects_name_search`, by rowid; Hangar never runs VACUUM, which
@@ -207,7 +210,7 @@ function listQueries(q: Queryable, f: ProjectListFilter, page: Window, fts: bool
   // project of a large organization testing each against the grants or the trigram match.
   // When either narrows the list, `+` keeps it off that index, so the plan starts from the few
   // granted or matching ids (primary key lookups) instead. PostgreSQL plans by its statistics.
-  const trigram = !f.names?.length && [...(f.search ?? '')].length >= TRIGRAM;
+  const trigram = trigramSearch(f);
   const narrowed = fts && (f.visible !== null || trigram);
   let base = narrowed
     ? q.selectFrom('projects').where(sql<string>`+projects.organization_id`, '=', f.organizationId)
@@ -296,7 +299,7 @@ export async function listProjects(q: Queryable, f: ProjectListFilter, page: Win
   // walk 10,000 rows), while the count, exact and cheap through the trigram index, knows. So the
   // counts come first, and when the matches are few the page is read from them, behind an
   // OFFSET 0 that keeps the planner from folding the ordering into the walk.
-  if (!fts && !f.names?.length && [...(f.search ?? '')].length >= TRIGRAM) {
+  if (!fts && trigramSearch(f)) {
     const counts = await queries().counts().executeTakeFirstOrThrow();
     const [t, m] = [totalOf(counts), matchingOf(counts)];
     const rows = await queries()

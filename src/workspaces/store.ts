@@ -144,7 +144,7 @@ const withProject = (q: Queryable) =>
   q
     .selectFrom('workspaces')
     .selectAll('workspaces')
-    .select(jsonFirst(supportsRowLocks(q), { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id' }).as('project_row'));
+    .select(projectRow(supportsRowLocks(q)));
 const withProjectById = compiledOnce((q: Queryable, id: string) => withProject(q).where('workspaces.id', '=', id));
 const withProjectByName = compiledOnce((q: Queryable, organizationId: string, lowerName: string) =>
   withProject(q)
@@ -278,6 +278,10 @@ export interface Beside<X> {
 export type ProjectColumns = Record<(typeof PROJECT_COLUMNS)[number], unknown>;
 const PROJECT_COLUMNS = ['id', 'organization_id', 'name', 'description', 'auto_destroy_activity_duration', 'is_default', 'created_at'] as const;
 
+/** A workspace's project as `project_row`: its PROJECT_COLUMNS as JSON (projectColumns reads it). */
+const projectRow = (postgres: boolean) =>
+  jsonFirst(postgres, { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id' }).as('project_row');
+
 /** The project's columns from `jsonFirst` of PROJECT_COLUMNS (null when there is no project). */
 function projectColumns(row: unknown): ProjectColumns | null {
   const p = jsonOf<unknown[]>(row);
@@ -362,7 +366,7 @@ export async function listWorkspaces<X = undefined>(
         where()
           .selectAll('workspaces')
           .select((eb) => [
-            jsonFirst(postgres, { table: 'projects', columns: PROJECT_COLUMNS, owner: 'id', outer: 'workspaces.project_id' }).as('project_row'),
+            projectRow(postgres),
             jsonAll(postgres, {
               table: 'workspace_tag_bindings',
               columns: ['id', 'key', 'value', 'created_at'],
