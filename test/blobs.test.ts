@@ -215,18 +215,74 @@ for (const dialect of dialects()) {
         assert.deepEqual(await blobs.prepare(), { moved: 0, sealed: 0 });
       });
 
+      it('compresses a log part when that makes it smaller, and reads every range back exactly', async () => {
+        const logKey = log('plan-compressed001');
+        // Plan-like text packs many times over; random bytes do not pack; a short line is not worth it.
+        const text = Buffer.from(Array.from({ length: 2000 }, (_, i) => `  + item[${i}] = "${i % 7 === 0 ? SECRET : 'value'}"\n`).join(''));
+        const noise = randomBytes(4096);
+        const short = Buffer.from('Plan: 2000 to add, 0 to change, 0 to destroy.\n');
+        const whole = Buffer.concat([text, noise, short]);
+        assert.equal(await blobs.append(logKey, text), text.length);
+        assert.equal(await blobs.size(logKey), text.length, 'a compressed last part still tells where the log ends');
+        await blobs.append(logKey, noise);
+        await blobs.append(logKey, short);
+        assert.equal(await blobs.size(logKey), whole.length);
+
+        const stored =
+          backend === 'filesystem'
+            ? readdirSync(path.join(dir, 'jobs', 'plan-compressed001', 'log'))
+                .sort()
+                .map((f) => {
+                  const raw = readFileSync(path.join(dir, 'jobs', 'plan-compressed001', 'log', f));
+                  const nl = raw.indexOf(0x0a);
+                  const [, codec = null] = raw.subarray(0, nl).toString().split(' ');
+                  return { codec, bytes: raw.length - nl - 1 };
+                })
+            : (await database.db.selectFrom('blobs').select(['codec', 'body']).where('owner', '=', 'plan-compressed001').orderBy('part').execute()).map(
+                (r) => ({ codec: r.codec, bytes: r.body.byteLength }),
+              );
+        assert.deepEqual(
+          stored.map((p) => p.codec),
+          ['zstd', null, null],
+        );
+        assert.ok(stored[0]!.bytes < text.length / 5, `${stored[0]!.bytes} bytes kept of ${text.length}`);
+        for (const bytes of await atRest()) assert.ok(!bytes.includes('hunter2'), 'compressed, then sealed');
+
+        for (const [start, end] of [
+          [0, whole.length],
+          [0, 1],
+          [text.length - 3, text.length + 3],
+          [12_345, 23_456],
+          [text.length + noise.length - 1, whole.length + 10],
+        ] as const) {
+          assert.ok((await blobs.read(logKey, start, end)).equals(whole.subarray(start, end)), `${start}-${end}`);
+        }
+
+        if (backend === 'filesystem') {
+          // A compressed part the database kept moves into the directory as it is, and still reads.
+          const inDatabase = createBlobStore({ database, keyring: ring, blobDir: null });
+          await inDatabase.append(log('plan-movedpacked01'), text);
+          assert.deepEqual(await blobs.prepare(), { moved: 1, sealed: 0 });
+          assert.ok((await blobs.read(log('plan-movedpacked01'), 0, text.length)).equals(text));
+          assert.equal(await blobs.size(log('plan-movedpacked01')), text.length);
+        }
+      });
+
       // Last: afterwards everything is sealed with a key the suite's store does not hold.
       it('reseals every part with a new primary key, which alone opens them then', async () => {
         await blobs.put(key('sv-rotation00001'), Buffer.from(SECRET));
         await blobs.append(log('plan-rotation0001'), Buffer.from('one '));
         await blobs.append(log('plan-rotation0001'), Buffer.from('two'));
+        const packed = Buffer.from('a line that packs well\n'.repeat(200));
+        await blobs.append(log('plan-rotation0002'), packed);
         const fresh = randomBytes(32);
         const resealed = await make(new Keyring([fresh, oldKey])).reseal({ batchSize: 2 });
-        assert.ok(resealed >= 3, String(resealed));
+        assert.ok(resealed >= 4, String(resealed));
         const after = make(new Keyring([fresh]));
         assert.deepEqual(await after.keyIds(), [new Keyring([fresh]).primaryKeyId]);
         assert.equal((await after.get(key('sv-rotation00001')))!.toString(), SECRET);
         assert.equal((await after.read(log('plan-rotation0001'), 0, 100)).toString(), 'one two');
+        assert.ok((await after.read(log('plan-rotation0002'), 0, packed.length)).equals(packed), 'a compressed part stays compressed and opens');
         assert.equal(await make(new Keyring([fresh])).reseal(), 0);
         await assert.rejects(blobs.get(key('sv-rotation00001')), /not configured/);
       });

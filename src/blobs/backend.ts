@@ -12,8 +12,12 @@ export interface StoredPart {
   size: number;
   /** The key that sealed `body`; null for bytes an older release kept unsealed. */
   keyId: string | null;
+  /** How the plaintext was packed before it was sealed; null: as it was. */
+  codec: BlobCodec | null;
   body: Buffer;
 }
+
+export type BlobCodec = 'zstd';
 
 export interface PartRef {
   key: BlobKey;
@@ -38,8 +42,8 @@ export interface BlobBackend {
   deleteOwners(q: Queryable, family: BlobFamily, owners: readonly string[]): Promise<void>;
   /** Up to `limit` parts not sealed with `keyId` (unsealed ones included); with null, only unsealed ones. */
   stale(q: Queryable, keyId: string | null, limit: number): Promise<PartRef[]>;
-  /** Puts a resealed body in place of one part. */
-  replacePart(q: Queryable, ref: PartRef, keyId: string, body: Buffer): Promise<void>;
+  /** Puts a resealed body in place of one part (its codec and size unchanged). */
+  replacePart(q: Queryable, ref: PartRef, part: StoredPart): Promise<void>;
   /** Every key id that sealed a part, sorted. */
   keyIds(q: Queryable): Promise<string[]>;
 }

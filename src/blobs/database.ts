@@ -3,7 +3,7 @@
 // caller's transaction: a state version and its bytes commit together. Rows of a deleted owner go
 // with it, in the same statement, through the triggers of migration 0029.
 import type { Queryable } from '../db/index.ts';
-import type { BlobBackend, StoredPart } from './backend.ts';
+import type { BlobBackend, BlobCodec, StoredPart } from './backend.ts';
 import type { BlobKey } from './keys.ts';
 
 const toBuffer = (b: Uint8Array) => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
@@ -16,14 +16,16 @@ export function databaseBlobBackend(): BlobBackend {
     name: key.name,
     part: p.part,
     key_id: p.keyId,
+    codec: p.codec,
     body: p.body,
     size: p.size,
     created_at: new Date().toISOString(),
   });
-  const read = (r: { part: number | string; size: number | string; key_id: string | null; body: Uint8Array }): StoredPart => ({
+  const read = (r: { part: number | string; size: number | string; key_id: string | null; codec: BlobCodec | null; body: Uint8Array }): StoredPart => ({
     part: Number(r.part),
     size: Number(r.size),
     keyId: r.key_id,
+    codec: r.codec,
     body: toBuffer(r.body),
   });
 
@@ -45,7 +47,12 @@ export function databaseBlobBackend(): BlobBackend {
       // The part holding `start` begins at or before it; the rest begin inside the range.
       const first = await of(q, key).select('part').where('part', '<=', start).orderBy('part', 'desc').limit(1).executeTakeFirst();
       const from = first ? Number(first.part) : start;
-      const rows = await of(q, key).select(['part', 'size', 'key_id', 'body']).where('part', '>=', from).where('part', '<', end).orderBy('part').execute();
+      const rows = await of(q, key)
+        .select(['part', 'size', 'key_id', 'codec', 'body'])
+        .where('part', '>=', from)
+        .where('part', '<', end)
+        .orderBy('part')
+        .execute();
       return rows.map(read);
     },
     async end(q, key) {
@@ -80,10 +87,10 @@ export function databaseBlobBackend(): BlobBackend {
         .execute();
       return rows.map((r) => ({ key: { family: r.family as BlobKey['family'], owner: r.owner, name: r.name }, part: Number(r.part) }));
     },
-    async replacePart(q, ref, keyId, body) {
+    async replacePart(q, ref, part) {
       await q
         .updateTable('blobs')
-        .set({ key_id: keyId, body })
+        .set({ key_id: part.keyId, body: part.body })
         .where('family', '=', ref.key.family)
         .where('owner', '=', ref.key.owner)
         .where('name', '=', ref.key.name)

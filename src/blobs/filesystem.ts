@@ -1,5 +1,7 @@
 // Blobs as files under HANGAR_BLOB_DIR: `<dir>/<family>/<owner>/<name>/<offset, 15 digits>`, one
-// file per part, each a header line (the id of the key that sealed it) and the sealed bytes.
+// file per part, each a header line and the sealed bytes. The header is the id of the key that
+// sealed it (`-`: unsealed); a compressed part's adds its codec and plaintext size
+// (`<key id> zstd <size>`), which its file's length no longer tells.
 // - Writes are atomic: a private temporary file, fsynced, then renamed (replacing) or hard-linked
 //   (adding a log part: the link fails if the offset is taken, so two appenders never share one).
 // - Paths come only from checked keys (keys.ts), and are checked again to stay inside the directory.
@@ -10,12 +12,33 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { BlobBackend, PartRef, StoredPart } from './backend.ts';
+import type { BlobBackend, BlobCodec, PartRef, StoredPart } from './backend.ts';
 import { BLOB_FAMILIES, checkKey, type BlobFamily, type BlobKey } from './keys.ts';
 
 const OFFSET = /^\d{15}$/;
 const PLAIN = '-';
 const pad = (n: number) => String(n).padStart(15, '0');
+/** AES-GCM's nonce and tag around a sealed part's ciphertext. */
+const SEAL_OVERHEAD = 28;
+
+interface Header {
+  keyId: string | null;
+  codec: BlobCodec | null;
+  /** The plaintext size a compressed part records; null when the file's length tells it. */
+  size: number | null;
+}
+
+const headerText = (p: Pick<StoredPart, 'keyId' | 'codec' | 'size'>) => `${p.keyId ?? PLAIN}${p.codec ? ` ${p.codec} ${p.size}` : ''}\n`;
+
+function parseHeader(line: string): Header {
+  const [keyId, codec, size] = line.split(' ');
+  if (codec === undefined) return { keyId: keyId === PLAIN ? null : keyId!, codec: null, size: null };
+  if (codec !== 'zstd' || !/^\d+$/.test(size ?? '')) throw new Error(`unreadable blob header: ${JSON.stringify(line)}`);
+  return { keyId: keyId!, codec, size: Number(size) };
+}
+
+/** The plaintext size of a part whose sealed bytes are `bodyLength` long. */
+const plainSize = (h: Header, bodyLength: number) => h.size ?? (h.keyId === null ? bodyLength : bodyLength - SEAL_OVERHEAD);
 
 export function filesystemBlobBackend(root: string): BlobBackend {
   const dir = path.resolve(root);
@@ -37,7 +60,7 @@ export function filesystemBlobBackend(root: string): BlobBackend {
     const file = path.join(tmpDir, `${process.pid}.${randomBytes(8).toString('hex')}`);
     const fh = await open(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
     try {
-      await fh.writeFile(Buffer.concat([Buffer.from(`${p.keyId ?? PLAIN}\n`), p.body]));
+      await fh.writeFile(Buffer.concat([Buffer.from(headerText(p)), p.body]));
       await fh.sync();
     } finally {
       await fh.close();
@@ -60,12 +83,11 @@ export function filesystemBlobBackend(root: string): BlobBackend {
   async function readPart(file: string, part: number, next: number | undefined): Promise<StoredPart> {
     const raw = await readFile(file);
     const nl = raw.indexOf(0x0a);
-    const head = raw.subarray(0, nl).toString('utf8');
+    const head = parseHeader(raw.subarray(0, nl).toString('utf8'));
     const body = raw.subarray(nl + 1);
-    const keyId = head === PLAIN ? null : head;
     // Parts are contiguous: a part ends where the next begins; the last one's size is its plaintext's.
-    const size = next !== undefined ? next - part : keyId === null ? body.length : body.length - 28;
-    return { part, size, keyId, body };
+    const size = next !== undefined ? next - part : plainSize(head, body.length);
+    return { part, size, keyId: head.keyId, codec: head.codec, body };
   }
 
   async function* allParts(): AsyncGenerator<PartRef & { file: string }> {
@@ -81,12 +103,13 @@ export function filesystemBlobBackend(root: string): BlobBackend {
     }
   }
 
-  async function keyIdOf(file: string): Promise<string | null> {
+  /** A part's header, and how many bytes it takes in the file. */
+  async function headerOf(file: string): Promise<Header & { length: number }> {
     const fh = await open(file, 'r');
     try {
-      const { buffer, bytesRead } = await fh.read(Buffer.alloc(64), 0, 64, 0);
-      const head = buffer.subarray(0, bytesRead).toString('utf8').split('\n')[0]!;
-      return head === PLAIN ? null : head;
+      const { buffer, bytesRead } = await fh.read(Buffer.alloc(128), 0, 128, 0);
+      const line = buffer.subarray(0, bytesRead).toString('utf8').split('\n')[0]!;
+      return { ...parseHeader(line), length: Buffer.byteLength(line) + 1 };
     } finally {
       await fh.close();
     }
@@ -136,9 +159,8 @@ export function filesystemBlobBackend(root: string): BlobBackend {
       const last = all.at(-1);
       if (last === undefined) return 0;
       const { size } = await stat(path.join(d, pad(last)));
-      const keyId = await keyIdOf(path.join(d, pad(last)));
-      const header = Buffer.byteLength(`${keyId ?? PLAIN}\n`);
-      return last + size - header - (keyId === null ? 0 : 28);
+      const head = await headerOf(path.join(d, pad(last)));
+      return last + plainSize(head, size - head.length);
     },
     async names(_q, family, owner) {
       checkKey({ family, owner, name: 'x' });
@@ -156,20 +178,20 @@ export function filesystemBlobBackend(root: string): BlobBackend {
     async stale(_q, keyId, limit) {
       const found: PartRef[] = [];
       for await (const p of allParts()) {
-        const sealedWith = await keyIdOf(p.file);
+        const sealedWith = (await headerOf(p.file)).keyId;
         if (keyId === null ? sealedWith === null : sealedWith !== keyId) found.push({ key: p.key, part: p.part });
         if (found.length >= limit) break;
       }
       return found;
     },
-    async replacePart(_q, ref, keyId, body) {
-      const tmp = await temporary({ part: ref.part, size: 0, keyId, body });
+    async replacePart(_q, ref, part) {
+      const tmp = await temporary(part);
       await rename(tmp, path.join(keyDir(ref.key), pad(ref.part)));
     },
     async keyIds() {
       const ids = new Set<string>();
       for await (const p of allParts()) {
-        const id = await keyIdOf(p.file);
+        const id = (await headerOf(p.file)).keyId;
         if (id !== null) ids.add(id);
       }
       return [...ids].sort();

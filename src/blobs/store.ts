@@ -4,15 +4,30 @@
 // offset (keys.ts), whichever backend holds it: the database (default) or HANGAR_BLOB_DIR.
 //
 // Whole blobs are put and got; logs are appended in parts, each sealed on its own, at their byte
-// offsets, so a reader following a running job reads only the parts its range touches.
+// offsets, so a reader following a running job reads only the parts its range touches. A log part
+// is compressed (zstd, its fastest level) before it is sealed whenever that makes it smaller:
+// plan output packs several times over, which shrinks what the database keeps and what a log read
+// moves (PostgreSQL sends bytea as hex, two characters a byte) by as much.
+import { constants as zlib, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/index.ts';
-import type { BlobBackend } from './backend.ts';
+import type { BlobBackend, BlobCodec, StoredPart } from './backend.ts';
 import { databaseBlobBackend } from './database.ts';
 import { filesystemBlobBackend } from './filesystem.ts';
 import { associatedData, checkKey, type BlobFamily, type BlobKey } from './keys.ts';
 
 export type { BlobFamily, BlobKey };
+
+/** Log parts shorter than this are kept as they are: a few lines gain too little from packing. */
+const PACK_MIN_BYTES = 512;
+const ZSTD_FASTEST = { params: { [zlib.ZSTD_c_compressionLevel]: 1 } };
+
+/** `bytes` compressed when that makes them smaller; as they are otherwise. */
+function pack(bytes: Uint8Array): { codec: BlobCodec | null; bytes: Uint8Array } {
+  if (bytes.byteLength < PACK_MIN_BYTES) return { codec: null, bytes };
+  const packed = zstdCompressSync(bytes, ZSTD_FASTEST);
+  return packed.byteLength < bytes.byteLength ? { codec: 'zstd', bytes: packed } : { codec: null, bytes };
+}
 
 /** How many times an append retries after another appender took its offset. */
 const APPEND_ATTEMPTS = 50;
@@ -22,10 +37,17 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
   const backend: BlobBackend = deps.blobDir ? filesystemBlobBackend(deps.blobDir) : databaseBlobBackend();
   const keyring = () => loadedKeyring(deps.keyring);
 
-  function open(key: BlobKey, p: { part: number; keyId: string | null; body: Buffer }): Buffer {
+  /** A part's stored plaintext: still compressed when its codec says so. */
+  function unseal(key: BlobKey, p: StoredPart): Buffer {
     // Unsealed: an archive an older release kept as it was, not yet sealed by start-up.
     if (p.keyId === null) return p.body;
     return keyring().open(p.keyId, p.body, associatedData(key, p.part));
+  }
+
+  /** A part's bytes. The output bound is its recorded size: sealed bytes are ours, but a bound costs nothing. */
+  function open(key: BlobKey, p: StoredPart): Buffer {
+    const bytes = unseal(key, p);
+    return p.codec === 'zstd' ? zstdDecompressSync(bytes, { maxOutputLength: Math.max(p.size, 1) }) : bytes;
   }
 
   const store = {
@@ -35,14 +57,14 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
     async put(key: BlobKey, bytes: Uint8Array, q: Queryable = db): Promise<void> {
       checkKey(key);
       const { keyId, body } = keyring().seal(bytes, associatedData(key, 0));
-      await backend.put(q, key, { part: 0, size: bytes.byteLength, keyId, body });
+      await backend.put(q, key, { part: 0, size: bytes.byteLength, keyId, codec: null, body });
     },
 
     /** Stores `bytes` as `key` unless something is stored there already (false): for single-use uploads. */
     async create(key: BlobKey, bytes: Uint8Array, q: Queryable = db): Promise<boolean> {
       checkKey(key);
       const { keyId, body } = keyring().seal(bytes, associatedData(key, 0));
-      return backend.add(q, key, { part: 0, size: bytes.byteLength, keyId, body });
+      return backend.add(q, key, { part: 0, size: bytes.byteLength, keyId, codec: null, body });
     },
 
     /** The whole of `key`, or undefined when nothing is stored under it. */
@@ -72,10 +94,11 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
      */
     async append(key: BlobKey, bytes: Uint8Array): Promise<number> {
       checkKey(key);
+      const packed = pack(bytes);
       for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
         const at = await backend.end(db, key);
-        const { keyId, body } = keyring().seal(bytes, associatedData(key, at));
-        if (await backend.add(db, key, { part: at, size: bytes.byteLength, keyId, body })) return at + bytes.byteLength;
+        const { keyId, body } = keyring().seal(packed.bytes, associatedData(key, at));
+        if (await backend.add(db, key, { part: at, size: bytes.byteLength, keyId, codec: packed.codec, body })) return at + bytes.byteLength;
       }
       throw new Error(`could not append to ${key.family}/${key.owner}/${key.name}: too many concurrent appenders`);
     },
@@ -117,8 +140,8 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
           for (const ref of refs) {
             const [p] = await backend.parts(trx, ref.key, ref.part, ref.part + 1);
             if (!p || p.part !== ref.part) continue;
-            const { keyId, body } = ring.seal(open(ref.key, p), associatedData(ref.key, ref.part));
-            await backend.replacePart(trx, ref, keyId, body);
+            const { keyId, body } = ring.seal(unseal(ref.key, p), associatedData(ref.key, ref.part));
+            await backend.replacePart(trx, ref, { ...p, keyId, body });
           }
           return refs.length;
         });
@@ -141,7 +164,7 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
           if (rows.length === 0) break;
           for (const r of rows) {
             const key = checkKey({ family: r.family as BlobFamily, owner: r.owner, name: r.name });
-            const part = { part: Number(r.part), size: Number(r.size), keyId: r.key_id, body: Buffer.from(r.body) };
+            const part = { part: Number(r.part), size: Number(r.size), keyId: r.key_id, codec: r.codec, body: Buffer.from(r.body) };
             // Already there: an earlier start moved it and stopped before deleting the row.
             await backend.add(db, key, part);
             await db

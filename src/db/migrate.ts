@@ -33,6 +33,7 @@ import * as login from './migrations/0032_login.ts';
 import * as runCancelRequests from './migrations/0034_run_cancel_requests.ts';
 import * as watchedWorkspaceGrantsPolicySets from './migrations/0035_watched_workspace_grants_policy_sets.ts';
 import * as stateResourceCount from './migrations/0036_state_resource_count.ts';
+import * as blobCodec from './migrations/0037_blob_codec.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0034_run_cancel_requests': runCancelRequests,
   '0035_watched_workspace_grants_policy_sets': watchedWorkspaceGrantsPolicySets,
   '0036_state_resource_count': stateResourceCount,
+  '0037_blob_codec': blobCodec,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

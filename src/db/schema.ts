@@ -528,6 +528,8 @@ export interface BlobsTable {
   /** The key that sealed `body`; null only for archives an older release kept unsealed. */
   key_id: string | null;
   body: Uint8Array;
+  /** How the plaintext was packed before sealing (migration 0037): 'zstd', or null as it was. */
+  codec: 'zstd' | null;
   size: number;
   created_at: string;
 }
