@@ -44,12 +44,14 @@ export function databaseBlobBackend(): BlobBackend {
       return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
     },
     async parts(q, key, start, end) {
-      // The part holding `start` begins at or before it; the rest begin inside the range.
-      const first = await of(q, key).select('part').where('part', '<=', start).orderBy('part', 'desc').limit(1).executeTakeFirst();
-      const from = first ? Number(first.part) : start;
+      // The part holding `start` begins at or before it; the rest begin inside the range. One
+      // statement: a log is read 1 MiB at a time, and a second round trip would come with each.
+      const holding = of(q, key)
+        .select((eb) => eb.fn.max('part').as('part'))
+        .where('part', '<=', start);
       const rows = await of(q, key)
         .select(['part', 'size', 'key_id', 'codec', 'body'])
-        .where('part', '>=', from)
+        .where((eb) => eb('part', '>=', eb.fn.coalesce(holding, eb.val(start))))
         .where('part', '<', end)
         .orderBy('part')
         .execute();
