@@ -20,6 +20,8 @@ export type { BlobFamily, BlobKey };
 
 /** Log parts shorter than this are kept as they are: a few lines gain too little from packing. */
 const PACK_MIN_BYTES = 512;
+// Node marks its zstd functions experimental; the bytes are standard zstd frames whatever becomes
+// of the API, and the project pins the Node it runs on (package.json), so a change is seen here.
 const ZSTD_FASTEST = { params: { [zlib.ZSTD_c_compressionLevel]: 1 } };
 
 /** `bytes` compressed when that makes them smaller; as they are otherwise. */
