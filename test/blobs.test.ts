@@ -72,6 +72,41 @@ for (const dialect of dialects()) {
         assert.deepEqual(await blobs.names('state-versions', 'sv-roundtrip0001'), ['json-state']);
       });
 
+      it('compresses a whole blob that packs, and leaves gzip and zip as they came', async () => {
+        const state = Buffer.from(JSON.stringify({ version: 4, resources: Array.from({ length: 300 }, (_, i) => ({ name: `r${i}`, secret: SECRET })) }));
+        const gzip = Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.from('x'.repeat(4000))]);
+        const zip = Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('y'.repeat(4000))]);
+        await blobs.put(key('sv-packedwhole001'), state);
+        assert.equal(await blobs.create(key('sv-packedwhole001', 'archive'), gzip), true);
+        await blobs.put(key('sv-packedwhole001', 'plan-file'), zip);
+        for (const [name, bytes] of [
+          ['state', state],
+          ['archive', gzip],
+          ['plan-file', zip],
+        ] as const) {
+          assert.ok((await blobs.get(key('sv-packedwhole001', name)))!.equals(bytes), name);
+        }
+        const kept =
+          backend === 'filesystem'
+            ? Object.fromEntries(
+                ['state', 'archive', 'plan-file'].map((name) => {
+                  const raw = readFileSync(path.join(dir, 'state-versions', 'sv-packedwhole001', name, '000000000000000'));
+                  const nl = raw.indexOf(0x0a);
+                  return [name, { codec: raw.subarray(0, nl).toString().split(' ')[1] ?? null, bytes: raw.length - nl - 1 }];
+                }),
+              )
+            : Object.fromEntries(
+                (await database.db.selectFrom('blobs').select(['name', 'codec', 'body']).where('owner', '=', 'sv-packedwhole001').execute()).map((r) => [
+                  r.name,
+                  { codec: r.codec, bytes: r.body.byteLength },
+                ]),
+              );
+        assert.equal(kept.state!.codec, 'zstd');
+        assert.ok(kept.state!.bytes < state.length / 5, `${kept.state!.bytes} bytes kept of ${state.length}`);
+        assert.deepEqual([kept.archive!.codec, kept['plan-file']!.codec], [null, null], 'compressed formats are not compressed again');
+        for (const bytes of await atRest()) assert.ok(!bytes.includes('hunter2'));
+      });
+
       it('creates once: a second create under the same key is refused and changes nothing', async () => {
         assert.equal(await blobs.create(key('sv-createonce0001'), Buffer.from('first')), true);
         assert.equal(await blobs.create(key('sv-createonce0001'), Buffer.from('second')), false);
@@ -86,7 +121,8 @@ for (const dialect of dialects()) {
         for (const bytes of raw) assert.ok(!bytes.includes('hunter2'), 'no plaintext at rest');
         if (backend === 'filesystem') {
           for (const f of filesUnder(dir)) {
-            assert.equal(readFileSync(f, 'utf8').split('\n')[0], ring.primaryKeyId);
+            // The header line: the key id, and for a compressed part its codec and size.
+            assert.equal(readFileSync(f, 'utf8').split('\n')[0]!.split(' ')[0], ring.primaryKeyId);
             assert.equal(statSync(f).mode & 0o077, 0, 'blob files are private');
           }
         } else {

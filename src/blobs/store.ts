@@ -4,10 +4,11 @@
 // offset (keys.ts), whichever backend holds it: the database (default) or HANGAR_BLOB_DIR.
 //
 // Whole blobs are put and got; logs are appended in parts, each sealed on its own, at their byte
-// offsets, so a reader following a running job reads only the parts its range touches. A log part
+// offsets, so a reader following a running job reads only the parts its range touches. Every part
 // is compressed (zstd, its fastest level) before it is sealed whenever that makes it smaller:
-// plan output packs several times over, which shrinks what the database keeps and what a log read
-// moves (PostgreSQL sends bytea as hex, two characters a byte) by as much.
+// state, plan JSON and plan output pack several times over, which shrinks what the database keeps
+// and what a read moves (PostgreSQL sends bytea as hex, two characters a byte) by as much.
+// Archives and plan files arrive compressed (gzip, zip) and are not tried again.
 import { constants as zlib, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { loadedKeyring, type Keyring } from '../crypto/keyring.ts';
 import type { Database, Queryable } from '../db/index.ts';
@@ -18,15 +19,18 @@ import { associatedData, checkKey, type BlobFamily, type BlobKey } from './keys.
 
 export type { BlobFamily, BlobKey };
 
-/** Log parts shorter than this are kept as they are: a few lines gain too little from packing. */
+/** Parts shorter than this are kept as they are: a few lines gain too little from packing. */
 const PACK_MIN_BYTES = 512;
 // Node marks its zstd functions experimental; the bytes are standard zstd frames whatever becomes
 // of the API, and the project pins the Node it runs on (package.json), so a change is seen here.
 const ZSTD_FASTEST = { params: { [zlib.ZSTD_c_compressionLevel]: 1 } };
+/** The magic numbers of gzip (configuration and policy set archives) and zip (plan files). */
+const PACKED_ALREADY = [Buffer.from([0x1f, 0x8b]), Buffer.from([0x50, 0x4b, 0x03, 0x04])];
 
 /** `bytes` compressed when that makes them smaller; as they are otherwise. */
 function pack(bytes: Uint8Array): { codec: BlobCodec | null; bytes: Uint8Array } {
   if (bytes.byteLength < PACK_MIN_BYTES) return { codec: null, bytes };
+  if (PACKED_ALREADY.some((magic) => magic.every((b, i) => bytes[i] === b))) return { codec: null, bytes };
   const packed = zstdCompressSync(bytes, ZSTD_FASTEST);
   return packed.byteLength < bytes.byteLength ? { codec: 'zstd', bytes: packed } : { codec: null, bytes };
 }
@@ -38,6 +42,12 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
   const db = deps.database.db;
   const backend: BlobBackend = deps.blobDir ? filesystemBlobBackend(deps.blobDir) : databaseBlobBackend();
   const keyring = () => loadedKeyring(deps.keyring);
+
+  /** Packed bytes sealed as the part at `offset` of `key`, whose plaintext is `size` bytes. */
+  function sealed(key: BlobKey, offset: number, packed: ReturnType<typeof pack>, size: number): StoredPart {
+    const { keyId, body } = keyring().seal(packed.bytes, associatedData(key, offset));
+    return { part: offset, size, keyId, codec: packed.codec, body };
+  }
 
   /** A part's stored plaintext: still compressed when its codec says so. */
   function unseal(key: BlobKey, p: StoredPart): Buffer {
@@ -57,16 +67,12 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
 
     /** Stores `bytes` as the whole of `key`, replacing what was there; in the caller's transaction on the database backend. */
     async put(key: BlobKey, bytes: Uint8Array, q: Queryable = db): Promise<void> {
-      checkKey(key);
-      const { keyId, body } = keyring().seal(bytes, associatedData(key, 0));
-      await backend.put(q, key, { part: 0, size: bytes.byteLength, keyId, codec: null, body });
+      await backend.put(q, checkKey(key), sealed(key, 0, pack(bytes), bytes.byteLength));
     },
 
     /** Stores `bytes` as `key` unless something is stored there already (false): for single-use uploads. */
     async create(key: BlobKey, bytes: Uint8Array, q: Queryable = db): Promise<boolean> {
-      checkKey(key);
-      const { keyId, body } = keyring().seal(bytes, associatedData(key, 0));
-      return backend.add(q, key, { part: 0, size: bytes.byteLength, keyId, codec: null, body });
+      return backend.add(q, checkKey(key), sealed(key, 0, pack(bytes), bytes.byteLength));
     },
 
     /** The whole of `key`, or undefined when nothing is stored under it. */
@@ -99,8 +105,7 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
       const packed = pack(bytes);
       for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
         const at = await backend.end(db, key);
-        const { keyId, body } = keyring().seal(packed.bytes, associatedData(key, at));
-        if (await backend.add(db, key, { part: at, size: bytes.byteLength, keyId, codec: packed.codec, body })) return at + bytes.byteLength;
+        if (await backend.add(db, key, sealed(key, at, packed, bytes.byteLength))) return at + bytes.byteLength;
       }
       throw new Error(`could not append to ${key.family}/${key.owner}/${key.name}: too many concurrent appenders`);
     },
