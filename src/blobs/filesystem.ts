@@ -31,10 +31,11 @@ interface Header {
 const headerText = (p: Pick<StoredPart, 'keyId' | 'codec' | 'size'>) => `${p.keyId ?? PLAIN}${p.codec ? ` ${p.codec} ${p.size}` : ''}\n`;
 
 function parseHeader(line: string): Header {
-  const [keyId, codec, size] = line.split(' ');
-  if (codec === undefined) return { keyId: keyId === PLAIN ? null : keyId!, codec: null, size: null };
+  const [id, codec, size] = line.split(' ');
+  const keyId = id === PLAIN ? null : id!;
+  if (codec === undefined) return { keyId, codec: null, size: null };
   if (codec !== 'zstd' || !/^\d+$/.test(size ?? '')) throw new Error(`unreadable blob header: ${JSON.stringify(line)}`);
-  return { keyId: keyId!, codec, size: Number(size) };
+  return { keyId, codec, size: Number(size) };
 }
 
 /** The plaintext size of a part whose sealed bytes are `bodyLength` long. */
