@@ -43,6 +43,30 @@ for (const dialect of dialects()) {
         return (await database.db.selectFrom('blobs').select('body').execute()).map((r) => Buffer.from(r.body));
       }
 
+      /** Each stored part of `k` in order: its codec and how many sealed bytes it keeps. */
+      async function storedParts(k: BlobKey): Promise<Array<{ codec: string | null; bytes: number }>> {
+        if (backend === 'filesystem') {
+          const d = path.join(dir, k.family, k.owner, k.name);
+          return readdirSync(d)
+            .sort()
+            .map((f) => {
+              const raw = readFileSync(path.join(d, f));
+              const nl = raw.indexOf(0x0a);
+              const [, codec = null] = raw.subarray(0, nl).toString().split(' ');
+              return { codec, bytes: raw.length - nl - 1 };
+            });
+        }
+        const rows = await database.db
+          .selectFrom('blobs')
+          .select(['codec', 'body'])
+          .where('family', '=', k.family)
+          .where('owner', '=', k.owner)
+          .where('name', '=', k.name)
+          .orderBy('part')
+          .execute();
+        return rows.map((r) => ({ codec: r.codec, bytes: r.body.byteLength }));
+      }
+
       before(async () => {
         const scratch = await scratchDatabase(dialect);
         database = scratch.database;
@@ -86,24 +110,12 @@ for (const dialect of dialects()) {
         ] as const) {
           assert.ok((await blobs.get(key('sv-packedwhole001', name)))!.equals(bytes), name);
         }
-        const kept =
-          backend === 'filesystem'
-            ? Object.fromEntries(
-                ['state', 'archive', 'plan-file'].map((name) => {
-                  const raw = readFileSync(path.join(dir, 'state-versions', 'sv-packedwhole001', name, '000000000000000'));
-                  const nl = raw.indexOf(0x0a);
-                  return [name, { codec: raw.subarray(0, nl).toString().split(' ')[1] ?? null, bytes: raw.length - nl - 1 }];
-                }),
-              )
-            : Object.fromEntries(
-                (await database.db.selectFrom('blobs').select(['name', 'codec', 'body']).where('owner', '=', 'sv-packedwhole001').execute()).map((r) => [
-                  r.name,
-                  { codec: r.codec, bytes: r.body.byteLength },
-                ]),
-              );
-        assert.equal(kept.state!.codec, 'zstd');
-        assert.ok(kept.state!.bytes < state.length / 5, `${kept.state!.bytes} bytes kept of ${state.length}`);
-        assert.deepEqual([kept.archive!.codec, kept['plan-file']!.codec], [null, null], 'compressed formats are not compressed again');
+        const [kept] = await storedParts(key('sv-packedwhole001'));
+        const [archive] = await storedParts(key('sv-packedwhole001', 'archive'));
+        const [planFile] = await storedParts(key('sv-packedwhole001', 'plan-file'));
+        assert.equal(kept!.codec, 'zstd');
+        assert.ok(kept!.bytes < state.length / 5, `${kept!.bytes} bytes kept of ${state.length}`);
+        assert.deepEqual([archive!.codec, planFile!.codec], [null, null], 'compressed formats are not compressed again');
         for (const bytes of await atRest()) assert.ok(!bytes.includes('hunter2'));
       });
 
@@ -264,19 +276,7 @@ for (const dialect of dialects()) {
         await blobs.append(logKey, short);
         assert.equal(await blobs.size(logKey), whole.length);
 
-        const stored =
-          backend === 'filesystem'
-            ? readdirSync(path.join(dir, 'jobs', 'plan-compressed001', 'log'))
-                .sort()
-                .map((f) => {
-                  const raw = readFileSync(path.join(dir, 'jobs', 'plan-compressed001', 'log', f));
-                  const nl = raw.indexOf(0x0a);
-                  const [, codec = null] = raw.subarray(0, nl).toString().split(' ');
-                  return { codec, bytes: raw.length - nl - 1 };
-                })
-            : (await database.db.selectFrom('blobs').select(['codec', 'body']).where('owner', '=', 'plan-compressed001').orderBy('part').execute()).map(
-                (r) => ({ codec: r.codec, bytes: r.body.byteLength }),
-              );
+        const stored = await storedParts(logKey);
         assert.deepEqual(
           stored.map((p) => p.codec),
           ['zstd', null, null],

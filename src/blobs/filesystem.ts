@@ -12,14 +12,13 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { SEALED_OVERHEAD } from '../crypto/keyring.ts';
 import type { BlobBackend, BlobCodec, PartRef, StoredPart } from './backend.ts';
 import { BLOB_FAMILIES, checkKey, type BlobFamily, type BlobKey } from './keys.ts';
 
 const OFFSET = /^\d{15}$/;
 const PLAIN = '-';
 const pad = (n: number) => String(n).padStart(15, '0');
-/** AES-GCM's nonce and tag around a sealed part's ciphertext. */
-const SEAL_OVERHEAD = 28;
 
 interface Header {
   keyId: string | null;
@@ -39,7 +38,7 @@ function parseHeader(line: string): Header {
 }
 
 /** The plaintext size of a part whose sealed bytes are `bodyLength` long. */
-const plainSize = (h: Header, bodyLength: number) => h.size ?? (h.keyId === null ? bodyLength : bodyLength - SEAL_OVERHEAD);
+const plainSize = (h: Header, bodyLength: number) => h.size ?? (h.keyId === null ? bodyLength : bodyLength - SEALED_OVERHEAD);
 
 export function filesystemBlobBackend(root: string): BlobBackend {
   const dir = path.resolve(root);

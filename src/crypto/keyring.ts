@@ -12,6 +12,8 @@ const VERSION = 'v1';
 const ALGORITHM = 'aes-256-gcm';
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
+/** How many bytes sealing adds to a text: the nonce before it and the tag after it. */
+export const SEALED_OVERHEAD = NONCE_BYTES + TAG_BYTES;
 
 /** A value that cannot be opened: unknown key, wrong associated data, or tampered text. */
 export class DecryptionError extends Error {}
