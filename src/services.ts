@@ -110,7 +110,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     memoryMb: options.policyMemoryMb ?? 512,
   });
   // A workspace as the API shows it, joined above the domains that know its parts.
-  const workspaceViews = createWorkspaceViewsService({ database, workspaceLocks, configurationVersions, runs, stateVersions, variables });
+  const workspaceViews = createWorkspaceViewsService({ database });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
   const agents = createAgentsService({ database, pools: agentPools });
   // Organizations and workspaces name agent pools for execution; the pools domain tells them

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { settledStatements } from './helpers/settled.ts';
 import { it } from 'node:test';
 import { suite, unique } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
@@ -214,6 +215,14 @@ suite('workspaces', (ctx) => {
     assertStatus(past.result, 200);
     assert.equal(past.statements.length, 2, past.statements.join('\n'));
     assert.deepEqual([past.result.body.data, past.result.body.meta.pagination['total-count']], [[], 3]);
+    // A show reads its workspace and its tags, then everything its view shows of the domains
+    // built on it (lock, configuration, runs, state, variables) in one more statement, not one
+    // statement per domain.
+    const show = await settledStatements(ctx, () => ctx.get(`/api/v2/workspaces/${tagged.id}`, token), 3);
+    assertStatus(show.result, 200);
+    assert.deepEqual(show.result.body.data, byId.get(tagged.id));
+    assert.equal(show.statements.length, 3, show.statements.join('\n'));
+    assert.equal(show.statements.filter((sql) => /view_lock/.test(sql)).length, 1, show.statements.join('\n'));
   });
 
   it('updates name and description, and deletes (204) by id or by name', async () => {

@@ -64,9 +64,6 @@ export function createConfigurationVersionsService(deps: { database: Database; w
   }
 
   return {
-    /** Each workspace's current configuration version, by workspace id (one query): every view of a workspace names it (go-tfe reads it). */
-    currentOf: (q: Queryable, workspaceIds: readonly string[]) => store.currentVersions(q, workspaceIds),
-
     /** The version, for the runs domain: the caller's access to its workspace is checked there. */
     row: (q: Queryable, id: string) => (hasPrefix(id, 'cv') ? store.findConfigurationVersion(q, id) : Promise.resolve(undefined)),
 

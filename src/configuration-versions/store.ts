@@ -78,31 +78,6 @@ export async function storeUpload(q: Queryable, id: string, size: number, at: st
   return Number(r.numUpdatedRows) === 1;
 }
 
-/**
- * Each workspace's current configuration version: its newest that is not provisional. One
- * statement, one index seek per workspace (`configuration_versions_workspace`, newest first);
- * it reads the workspaces table only for the ids to seek from.
- */
-export async function currentVersions(q: Queryable, workspaceIds: readonly string[]): Promise<Map<string, string>> {
-  if (workspaceIds.length === 0) return new Map();
-  const rows = await q
-    .selectFrom('workspaces')
-    .select((eb) => [
-      'workspaces.id as workspaceId',
-      eb
-        .selectFrom('configuration_versions')
-        .select('configuration_versions.id')
-        .whereRef('configuration_versions.workspace_id', '=', 'workspaces.id')
-        .where('configuration_versions.provisional', '=', false)
-        .orderBy('configuration_versions.seq', 'desc')
-        .limit(1)
-        .as('current'),
-    ])
-    .where('workspaces.id', 'in', [...new Set(workspaceIds)])
-    .execute();
-  return new Map(rows.filter((r) => r.current !== null).map((r) => [r.workspaceId, r.current!]));
-}
-
 export async function latestUploaded(q: Queryable, workspaceId: string): Promise<ConfigurationVersion | undefined> {
   const r = await q
     .selectFrom('configuration_versions')

@@ -97,7 +97,7 @@ export function createRunsService(deps: {
 }) {
   const { database, jobs } = deps;
   const db = database.db;
-  // Every view of a workspace names its current run and counts its runs (go-tfe reads both).
+  // Workspaces are filtered and sorted by their current run's status and time (filter[current-run][status], sort=current-run.created-at).
   deps.workspaces.useCurrentRunColumn(store.currentRunColumn);
   // A configuration version an unfinished run still needs is not archived from under it.
   deps.configurationVersions.useInUseCheck((q, id) => store.unfinishedRunUses(q, id));
@@ -728,9 +728,6 @@ export function createRunsService(deps: {
     usePolicyGate(g: PolicyGate) {
       gate = g;
     },
-
-    /** `runs-count` and `current-run` of workspaces, for their views. */
-    summaries: (q: Queryable, workspaceIds: readonly string[]) => store.runSummaries(q, workspaceIds),
   };
 }
 

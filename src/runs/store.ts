@@ -346,8 +346,9 @@ export async function listRuns(q: Queryable, where: RunWhere, page: Window, with
 }
 
 /**
- * A column of each workspace's current run (its newest that is not speculative, as
- * `runSummaries` has it), for filtering and ordering workspaces; `runs_workspace_seq` serves it.
+ * A column of each workspace's current run (its newest that is not speculative, as a workspace's
+ * view names it: workspace-views/store.ts), for filtering and ordering workspaces;
+ * `runs_workspace_seq` serves it.
  */
 export function currentRunColumn(eb: ExpressionBuilder<Schema, 'workspaces'>, column: 'status' | 'created_at') {
   return eb
@@ -357,28 +358,6 @@ export function currentRunColumn(eb: ExpressionBuilder<Schema, 'workspaces'>, co
     .where('runs.speculative', '=', false)
     .orderBy('runs.seq', 'desc')
     .limit(1);
-}
-
-/** How many runs each workspace has had (for `runs-count`), and its newest (for `current-run`). */
-export async function runSummaries(q: Queryable, workspaceIds: readonly string[]): Promise<Map<string, { count: number; current: string | null }>> {
-  if (workspaceIds.length === 0) return new Map();
-  const rows = await q
-    .selectFrom('workspaces')
-    .select((eb) => [
-      'workspaces.id as workspaceId',
-      eb.selectFrom('runs').select(eb.fn.countAll<number>().as('n')).whereRef('runs.workspace_id', '=', 'workspaces.id').as('count'),
-      eb
-        .selectFrom('runs')
-        .select('runs.id')
-        .whereRef('runs.workspace_id', '=', 'workspaces.id')
-        .where('runs.speculative', '=', false)
-        .orderBy('runs.seq', 'desc')
-        .limit(1)
-        .as('current'),
-    ])
-    .where('workspaces.id', 'in', [...new Set(workspaceIds)])
-    .execute();
-  return new Map(rows.map((r) => [r.workspaceId, { count: Number(r.count ?? 0), current: r.current ?? null }]));
 }
 
 export interface RunEvent {

@@ -277,25 +277,6 @@ export function createStateVersionsService(deps: {
   }
 
   return {
-    /** Each workspace's current state version and how many resources it manages (one query): every view of a workspace shows them. */
-    async resourceCountsOf(
-      q: Queryable,
-      workspaceIds: readonly string[],
-    ): Promise<Map<string, { count: number; currentStateVersion: string; stateCreatedAt: string }>> {
-      const current = await store.currentVersions(q, workspaceIds);
-      return new Map(
-        [...current].map(([id, v]) => [
-          id,
-          {
-            count: v.resourceCount ?? 0,
-            currentStateVersion: v.id,
-            // When the workspace last changed infrastructure: auto-destroy's idle spell starts here.
-            stateCreatedAt: v.createdAt,
-          },
-        ]),
-      );
-    },
-
     async create(caller: Caller, workspaceId: string, input: CreateStateVersionInput): Promise<StateVersionView> {
       const found = await workspaces.find(caller, { id: workspaceId });
       authorize(found, 'write-state');

@@ -208,9 +208,6 @@ export function createVariablesService(deps: {
   deps.variableSets.useVariableIdsReader((q, ids) => store.idsByOwner(q, 'variable_set_id', ids));
 
   return {
-    /** The ids of each workspace's own variables, oldest first (one query): TFE's `vars` relationship of a workspace. */
-    workspaceVariableIds: (q: Queryable, workspaceIds: readonly string[]) => store.idsByOwner(q, 'workspace_id', workspaceIds),
-
     list: async (caller: Caller, workspaceId: string, page: Page) => store.listVariables(db, await ws(caller, workspaceId, 'read-variables'), page),
     create: async (caller: Caller, workspaceId: string, input: VariableInput & { key: string; category: Category }) =>
       create(await ws(caller, workspaceId, 'write-variables'), input),

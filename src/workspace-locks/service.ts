@@ -64,13 +64,6 @@ export function createWorkspaceLocksService(deps: { database: Database; workspac
   }
 
   return {
-    /** Who holds the locks of these workspaces (one query), by workspace id: every view of a workspace says it. */
-    async locksOf(q: Queryable, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceLockView>> {
-      if (workspaceIds.length === 0) return new Map();
-      const locks = await store.findLocks(q, workspaceIds);
-      return new Map(locks.map((l) => [l.workspaceId, { holderType: l.holderType, holderId: l.holderId, reason: l.reason }]));
-    },
-
     acquire,
     release,
     /** Releases `holder`'s lock if it still holds it (a run that ends; its lock may have been forced away). */

@@ -35,17 +35,6 @@ export async function findLock(q: Queryable, workspaceId: string, forUpdate = fa
   return r && read(r);
 }
 
-export async function findLocks(q: Queryable, workspaceIds: readonly string[]): Promise<WorkspaceLock[]> {
-  if (workspaceIds.length === 0) return [];
-  return (
-    await q
-      .selectFrom('workspace_locks')
-      .selectAll()
-      .where('workspace_id', 'in', [...workspaceIds])
-      .execute()
-  ).map(read);
-}
-
 /** Releases the lock if `holder` holds it (or anyone, without a holder); how many rows went. */
 export async function deleteLock(q: Queryable, workspaceId: string, holder?: { type: HolderType; id: string }): Promise<number> {
   let query = q.deleteFrom('workspace_locks').where('workspace_id', '=', workspaceId);

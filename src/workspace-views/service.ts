@@ -1,17 +1,14 @@
 // A workspace as the API shows it: what the workspaces domain knows (the row, its project, the
 // caller's permissions, its tags), joined here with what the domains built on it know (its lock,
 // current configuration version, runs, current state and resource count, variables). Assembled
-// above those domains, calling each one's service, so that the workspaces domain knows none of
-// them. A page of workspaces costs one query per domain, however many workspaces it holds.
-import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
+// above those domains, so that the workspaces domain knows none of them: a page of workspaces
+// reads the views beside its rows in its one statement, and any other workspaces read them in
+// one more (store.ts).
 import type { Database, Queryable } from '../db/index.ts';
-import type { RunsService } from '../runs/service.ts';
-import type { StateVersionsService } from '../state-versions/service.ts';
-import type { VariablesService } from '../variables/service.ts';
-import type { WorkspaceLocksService, WorkspaceLockView } from '../workspace-locks/service.ts';
+import type { WorkspaceLockView } from '../workspace-locks/service.ts';
 import { autoDestroyAt, type WorkspaceBase } from '../workspaces/service.ts';
 import type { Beside } from '../workspaces/store.ts';
-import { readViewColumns, viewColumns, type ViewColumns } from './store.ts';
+import { readViewColumns, viewColumns, viewsOf, type ViewColumns } from './store.ts';
 
 export interface WorkspaceView extends WorkspaceBase {
   lock: WorkspaceLockView | null;
@@ -27,14 +24,7 @@ export interface WorkspaceView extends WorkspaceBase {
   autoDestroyAt: string | null;
 }
 
-export function createWorkspaceViewsService(deps: {
-  database: Database;
-  workspaceLocks: Pick<WorkspaceLocksService, 'locksOf'>;
-  configurationVersions: Pick<ConfigurationVersionsService, 'currentOf'>;
-  runs: Pick<RunsService, 'summaries'>;
-  stateVersions: Pick<StateVersionsService, 'resourceCountsOf'>;
-  variables: Pick<VariablesService, 'workspaceVariableIds'>;
-}) {
+export function createWorkspaceViewsService(deps: { database: Database }) {
   const db = deps.database.db;
 
   /** What a list of workspaces reads beside each row, in its one statement (store.ts). */
@@ -57,30 +47,16 @@ export function createWorkspaceViewsService(deps: {
 
   /**
    * The views of workspaces the workspaces domain returned, in the same order: read beside them
-   * when it listed them with `beside`, else one query per domain.
+   * when it listed them with `beside`, else in one statement (store.ts).
    */
   async function complete(bases: ReadonlyArray<WorkspaceBase & { beside?: ViewColumns | undefined }>, q: Queryable = db): Promise<WorkspaceView[]> {
     if (bases.length === 0) return [];
     if (bases.every((b) => b.beside !== undefined)) return bases.map((b) => viewed(b, b.beside!));
-    const ids = bases.map((b) => b.workspace.id);
-    const locks = await deps.workspaceLocks.locksOf(q, ids);
-    const configurations = await deps.configurationVersions.currentOf(q, ids);
-    const runs = await deps.runs.summaries(q, ids);
-    const resources = await deps.stateVersions.resourceCountsOf(q, ids);
-    const variables = await deps.variables.workspaceVariableIds(q, ids);
-    return bases.map((base) => {
-      const id = base.workspace.id;
-      return {
-        ...base,
-        lock: locks.get(id) ?? null,
-        currentConfigurationVersionId: configurations.get(id) ?? null,
-        runs: runs.get(id) ?? { count: 0, current: null },
-        resourceCount: resources.get(id)?.count ?? 0,
-        currentStateVersionId: resources.get(id)?.currentStateVersion ?? null,
-        variableIds: variables.get(id) ?? [],
-        autoDestroyAt: autoDestroyAt(base.workspace, base.project, resources.get(id)),
-      };
-    });
+    const views = await viewsOf(
+      q,
+      bases.map((b) => b.workspace.id),
+    );
+    return bases.map((base) => viewed(base, views(base.workspace.id)));
   }
 
   return {

@@ -1,12 +1,15 @@
-// What the views of a page of workspaces show of the domains built on workspaces (lock, current
+// What the views of workspaces show of the domains built on workspaces (lock, current
 // configuration version, runs, current state version, variables), as correlated subqueries
 // beside each workspace's row: the workspaces store's list reads them in the page's one
-// statement. Each mirrors the query its domain answers for a single workspace (workspace-locks
-// findLocks, configuration-versions currentVersions, runs runSummaries, state-versions
-// currentVersions, variables idsByOwner); this file only reads.
+// statement, and `viewsOf` reads them for workspaces read some other way (a show, a write's
+// answer, a run's included workspace) in one statement too. This file is the one place these
+// questions are asked of those tables for a workspace's view; it only reads.
 import type { ExpressionBuilder } from 'kysely';
+import { compiledOnce } from '../db/compiled.ts';
+import type { Queryable } from '../db/index.ts';
 import { jsonAll, jsonFirst, jsonOf } from '../db/json.ts';
 import type { Schema } from '../db/schema.ts';
+import { supportsRowLocks } from '../db/sql.ts';
 
 export interface ViewColumns {
   lock: { holderType: 'users' | 'teams' | 'runs'; holderId: string; reason: string | null } | null;
@@ -68,4 +71,20 @@ export function readViewColumns(r: Record<string, unknown>): ViewColumns {
     state: state && { id: state[0], resourceCount: Number(state[1] ?? 0), createdAt: state[2] },
     variableIds: (jsonOf<string[][]>(r.view_variables) ?? []).map((v) => v[0]!),
   };
+}
+
+/** What a workspace that is gone by the time its views are read shows: nothing of the domains. */
+const NO_VIEW: ViewColumns = { lock: null, currentConfigurationVersionId: null, runs: { count: 0, current: null }, state: null, variableIds: [] };
+
+const viewsOfWorkspaces = (q: Queryable) => q.selectFrom('workspaces').select((eb) => ['workspaces.id as view_of', ...viewColumns(eb, supportsRowLocks(q))]);
+// A show's (one workspace's) statement is compiled once: it is on the path of every show and write.
+const viewsOfOne = compiledOnce((q: Queryable, id: string) => viewsOfWorkspaces(q).where('workspaces.id', '=', id));
+
+/** The views of these workspaces, by id, in one statement whatever their number. */
+export async function viewsOf(q: Queryable, workspaceIds: readonly string[]): Promise<(id: string) => ViewColumns> {
+  const ids = [...new Set(workspaceIds)];
+  if (ids.length === 0) return () => NO_VIEW;
+  const rows = ids.length === 1 ? await viewsOfOne(q, ids[0]!) : await viewsOfWorkspaces(q).where('workspaces.id', 'in', ids).execute();
+  const views = new Map(rows.map((r) => [r.view_of, readViewColumns(r)]));
+  return (id) => views.get(id) ?? NO_VIEW;
 }
