@@ -134,6 +134,16 @@ delete(m, "a")
       value('[range(3), range(1, 4), range(0, 10, 5), int("42"), int(3.9), float(2), string(1.5), string(7), bool("true"), int("x"), float(null)]'),
       [[0, 1, 2], [1, 2, 3], [0, 5], 42, 3, 2, '1.5', '7', true, undefined, undefined],
     );
+    assert.deepEqual(
+      value(
+        '[compare(1, 4), compare(4, 4), compare(4, 1), compare(1.5, 4.0), compare(2, 1.5), compare(4.0, 4), compare("apple", "banana"), compare("b", "b"), compare("b", "B"), compare(undefined, 1)]',
+      ),
+      [-1, 0, 1, -1, 1, 0, -1, 0, 1, undefined],
+    );
+    assert.match(errorOf('main = rule { compare("1", 1) is 0 }').message, /compare: arguments must be two numbers or two strings, got string and int/);
+    assert.match(errorOf('main = rule { compare([1], [2]) is 0 }').message, /compare: arguments must be two numbers or two strings, got list and list/);
+    // A policy's own `compare` is its own, as any name it assigns.
+    assert.equal(value('compare(1, 2)', 'compare = func(a, b) { return "mine" }'), 'mine');
   });
 
   it('keeps what print writes, and print returns true so a rule can use it', () => {
@@ -343,6 +353,36 @@ main = rule { all checks as i, c { c } }`;
     const r = run(src, { now: new Date('2030-06-15T12:00:00Z') });
     assert.equal(r.error, undefined, r.error?.message);
     assert.equal(r.result, true);
+  });
+
+  it('provides base64 (standard and URL alphabets, both padded, strict decoding) and runtime', () => {
+    const src = `
+import "base64"
+import "runtime"
+import "strings"
+import "version"
+checks = [
+  base64.encode("foo") is "Zm9v", base64.encode("fo") is "Zm8=", base64.encode("") is "",
+  base64.decode("Zm9v") is "foo", base64.decode("Zm8=") is "fo", base64.decode("Zm9v\\nYmFy") is "foobar",
+  base64.encode("ü?>") is "w7w/Pg==", base64.urlencode("ü?>") is "w7w_Pg==", base64.urldecode("w7w_Pg==") is "ü?>",
+  base64.decode(base64.encode("héllo, wörld")) is "héllo, wörld",
+  (base64.encode(undefined) else "none") is "none",
+  strings.has_prefix(runtime.version, "0."), version.new(runtime.version).greater_than_or_equal("0.18.0"),
+]
+main = rule { all checks as i, c { c } }`;
+    const r = run(src);
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+    for (const bad of ['"Zm9"', '"Zm9v="', '"Zm*v"', '"w7w_Pg=="']) {
+      assert.match(errorOf(`import "base64"\nmain = rule { base64.decode(${bad}) is "" }`).message, /base64\.decode: illegal base64 data/, bad);
+    }
+    assert.match(errorOf(`import "base64"\nmain = rule { base64.urldecode("w7w/Pg==") is "" }`).message, /base64\.urldecode: illegal base64 data/);
+    assert.match(errorOf(`import "base64"\nmain = rule { base64.encode(1) is "" }`).message, /base64\.encode: arguments must be strings/);
+    // Its result is held to the language's longest string, as a concatenation's is.
+    assert.match(
+      errorOf(`import "base64"\nimport "strings"\nmain = rule { base64.encode(strings.repeat("a", 13000000)) is "" }`).message,
+      /base64\.encode: result longer than 16777216 characters/,
+    );
   });
 
   it('imports modules (their top-level names are attributes) and data mocks', () => {

@@ -1,10 +1,11 @@
-// The standard imports: strings, types, json, time, units, decimal, version, sockaddr, and an
-// `http` that refuses every request (policies get no network access).
+// The standard imports: strings, types, json, time, units, decimal, version, sockaddr, base64,
+// runtime, and an `http` that refuses every request (policies get no network access).
 import { decimalImport } from './decimal.ts';
 import { versionImport } from './version.ts';
 import { sockaddrImport } from './sockaddr.ts';
 import { fn } from './hostfn.ts';
 import { NetworkError } from './errors.ts';
+import { MAX_STRING } from './operators.ts';
 import { fromJS, RecordObject, SBuiltin, SFloat, SObject, toDisplay, toJS, typeOf, type CallContext, type Value } from './values.ts';
 
 type Fn = (args: Value[], ctx: CallContext) => Value;
@@ -241,6 +242,43 @@ function httpImport(): SObject {
   });
 }
 
+/**
+ * RFC 4648 Base64 as Sentinel's Go runtime has it: the standard alphabet or the URL one, both
+ * padded, and decoding strict (a character outside the alphabet, or padding where it cannot be,
+ * is an error; Go skips line breaks, and so does this).
+ */
+const BASE64 = {
+  standard: { alphabet: /^[A-Za-z0-9+/]*={0,2}$/, encoding: 'base64' as const },
+  url: { alphabet: /^[A-Za-z0-9_-]*={0,2}$/, encoding: 'base64url' as const },
+};
+
+function base64Import(): SObject {
+  const encode = (name: string, kind: keyof typeof BASE64) =>
+    strFn(name, 1, ([s], ctx) => {
+      ctx.charge(Math.ceil(s!.length / 64));
+      if (Math.ceil(Buffer.byteLength(s!) / 3) * 4 > MAX_STRING) return ctx.fail(`${name}: result longer than ${MAX_STRING} characters`);
+      const text = Buffer.from(s!, 'utf8').toString(BASE64[kind].encoding);
+      // Node's URL alphabet leaves the padding out; Go's URLEncoding keeps it.
+      return kind === 'url' ? text.padEnd(Math.ceil(text.length / 4) * 4, '=') : text;
+    });
+  const decode = (name: string, kind: keyof typeof BASE64) =>
+    strFn(name, 1, ([s], ctx) => {
+      ctx.charge(Math.ceil(s!.length / 64));
+      const text = s!.replace(/[\r\n]/g, '');
+      if (text.length % 4 !== 0 || !BASE64[kind].alphabet.test(text)) return ctx.fail(`${name}: illegal base64 data`);
+      return Buffer.from(text, BASE64[kind].encoding).toString('utf8');
+    });
+  return new RecordObject('import', {
+    encode: encode('base64.encode', 'standard'),
+    decode: decode('base64.decode', 'standard'),
+    urlencode: encode('base64.urlencode', 'url'),
+    urldecode: decode('base64.urldecode', 'url'),
+  });
+}
+
+/** The version of Sentinel's language this runtime follows, as `runtime.version` reports it. */
+export const SENTINEL_VERSION = '0.24.0';
+
 /** The standard imports by name; `now` is the instant `time.now` reports (fixed per evaluation). */
 export function standardImport(name: string, now: number): SObject | null {
   switch (name) {
@@ -262,8 +300,12 @@ export function standardImport(name: string, now: number): SObject | null {
       return sockaddrImport();
     case 'http':
       return httpImport();
+    case 'base64':
+      return base64Import();
+    case 'runtime':
+      return new RecordObject('import', { version: SENTINEL_VERSION });
   }
   return null;
 }
 
-export const STANDARD_IMPORTS = ['strings', 'types', 'json', 'units', 'time', 'decimal', 'version', 'sockaddr', 'http'];
+export const STANDARD_IMPORTS = ['strings', 'types', 'json', 'units', 'time', 'decimal', 'version', 'sockaddr', 'base64', 'runtime', 'http'];
