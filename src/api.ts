@@ -2,6 +2,9 @@
 // table. Routes import these from here, below them, never from app.ts, which imports the routes.
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { MAX_ARCHIVE_BYTES } from './archive.ts';
+import { NoContent, responses } from './jsonapi/schemas.ts';
 import type { Caller } from './auth/caller.ts';
 import type { AgentPrincipal } from './auth/principal.ts';
 import type { Config } from './config.ts';
@@ -32,4 +35,41 @@ declare module 'fastify' {
     /** Set only under /api/agent, where agent tokens (and nothing else) authenticate. */
     agent: AgentPrincipal;
   }
+}
+
+/**
+ * `PUT <prefix>/:object`, an archive's upload URL (a configuration version's, a policy set
+ * version's): no Authorization, the URL is the credential, the body any bytes up to
+ * MAX_ARCHIVE_BYTES. For a scope of its own outside /api/v2, whose content-type parsers it
+ * replaces. The credential is checked before the body is read, so that nobody gets Hangar to
+ * buffer megabytes without one.
+ */
+export function archiveUploadRoute(
+  app: Api,
+  route: {
+    prefix: string;
+    summary: string;
+    tags: string[];
+    /** The longest `:object` the URLs carry. */
+    maxObjectLength: number;
+    check: (object: string) => void;
+    upload: (object: string, bytes: Uint8Array) => Promise<unknown>;
+  },
+): void {
+  const params = Type.Object({ object: Type.String({ maxLength: route.maxObjectLength }) });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_request, body, done) => done(null, body));
+  app.put(
+    `${route.prefix}/:object`,
+    {
+      bodyLimit: MAX_ARCHIVE_BYTES,
+      schema: { summary: route.summary, tags: route.tags, consumes: ['application/octet-stream'], params, response: responses({ 200: NoContent }) },
+      onRequest: async (request) => route.check((request.params as { object?: string }).object ?? ''),
+    },
+    async (request, reply) => {
+      const body = request.body;
+      await route.upload(request.params.object, body instanceof Uint8Array ? body : new Uint8Array());
+      return reply.code(200).send();
+    },
+  );
 }

@@ -7,6 +7,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
 
+/** The largest archive accepted as uploaded (gzip-compressed): a configuration or a policy set. */
+export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
 export const MAX_UNPACKED_BYTES = 100 * 1024 * 1024;
 export const MAX_ENTRIES = 10_000;
 

@@ -1,5 +1,4 @@
-import type { Static } from 'typebox';
-import type { Api } from '../api.ts';
+import { archiveUploadRoute, type Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
@@ -11,10 +10,9 @@ import {
   ConfigurationVersionParams,
   CreateConfigurationVersionBody,
   ListConfigurationVersionsQuery,
-  UploadParams,
 } from './schemas.ts';
 import { configurationVersionResource } from './serialize.ts';
-import { MAX_ARCHIVE_BYTES, type ConfigurationVersionsService } from './service.ts';
+import type { ConfigurationVersionsService } from './service.ts';
 
 /** Where upload URLs point, outside /api/v2 (like TFE's archivist). */
 export const UPLOAD_PREFIX = '/_archivist/v1/object';
@@ -109,33 +107,14 @@ export async function configurationVersionsRoutes(app: Api, { configurationVersi
   );
 }
 
-/**
- * The upload URL: no Authorization (the URL is the credential), any body as bytes, up to
- * MAX_ARCHIVE_BYTES. Registered in a scope of its own, outside /api/v2.
- */
+/** A configuration version's upload URL (the tarball; the URL is the credential), outside /api/v2. */
 export async function uploadRoutes(app: Api, { configurationVersions }: { configurationVersions: ConfigurationVersionsService }): Promise<void> {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_request, body, done) => done(null, body));
-  app.put(
-    `${UPLOAD_PREFIX}/:object`,
-    {
-      bodyLimit: MAX_ARCHIVE_BYTES,
-      schema: {
-        summary: "Upload a configuration version's tarball (the URL is the credential; no token)",
-        tags,
-        consumes: ['application/octet-stream'],
-        params: UploadParams,
-        response: responses({ 200: NoContent }),
-      },
-      // The credential is checked before the body is read: without one, nobody gets Hangar to buffer megabytes.
-      onRequest: async (request) => {
-        configurationVersions.checkUploadUrl((request.params as Partial<Static<typeof UploadParams>>).object ?? '');
-      },
-    },
-    async (request, reply) => {
-      const body = request.body;
-      await configurationVersions.upload(request.params.object, body instanceof Uint8Array ? body : new Uint8Array());
-      return reply.code(200).send();
-    },
-  );
+  archiveUploadRoute(app, {
+    prefix: UPLOAD_PREFIX,
+    summary: "Upload a configuration version's tarball (the URL is the credential; no token)",
+    tags,
+    maxObjectLength: 128,
+    check: (object) => configurationVersions.checkUploadUrl(object),
+    upload: (object, bytes) => configurationVersions.upload(object, bytes),
+  });
 }

@@ -4,7 +4,6 @@ import { AlwaysNull, Document, ListDocument, Open, Resource, StringOrNull, Times
 
 export const ConfigurationVersionParams = Type.Object({ configuration_version_id: Type.String() });
 /** The last segment of an upload URL, `<version id>.<credential>` (about 80 characters). */
-export const UploadParams = Type.Object({ object: Type.String({ maxLength: 128 }) });
 export const ListConfigurationVersionsQuery = Type.Object({ ...PageParams });
 
 /** go-tfe sends its create options with attributes only; the body may be `{"data":{"type":...}}`. */

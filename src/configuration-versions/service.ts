@@ -22,8 +22,6 @@ export type { ConfigurationVersion };
 
 /** How long an upload URL works after the version is created. */
 export const UPLOAD_TTL_MS = 15 * 60_000;
-/** The largest tarball accepted (stored in the database). */
-export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
 
 export interface ConfigurationVersionInput {
   autoQueueRuns?: boolean;

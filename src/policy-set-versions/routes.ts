@@ -1,11 +1,10 @@
-import type { Static } from 'typebox';
-import type { Api } from '../api.ts';
+import { archiveUploadRoute, type Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
-import { NoContent, responses } from '../jsonapi/schemas.ts';
+import { responses } from '../jsonapi/schemas.ts';
 import { PolicySetParams } from '../policy-sets/schemas.ts';
-import { PolicySetVersionDocument, PolicySetVersionParams, UploadParams } from './schemas.ts';
+import { PolicySetVersionDocument, PolicySetVersionParams } from './schemas.ts';
 import { policySetVersionResource } from './serialize.ts';
-import { MAX_ARCHIVE_BYTES, type PolicySetVersionsService, type VersionView } from './service.ts';
+import type { PolicySetVersionsService, VersionView } from './service.ts';
 
 /** Where upload links point, outside /api/v2 (beside configuration versions' archivist URLs). */
 export const UPLOAD_PREFIX = '/_archivist/v1/policy-set-version';
@@ -43,33 +42,14 @@ export async function policySetVersionsRoutes(app: Api, { policySetVersions }: {
   );
 }
 
-/**
- * The upload link: no Authorization (the URL is the credential), any body as bytes, up to
- * MAX_ARCHIVE_BYTES. Registered in a scope of its own, outside /api/v2.
- */
+/** A policy set version's upload link (the tar.gz; the URL is the credential), outside /api/v2. */
 export async function policySetVersionUploadRoutes(app: Api, { policySetVersions }: { policySetVersions: PolicySetVersionsService }): Promise<void> {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_request, body, done) => done(null, body));
-  app.put(
-    `${UPLOAD_PREFIX}/:object`,
-    {
-      bodyLimit: MAX_ARCHIVE_BYTES,
-      schema: {
-        summary: "Upload a policy set version's tar.gz (the URL is the credential; no token)",
-        tags,
-        consumes: ['application/octet-stream'],
-        params: UploadParams,
-        response: responses({ 200: NoContent }),
-      },
-      // The credential is checked before the body is read: without one, nobody gets Hangar to buffer megabytes.
-      onRequest: async (request) => {
-        policySetVersions.checkUploadUrl((request.params as Partial<Static<typeof UploadParams>>).object ?? '');
-      },
-    },
-    async (request, reply) => {
-      const body = request.body;
-      await policySetVersions.upload(request.params.object, body instanceof Uint8Array ? body : new Uint8Array());
-      return reply.code(200).send();
-    },
-  );
+  archiveUploadRoute(app, {
+    prefix: UPLOAD_PREFIX,
+    summary: "Upload a policy set version's tar.gz (the URL is the credential; no token)",
+    tags,
+    maxObjectLength: 160,
+    check: (object) => policySetVersions.checkUploadUrl(object),
+    upload: (object, bytes) => policySetVersions.upload(object, bytes),
+  });
 }

@@ -3,7 +3,6 @@ import { AlwaysNull, Document, Open, Resource, StringOrNull, Timestamp, ToOne } 
 
 export const PolicySetVersionParams = Type.Object({ policy_set_version_id: Type.String() });
 /** The last segment of an upload URL, `<version id>.<credential>` (about 90 characters). */
-export const UploadParams = Type.Object({ object: Type.String({ maxLength: 160 }) });
 
 export const PolicySetVersionResource = Resource('PolicySetVersion', 'policy-set-versions', {
   attributes: {

@@ -23,8 +23,6 @@ export type { Manifest, PolicySetVersion };
 
 /** How long an upload link works after it is handed out. */
 export const UPLOAD_TTL_MS = 15 * 60_000;
-/** The largest archive accepted (gzip-compressed, as uploaded). */
-export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
 
 export interface VersionView {
   version: PolicySetVersion;
