@@ -1,6 +1,7 @@
 // A value that is either kept as it is or, when sensitive, sealed with the keyring and never kept
 // in clear: policy set parameters and variables store theirs the same way.
 import type { Database, Queryable } from '../db/index.ts';
+import { errors } from '../jsonapi/errors.ts';
 import { DecryptionError, type Keyring } from './keyring.ts';
 
 /** How a row holds its value: in clear, or sealed (never both). */
@@ -22,9 +23,26 @@ export function sensitiveValues(keyring: () => Keyring, noun: string) {
       throw e;
     }
   };
+  const toStored = (id: string, value: string, sensitive: boolean): StoredValue =>
+    sensitive ? { value: null, encryptedValue: keyring().encrypt(value, id) } : { value, encryptedValue: null };
   return {
-    toStored(id: string, value: string, sensitive: boolean): StoredValue {
-      return sensitive ? { value: null, encryptedValue: keyring().encrypt(value, id) } : { value, encryptedValue: null };
+    toStored,
+    /**
+     * A row's value after an update (422 if it asks to make a sensitive row clear: its value is
+     * gone). A new value is sealed or kept as the row now is; without one, a sealed value stays as
+     * it is, and a clear one is sealed if the row became sensitive (`madeSensitive`: its clear
+     * value may linger in the database's free pages until they are scrubbed).
+     */
+    updated(id: string, was: { sensitive: boolean; stored: StoredValue }, input: { value?: string; sensitive?: boolean }) {
+      if (was.sensitive && input.sensitive === false) {
+        throw errors.invalidAttribute('/data/attributes/sensitive', `A sensitive ${noun} cannot be made non-sensitive`);
+      }
+      const sensitive = input.sensitive ?? was.sensitive;
+      let stored: StoredValue;
+      if (input.value !== undefined) stored = toStored(id, input.value, sensitive);
+      else if (was.sensitive) stored = was.stored;
+      else stored = toStored(id, was.stored.value ?? '', sensitive);
+      return { sensitive, stored, madeSensitive: sensitive && !was.sensitive };
     },
     /** Names the row when a value cannot be opened (a missing key, say); never the value. */
     open,

@@ -10,7 +10,7 @@ import { now } from '../time.ts';
 import type { PolicySetsService } from '../policy-sets/service.ts';
 import { checkAttributes, Key, ParameterValue } from '../values.ts';
 import * as store from './store.ts';
-import type { Parameter, StoredValue } from './store.ts';
+import type { Parameter } from './store.ts';
 
 export type { Parameter };
 
@@ -117,15 +117,9 @@ export function createPolicySetParametersService(deps: { database: Database; pol
           const current = await store.lockParameter(trx, set.id, id);
           if (!current) throw errors.notFound();
           const was = current.parameter;
-          if (was.sensitive && input.sensitive === false) {
-            throw errors.invalidAttribute('/data/attributes/sensitive', 'A sensitive parameter cannot be made non-sensitive');
-          }
-          const sensitive = input.sensitive ?? was.sensitive;
-          madeSensitive = sensitive && !was.sensitive;
-          let stored: StoredValue;
-          if (input.value !== undefined) stored = toStored(id, input.value, sensitive);
-          else if (was.sensitive) stored = current.stored;
-          else stored = toStored(id, current.stored.value ?? '', sensitive);
+          const next = sealing.updated(id, { sensitive: was.sensitive, stored: current.stored }, input);
+          const { sensitive, stored } = next;
+          madeSensitive = next.madeSensitive;
           const key = input.key ?? was.key;
           const updatedAt = now();
           await store.updateParameter(trx, id, { key, sensitive, stored, updatedAt });

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
+import { sealedRows } from '../db/sealed-rows.ts';
 import { bool, columns, typed } from '../db/columns.ts';
 import { countedPages } from '../db/counted-page.ts';
 import { countOf, type Window } from '../db/list.ts';
@@ -108,24 +109,4 @@ export async function deleteParameter(q: Queryable, policySetId: string, id: str
   return Number(r.numDeletedRows);
 }
 
-/**
- * The next `limit` sensitive rows after `afterId` whose ciphertext does not start with
- * `currentPrefix` (i.e. sealed with an older key), locked on PostgreSQL.
- */
-export async function staleCiphertexts(q: Queryable, currentPrefix: string, afterId: string, limit: number) {
-  let query = q
-    .selectFrom('policy_set_parameters')
-    .select(['id', 'encrypted_value'])
-    .where('sensitive', '=', true)
-    .where('id', '>', afterId)
-    .where((eb) => eb.not(eb('encrypted_value', 'like', `${currentPrefix}%`)))
-    .orderBy('id')
-    .limit(limit);
-  if (supportsRowLocks(q)) query = query.forUpdate();
-  const rows = await query.execute();
-  return rows.map((r) => ({ id: r.id, encryptedValue: r.encrypted_value ?? '' }));
-}
-
-export async function replaceCiphertext(q: Queryable, id: string, encryptedValue: string): Promise<void> {
-  await q.updateTable('policy_set_parameters').set({ encrypted_value: encryptedValue }).where('id', '=', id).execute();
-}
+export const { staleCiphertexts, replaceCiphertext } = sealedRows('policy_set_parameters');

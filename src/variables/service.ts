@@ -12,7 +12,7 @@ import type { AppliedSet, VariableSetsService } from '../variable-sets/service.t
 import { checkAttributes, Description, Key, ParameterValue } from '../values.ts';
 import type { WorkspacesService } from '../workspaces/service.ts';
 import * as store from './store.ts';
-import type { Category, Owner, StoredValue, Variable } from './store.ts';
+import type { Category, Owner, Variable } from './store.ts';
 
 export type { Category, Variable };
 
@@ -144,15 +144,9 @@ export function createVariablesService(deps: {
         const current = await store.lockVariable(trx, owner, id);
         if (!current) throw errors.notFound();
         const was = current.variable;
-        if (was.sensitive && input.sensitive === false) {
-          throw errors.invalidAttribute('/data/attributes/sensitive', 'A sensitive variable cannot be made non-sensitive');
-        }
-        const sensitive = input.sensitive ?? was.sensitive;
-        madeSensitive = sensitive && !was.sensitive;
-        let stored: StoredValue;
-        if (input.value !== undefined) stored = toStored(id, input.value, sensitive);
-        else if (was.sensitive) stored = current.stored;
-        else stored = toStored(id, current.stored.value ?? '', sensitive);
+        const value = sealing.updated(id, { sensitive: was.sensitive, stored: current.stored }, input);
+        const { sensitive, stored } = value;
+        madeSensitive = value.madeSensitive;
         const next = {
           key: input.key ?? was.key,
           category: input.category ?? was.category,

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from '../db/index.ts';
+import { sealedRows } from '../db/sealed-rows.ts';
 import { bool, columns, typed } from '../db/columns.ts';
 import { listWithTotal, type Window } from '../db/list.ts';
 import type { VariablesTable } from '../db/schema.ts';
@@ -142,21 +143,4 @@ export async function deleteVariable(q: Queryable, owner: Owner, id: string): Pr
   return Number(r.numDeletedRows);
 }
 
-/** The next `limit` sensitive rows after `afterId` sealed with another key than `currentPrefix` names, locked on PostgreSQL. */
-export async function staleCiphertexts(q: Queryable, currentPrefix: string, afterId: string, limit: number) {
-  let query = q
-    .selectFrom('variables')
-    .select(['id', 'encrypted_value'])
-    .where('sensitive', '=', true)
-    .where('id', '>', afterId)
-    .where((eb) => eb.not(eb('encrypted_value', 'like', `${currentPrefix}%`)))
-    .orderBy('id')
-    .limit(limit);
-  if (supportsRowLocks(q)) query = query.forUpdate();
-  const rows = await query.execute();
-  return rows.map((r) => ({ id: r.id, encryptedValue: r.encrypted_value ?? '' }));
-}
-
-export async function replaceCiphertext(q: Queryable, id: string, encryptedValue: string): Promise<void> {
-  await q.updateTable('variables').set({ encrypted_value: encryptedValue }).where('id', '=', id).execute();
-}
+export const { staleCiphertexts, replaceCiphertext } = sealedRows('variables');
