@@ -1,5 +1,5 @@
 // The baseline every figure is divided by: a bare Fastify server answering each scenario's
-// response body from memory (no database, no authentication). Its POST routes parse the same
+// response body from memory (no database, no authentication), in a process of its own as Hangar is. Its POST routes parse the same
 // JSON body as the Hangar route they stand for, validated by the same shape of schema, so that
 // what is left between the two is Hangar's own work. Routes come from the file BASELINE_BODIES:
 // { "<name>": { "method": "GET" | "POST", "status"?, "contentType", "body", "schema"? } }.
@@ -17,7 +17,7 @@ interface Route {
   schema?: object;
 }
 
-const routes = JSON.parse(readFileSync(process.env.BASELINE_BODIES!, 'utf8')) as Record<string, Route>;
+const routes = (process.env.BASELINE_BODIES ? JSON.parse(readFileSync(process.env.BASELINE_BODIES, 'utf8')) : {}) as Record<string, Route>;
 const app = Fastify({ logger: false });
 // JSON:API bodies arrive as application/vnd.api+json: parse them as Fastify parses JSON.
 app.addContentTypeParser('application/vnd.api+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
@@ -31,6 +31,16 @@ for (const [name, r] of Object.entries(routes)) {
         .code(r.status ?? 200)
         .type(r.contentType)
         .send(r.body),
+  });
+}
+// BASELINE_LOG: a file served as a log URL serves a log (bench/runs.ts), `offset`/`limit` over its bytes.
+if (process.env.BASELINE_LOG) {
+  const log = readFileSync(process.env.BASELINE_LOG);
+  app.get('/log', async (request, reply) => {
+    const query = request.query as { offset?: string; limit?: string };
+    const offset = Number(query.offset ?? 0);
+    const limit = Number(query.limit ?? 1024 * 1024);
+    return reply.code(200).type('text/plain').send(log.subarray(offset, offset + limit));
   });
 }
 const address = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -11,11 +11,10 @@
 //      workspace's first run has started by the time 60% of the drain has passed), runs per minute.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as tar from 'tar';
-import { median } from './lib.ts';
+import { median, startProcess } from './lib.ts';
 import { goal, type Row } from './report.ts';
 import { client, type Api } from './setup.ts';
 
@@ -120,16 +119,23 @@ async function readFramed(url: string): Promise<Buffer> {
   }
 }
 
-/** A bare route answering offset/limit over `bytes`, as the log URL does. */
-async function bareLogRoute(bytes: Buffer): Promise<{ url: string; close: () => void }> {
-  const server = createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://x');
-    const offset = Number(u.searchParams.get('offset') ?? 0);
-    const limit = Number(u.searchParams.get('limit') ?? 1024 * 1024);
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(bytes.subarray(offset, offset + limit));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/log`, close: () => server.close() };
+/**
+ * A bare Fastify route answering offset/limit over `bytes`, as the log URL does, in a process of
+ * its own (bench/baseline.ts), as Hangar's server is: in the bench's own process it shared an
+ * event loop with the client reading it, and moved from run to run with that process's state.
+ */
+async function bareLogRoute(bytes: Buffer): Promise<{ url: string; close: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'hangar-bench-log-'));
+  const file = path.join(dir, 'log');
+  writeFileSync(file, bytes);
+  const server = await startProcess('bench/baseline.ts', [], { BASELINE_LOG: file }, /listening (http:\/\/127\.0\.0\.1:\d+)/);
+  return {
+    url: `${server.url}/log`,
+    close: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export async function runRows(opts: { url: string; token: string; quick: boolean; log: (m: string) => void }): Promise<Row[]> {
@@ -201,7 +207,7 @@ export async function runRows(opts: { url: string; token: string; quick: boolean
       viaHangar.push(performance.now() - t);
     }
   } finally {
-    bare.close();
+    await bare.close();
   }
   const mib = (framed.length / 1024 / 1024).toFixed(1);
   rows.push(
