@@ -40,7 +40,10 @@ if (process.env.BASELINE_LOG) {
     const query = request.query as { offset?: string; limit?: string };
     const offset = Number(query.offset ?? 0);
     const limit = Number(query.limit ?? 1024 * 1024);
-    return reply.code(200).type('text/plain').send(log.subarray(offset, offset + limit));
+    return reply
+      .code(200)
+      .type('text/plain')
+      .send(log.subarray(offset, offset + limit));
   });
 }
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
