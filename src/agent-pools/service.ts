@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { can } from '../auth/authorize.ts';
 import { actingUserId } from '../auth/principal.ts';
-import { GenerationCache } from '../db/changes.ts';
+import { rowsByIdUntilChange } from '../db/changes.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { newId } from '../ids.ts';
@@ -51,14 +51,9 @@ export function createAgentPoolsService(deps: {
   // The agents domain registers how to count a pool's agents (it owns them, and depends on us).
   let agentCounts: AgentCounter = async () => new Map();
 
-  // Pool rows by id, until any pool (or anything else authentication reads) changes
-  // (db/changes.ts): every request on a pool or its tokens starts here. Shared, so frozen.
-  const poolsById = new GenerationCache<AgentPool | null>(database.changes, 10_000);
-  const poolById = async (id: string) =>
-    (await poolsById.get(id, async () => {
-      const pool = await store.findPoolById(db, id);
-      return pool ? Object.freeze(pool) : null;
-    })) ?? undefined;
+  // Pool rows by id, until any pool (or anything else authentication reads) changes: every
+  // request on a pool or its tokens starts here.
+  const poolById = rowsByIdUntilChange(database.changes, (id) => store.findPoolById(db, id));
 
   /** A pool the caller may perform `action` on; 404 when it may not see it, 403 or 404 (as auth/ says) otherwise. */
   async function find(caller: Caller, id: string, action: PoolAction = 'read-agent-pools') {

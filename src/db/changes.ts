@@ -274,3 +274,18 @@ export class GenerationCache<V> {
     return value;
   }
 }
+
+/**
+ * Rows by id until the next change of the generation, for a domain whose every request starts by
+ * reading one (a policy set, an agent pool): a deletion or a change is seen at once on this
+ * instance and within a second on every other. The rows are shared between requests, so frozen;
+ * a write reads its row again under its lock. A missing row is cached as missing too.
+ */
+export function rowsByIdUntilChange<T extends object>(feed: ChangeFeed, load: (id: string) => Promise<T | undefined>, max = 10_000) {
+  const cache = new GenerationCache<Readonly<T> | null>(feed, max);
+  return async (id: string): Promise<Readonly<T> | undefined> =>
+    (await cache.get(id, async () => {
+      const row = await load(id);
+      return row ? Object.freeze(row) : null;
+    })) ?? undefined;
+}

@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import { can } from '../auth/authorize.ts';
-import { GenerationCache } from '../db/changes.ts';
+import { rowsByIdUntilChange } from '../db/changes.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
 import { newId } from '../ids.ts';
@@ -94,15 +94,8 @@ export function createPolicySetsService(deps: {
   const db = database.db;
   let versionReader: VersionReader = { pointers: async () => new Map(), versions: async () => [] };
   // Set rows by id, where every request on a set, its parameters and its versions starts, until
-  // any set (or anything else authorization reads) changes (db/changes.ts): a deletion or a
-  // rename is seen at once here and within a second on every other instance. The rows are
-  // shared between requests, so frozen; writes read the set again under its row lock.
-  const setsById = new GenerationCache<PolicySet | null>(database.changes, 10_000);
-  const setById = async (id: string) =>
-    (await setsById.get(id, async () => {
-      const set = await store.findPolicySetById(db, id);
-      return set ? Object.freeze(set) : null;
-    })) ?? undefined;
+  // any set (or anything else authorization reads) changes.
+  const setById = rowsByIdUntilChange(database.changes, (id) => store.findPolicySetById(db, id));
   // A policy's view names the sets holding it; this domain owns that link.
   deps.policies.usePolicySetReader((q, ids) => store.setsHoldingPolicies(q, ids));
 
