@@ -74,7 +74,7 @@ export function readViewColumns(r: Record<string, unknown>): ViewColumns {
 }
 
 /** What a workspace that is gone by the time its views are read shows: nothing of the domains. */
-const NO_VIEW: ViewColumns = { lock: null, currentConfigurationVersionId: null, runs: { count: 0, current: null }, state: null, variableIds: [] };
+const noView = (): ViewColumns => ({ lock: null, currentConfigurationVersionId: null, runs: { count: 0, current: null }, state: null, variableIds: [] });
 
 const viewsOfWorkspaces = (q: Queryable) => q.selectFrom('workspaces').select((eb) => ['workspaces.id as view_of', ...viewColumns(eb, supportsRowLocks(q))]);
 // A show's (one workspace's) statement is compiled once: it is on the path of every show and write.
@@ -83,8 +83,8 @@ const viewsOfOne = compiledOnce((q: Queryable, id: string) => viewsOfWorkspaces(
 /** The views of these workspaces, by id, in one statement whatever their number. */
 export async function viewsOf(q: Queryable, workspaceIds: readonly string[]): Promise<(id: string) => ViewColumns> {
   const ids = [...new Set(workspaceIds)];
-  if (ids.length === 0) return () => NO_VIEW;
+  if (ids.length === 0) return noView;
   const rows = ids.length === 1 ? await viewsOfOne(q, ids[0]!) : await viewsOfWorkspaces(q).where('workspaces.id', 'in', ids).execute();
   const views = new Map(rows.map((r) => [r.view_of, readViewColumns(r)]));
-  return (id) => views.get(id) ?? NO_VIEW;
+  return (id) => views.get(id) ?? noView();
 }
