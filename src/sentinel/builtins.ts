@@ -1,7 +1,7 @@
 // The built-in functions every policy has without an import. The conversions (int, float,
 // bool) give undefined for a value they cannot convert, so that `else` can supply a default.
-import { MAX_STRING } from './operators.ts';
-import { formatFloat, isNumber, mapKey, num, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
+import { MAX_STRING, ordering } from './operators.ts';
+import { formatFloat, mapKey, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
 
 type Fn = (args: Value[], ctx: CallContext) => Value;
 
@@ -111,12 +111,9 @@ export const BUILTINS = new Map<string, SBuiltin>(
     // (ints and floats mix, as in arithmetic) or two strings (byte order); nothing else.
     arity('compare', 2, 2, ([a, b], ctx) => {
       if (a === undefined || b === undefined) return undefined;
-      let x: number | string;
-      let y: number | string;
-      if (isNumber(a) && isNumber(b)) [x, y] = [num(a), num(b)];
-      else if (typeof a === 'string' && typeof b === 'string') [x, y] = [a, b];
-      else return ctx.fail(`compare: arguments must be two numbers or two strings, got ${typeOf(a)} and ${typeOf(b)}`);
-      return x < y ? -1 : x > y ? 1 : 0;
+      const c = ordering(a, b);
+      if (c === undefined) return ctx.fail(`compare: arguments must be two numbers or two strings, got ${typeOf(a)} and ${typeOf(b)}`);
+      return c < 0 ? -1 : c > 0 ? 1 : 0;
     }),
     arity('int', 1, 1, ([v], ctx) => toInt(v, ctx)),
     arity('float', 1, 1, ([v], ctx) => toFloat(v, ctx)),

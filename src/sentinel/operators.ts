@@ -57,11 +57,19 @@ export function arith(op: string, l: Value, r: Value, pos: Pos, charger: Charger
   throw new SentinelError(`unsupported operation: ${typeOf(l)} ${op} ${typeOf(r)}`, pos);
 }
 
+/**
+ * How `l` orders against `r`: negative, zero or positive, for two numbers (ints and floats mix) or
+ * two strings; undefined for anything else. The comparison operators and `compare()` share it.
+ */
+export function ordering(l: Value, r: Value): number | undefined {
+  if (isNumber(l) && isNumber(r)) return num(l) - num(r);
+  if (typeof l === 'string' && typeof r === 'string') return l < r ? -1 : l > r ? 1 : 0;
+  return undefined;
+}
+
 export function compare(op: string, l: Value, r: Value, pos: Pos): boolean {
-  let c: number;
-  if (isNumber(l) && isNumber(r)) c = num(l) - num(r);
-  else if (typeof l === 'string' && typeof r === 'string') c = l < r ? -1 : l > r ? 1 : 0;
-  else throw new SentinelError(`cannot compare ${typeOf(l)} ${op} ${typeOf(r)}`, pos);
+  const c = ordering(l, r);
+  if (c === undefined) throw new SentinelError(`cannot compare ${typeOf(l)} ${op} ${typeOf(r)}`, pos);
   switch (op) {
     case '<':
       return c < 0;
