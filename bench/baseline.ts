@@ -1,7 +1,7 @@
 // The baseline every figure is divided by: a bare Fastify server answering each scenario's
-// response body from memory (no database, no authentication), in a process of its own as Hangar is. Its POST routes parse the same
-// JSON body as the Hangar route they stand for, validated by the same shape of schema, so that
-// what is left between the two is Hangar's own work. Routes come from the file BASELINE_BODIES:
+// response body from memory (no database, no authentication), in a process of its own as Hangar
+// is. Its POST routes parse the same JSON body as the Hangar route they stand for, validated by
+// the same shape of schema, so that what is left between the two is Hangar's own work. Routes come from the file BASELINE_BODIES:
 // { "<name>": { "method": "GET" | "POST", "status"?, "contentType", "body", "schema"? } }.
 // As Hangar does, first (src/ops/tick-maps.ts): without it this server, too, may draw nextTick's
 // slow path at start-up or after a quiet spell, and every ratio would flatter Hangar by it.
