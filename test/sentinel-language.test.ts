@@ -86,6 +86,21 @@ describe('sentinel: values and operators', () => {
     );
   });
 
+  it('tests emptiness and definedness with is [not] empty and is [not] defined, binding tighter than and', () => {
+    const prelude = 'l = [1]\nm = {}\nnothing = undefined\ndefined = "a name like any other"';
+    assert.equal(value('"" is empty and "foo" is not empty and [] is empty and l is not empty and m is empty and {"a": "b"} is not empty', prelude), true);
+    assert.equal(value('l is defined and nothing is not defined and m.x is not defined and [] is defined and null is defined', prelude), true);
+    // `is defined` never gives undefined; `is empty` of undefined is undefined, as length's is.
+    assert.equal(value('nothing is defined', prelude), false);
+    assert.equal(value('nothing is empty', prelude), undefined);
+    assert.equal(value('nothing is not empty', prelude), undefined);
+    // A postfix operator: `x is defined and x > 0` tests x alone, then compares.
+    assert.equal(value('l[0] is defined and l[0] > 0 and not m is not empty', prelude), true);
+    // Only `is` followed by empty/defined is the operator: the words stay usable as names.
+    assert.equal(value('defined is "a name like any other" and (defined + "!") is not empty', prelude), true);
+    assert.match(errorOf('main = rule { 1 is empty }').message, /is empty: int has no length/);
+  });
+
   it('combines bools with and, or, xor, not and !, short-circuiting', () => {
     assert.equal(value('true and not false and (false or true) and (true xor false) and !(true xor true)'), true);
     // The right side is never evaluated: it would be an error.
@@ -383,6 +398,125 @@ main = rule { all checks as i, c { c } }`;
       errorOf(`import "base64"\nimport "strings"\nmain = rule { base64.encode(strings.repeat("a", 13000000)) is "" }`).message,
       /base64\.encode: result longer than 16777216 characters/,
     );
+  });
+
+  it('provides collection: filter, reject, find, matches and reduce over lists and maps', () => {
+    const src = `
+import "collection"
+evens = func(el) { return el % 2 is 0 }
+checks = [
+  collection.filter([2, 3, 4, 5, 6, 7, 8], evens) is [2, 4, 6, 8],
+  collection.reject([2, 3, 4, 5, 6, 7, 8], evens) is [3, 5, 7],
+  collection.filter(["a", "b", "c"], func(el, i) { return i > 0 }) is ["b", "c"],
+  collection.filter({"x": 1, "y": 2}, func(v, k) { return k is "y" }) is [2],
+  collection.reject([1, 2], func(el) { return undefined }) is [1, 2],
+  collection.find(["foo", "bar", "qux"], func(el) { return el is "bar" }) is "bar",
+  collection.find({"foo": 2, "bar": 4}, func(el, key) { return key is "bar" }) is 4,
+  collection.find([1, 2], func(el) { return el > 5 }) is not defined,
+  collection.matches([{"foo": {"bar": "wip"}, "baz": "qux"}, {"foo": "bar", "baz": "bar"}, 7], {"foo": {"bar": "wip"}}) is [{"foo": {"bar": "wip"}, "baz": "qux"}],
+  collection.matches([{"a": 1}], {"a": 2}) is empty,
+  collection.reduce([1, 2, 3, 4, 5], func(acc, el) { return acc + el }, 0) is 15,
+  collection.reduce(["a", "b"], func(acc, el, i) { return acc + el + string(i) }) is "ab1",
+  collection.reduce({"x": 1, "y": 2}, func(acc, v, k) { return acc + [k] }, []) is ["x", "y"],
+  collection.reduce([], func(acc, el) { return acc + el }) is not defined,
+  collection.filter(undefined, evens) is not defined,
+]
+main = rule { all checks as i, c { c } }`;
+    const r = run(src);
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+    assert.match(
+      errorOf('import "collection"\nmain = rule { collection.filter(5, func(x) { return true }) is empty }').message,
+      /collection\.filter: items must be a list or a map, got int/,
+    );
+    assert.match(
+      errorOf('import "collection"\nmain = rule { collection.find([1], func(a, b, c) { return true }) is 1 }').message,
+      /takes 3 argument\(s\), got 2/,
+    );
+    assert.match(errorOf('import "collection"\nmain = rule { collection.matches([1], 1) is empty }').message, /partial must be a map/);
+    // A predicate is the policy's own code: the step limit bounds it like any other.
+    const e = errorOf(
+      'import "collection"\nx = collection.filter(range(1000), func(el) { for range(1000) as i { el += i }\n return true })\nmain = rule { true }',
+      {
+        limits: { maxSteps: 100_000 },
+      },
+    );
+    assert.equal(e.kind, 'limit');
+  });
+
+  it('provides collection/lists: concat, difference (diff), intersection, union, sort and sum', () => {
+    const src = `
+import "collection/lists" as lists
+checks = [
+  lists.concat([1], [2, 3]) is [1, 2, 3], lists.concat([1, 2], [10, 20], [100, 200]) is [1, 2, 10, 20, 100, 200],
+  lists.difference([1, 2], [2, 3]) is [1], lists.difference([1, 2, 3, 4, 5], [2, 5], [1]) is [3, 4], lists.diff([{"a": 1}, 2], [{"a": 1}]) is [2],
+  lists.intersection([1, 2], [2, 3], [3, 2]) is [2], lists.intersection([1, 1, 2], [1]) is [1],
+  lists.union([1, 3], [2, 3, 5], [6, 2, 1]) is [1, 3, 2, 5, 6],
+  lists.sort(["zebra", "bat", "horse"], func(x, y) { return compare(x, y) }) is ["bat", "horse", "zebra"],
+  lists.sort([{"foo": 8}, {"foo": 4}, {"foo": 100}], func(x, y) { return compare(x.foo, y.foo) }) is [{"foo": 4}, {"foo": 8}, {"foo": 100}],
+  lists.sort([{"k": 1, "n": "a"}, {"k": 0, "n": "b"}, {"k": 1, "n": "c"}], func(x, y) { return compare(x.k, y.k) }) is [{"k": 0, "n": "b"}, {"k": 1, "n": "a"}, {"k": 1, "n": "c"}],
+  lists.sum([2, 5, 10, 500]) is 517, lists.sum([0.5, 1]) is 1.5, lists.sum([]) is 0,
+  lists.concat([1], undefined) is not defined,
+]
+main = rule { all checks as i, c { c } }`;
+    const r = run(src);
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+    // sum always answers a float, as Sentinel documents.
+    assert.equal(value('types.type_of(lists.sum([1, 2]))', 'import "collection/lists" as lists\nimport "types"'), 'float');
+    assert.match(
+      errorOf('import "collection/lists" as lists\nmain = rule { lists.concat([1]) is [1] }').message,
+      /concat takes at least 2 argument\(s\), got 1/,
+    );
+    assert.match(errorOf('import "collection/lists" as lists\nmain = rule { lists.union([1], "a") is [1] }').message, /arguments must be lists, got string/);
+    assert.match(errorOf('import "collection/lists" as lists\nmain = rule { lists.sum([1, "2"]) is 3 }').message, /elements must be numbers, got string/);
+    assert.match(
+      errorOf('import "collection/lists" as lists\nmain = rule { lists.sort([2, 1], func(a, b) { return a > b }) is [1, 2] }').message,
+      /sort function must return -1, 0 or 1, got bool/,
+    );
+  });
+
+  it('provides collection/maps: get, has, pick, omit, set and unset by path, never changing their input', () => {
+    const src = `
+import "collection/maps" as maps
+obj = {"foo": "bar", "baz": [{"qux": 4}, {"qux": 10}], "nit": {"nat": "pak"}}
+before = obj
+checks = [
+  maps.get({"foo": "bar"}, "foo") is "bar", maps.get({"foo": [{"bar": {"baz": 4}}]}, "foo.0.bar.baz") is 4,
+  maps.get({"foo": [{"bar": 4}, {"bar": 8}, {"bar": 45}]}, "foo.*.bar") is [4, 8, 45],
+  maps.get({}, "foo", "bar") is "bar", maps.get({}, "foo") is not defined, maps.get({"a": null}, "a", 1) is null,
+  maps.get(undefined, "a.b", []) is [], maps.get(null, "a", "d") is "d", maps.get({"l": [1]}, "l.5", "d") is "d",
+  maps.has({"foo": "bar"}, "foo"), maps.has({}, "foo") is false, maps.has({"a": {"b": null}}, "a.b"),
+  maps.pick({"foo": "bar", "baz": "qux", "nit": "nat"}, ["foo", "baz"]) is {"foo": "bar", "baz": "qux"},
+  maps.pick(obj, ["baz.1.qux", "nit.nat"]) is {"baz": [{"qux": 10}], "nit": {"nat": "pak"}},
+  maps.pick(obj, ["missing", "baz.*.qux"]) is {"baz": [{"qux": 4}, {"qux": 10}]},
+  maps.omit({"foo": "bar", "baz": "qux", "nit": "nat"}, ["foo", "baz"]) is {"nit": "nat"},
+  maps.omit(obj, ["baz.1.qux", "nit.nat"]) is {"foo": "bar", "baz": [{"qux": 4}]},
+  maps.set({"foo": "bar"}, "foo", "qux") is {"foo": "qux"}, maps.set({}, "foo.bar.baz", 10) is {"foo": {"bar": {"baz": 10}}},
+  maps.set({"foo": [2, 5]}, "foo.0", 10) is {"foo": [10, 5]},
+  maps.set({"foo": [{"bar": true}, {"bar": false}]}, "foo.*.bar", true) is {"foo": [{"bar": true}, {"bar": true}]},
+  maps.unset({"foo": {"bar": {"baz": 10, "qux": 15}}}, "foo.bar.baz") is {"foo": {"bar": {"qux": 15}}},
+  maps.unset({"foo": [2, 5]}, "foo.0") is {"foo": [5]},
+  maps.unset({"foo": [{"bar": true}, {"bar": false}]}, "foo.*", true) is {"foo": []},
+  obj is before, obj.nit is {"nat": "pak"}, length(obj.baz) is 2,
+]
+main = rule { all checks as i, c { c } }`;
+    const r = run(src);
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+    // Data from a mock or a plan is read lazily; paths reach into it like into any map.
+    const plan = run(
+      'import "collection/maps" as maps\nimport "plan"\nmain = rule { maps.get(plan.r, "values.tags.env") is "prod" and maps.get(plan.r, "values.ids.*") is [1, 2] }',
+      {
+        imports: { plan: { data: { r: { values: { tags: { env: 'prod' }, ids: [1, 2] } } } } },
+      },
+    );
+    assert.equal(plan.error, undefined, plan.error?.message);
+    assert.equal(plan.result, true);
+    assert.match(errorOf('import "collection/maps" as maps\nmain = rule { maps.get({}, 1) is 1 }').message, /path must be a string, got int/);
+    assert.match(errorOf('import "collection/maps" as maps\nmain = rule { maps.set([1], "0", 2) is [2] }').message, /object must be a map, got list/);
+    assert.match(errorOf('import "collection/maps" as maps\nmain = rule { maps.set({"l": [1]}, "l.3", 2) is {} }').message, /3 is not an index of a list of 1/);
+    assert.match(errorOf('import "collection/maps" as maps\nmain = rule { maps.set({"s": "x"}, "s.a", 2) is {} }').message, /cannot enter string at s\.a/);
   });
 
   it('imports modules (their top-level names are attributes) and data mocks', () => {

@@ -8,6 +8,8 @@ export type Expr =
   | { type: 'list'; pos: Pos; items: Expr[] }
   | { type: 'map'; pos: Pos; entries: Array<[Expr, Expr]> }
   | { type: 'unary'; pos: Pos; op: '-' | '+' | 'not'; operand: Expr }
+  /** `x is empty`, `x is not empty`, `x is defined`, `x is not defined`. */
+  | { type: 'test'; pos: Pos; test: 'empty' | 'defined'; negate: boolean; operand: Expr }
   | { type: 'binary'; pos: Pos; op: string; negate: boolean; left: Expr; right: Expr }
   | { type: 'selector'; pos: Pos; target: Expr; name: string }
   | { type: 'index'; pos: Pos; target: Expr; index: Expr }

@@ -1,18 +1,8 @@
 // The built-in functions every policy has without an import. The conversions (int, float,
 // bool) give undefined for a value they cannot convert, so that `else` can supply a default.
+import { arity } from './hostfn.ts';
 import { MAX_STRING, ordering } from './operators.ts';
 import { formatFloat, mapKey, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
-
-type Fn = (args: Value[], ctx: CallContext) => Value;
-
-function arity(name: string, min: number, max: number, fn: Fn): SBuiltin {
-  return new SBuiltin(name, (args, ctx) => {
-    if (args.length < min || args.length > max) {
-      ctx.fail(`${name} takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${args.length}`);
-    }
-    return fn(args, ctx);
-  });
-}
 
 function toInt(v: Value, ctx: CallContext): Value {
   if (v === undefined) return undefined;

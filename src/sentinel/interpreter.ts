@@ -317,6 +317,15 @@ export class Interpreter {
         }
         return arith(e.op, 0, v, e.pos, this);
       }
+      case 'test': {
+        const v = this.eval(e.operand, scope);
+        if (e.test === 'defined') return (v !== undefined) !== e.negate;
+        if (v === undefined) return undefined;
+        // Emptiness follows `length`: strings and collections only.
+        const size = typeof v === 'string' ? v.length : Array.isArray(v) ? v.length : v instanceof Map ? v.size : -1;
+        if (size < 0) throw new SentinelError(`is ${e.negate ? 'not ' : ''}empty: ${typeOf(v)} has no length`, e.pos);
+        return (size === 0) !== e.negate;
+      }
       case 'list': {
         const out: Value[] = new Array(e.items.length);
         for (let i = 0; i < e.items.length; i++) out[i] = this.eval(e.items[i]!, scope);

@@ -1,7 +1,8 @@
 // A recursive-descent parser for Sentinel with the specification's precedence (higher binds
 // tighter): 6 `* / %`, 5 `+ -`, 4 `else`, 3 comparisons (`== != < <= > >= is, is not, in,
 // not in, contains, not contains, matches, not matches`), 2 `and`, 1 `or xor`. Unary `-`, `+`,
-// `!` and `not` apply to a primary expression with its selectors, indexes and calls.
+// `!` and `not` apply to a primary expression with its selectors, indexes and calls, and so do
+// the postfix `is [not] empty` and `is [not] defined`.
 import type { Expr, Program, Stmt } from './ast.ts';
 import { SentinelError, type Pos } from './errors.ts';
 import { tokenize, type Token } from './lexer.ts';
@@ -287,7 +288,24 @@ class Parser {
       const operand = this.unary();
       return { type: 'unary', pos: t.pos, op: t.text === '!' ? 'not' : (t.text as '-' | '+' | 'not'), operand };
     }
-    return this.postfix(this.primary());
+    return this.tests(this.postfix(this.primary()));
+  }
+
+  /**
+   * The specification's `empty_op` and `defined_op`: `is [not] empty` and `is [not] defined` are
+   * unary operators written after their operand, so they bind tighter than any binary operator
+   * (`x is defined and x > 1` tests `x` alone). Any other `is` is the binary comparison.
+   */
+  private tests(expr: Expr): Expr {
+    for (;;) {
+      if (!this.is('is')) return expr;
+      const negate = this.peek().kind === 'keyword' && this.peek().text === 'not';
+      const word = this.peek(negate ? 2 : 1);
+      if (word.kind !== 'ident' || (word.text !== 'empty' && word.text !== 'defined')) return expr;
+      const pos = this.tok.pos;
+      this.i += negate ? 3 : 2;
+      expr = { type: 'test', pos, test: word.text, negate, operand: expr };
+    }
   }
 
   private postfix(expr: Expr): Expr {

@@ -1,5 +1,7 @@
 // The standard imports: strings, types, json, time, units, decimal, version, sockaddr, base64,
-// runtime, and an `http` that refuses every request (policies get no network access).
+// runtime, collection (with collection/lists and collection/maps), and an `http` that refuses
+// every request (policies get no network access).
+import { collectionImport, collectionListsImport, collectionMapsImport } from './collection.ts';
 import { decimalImport } from './decimal.ts';
 import { versionImport } from './version.ts';
 import { sockaddrImport } from './sockaddr.ts';
@@ -304,8 +306,29 @@ export function standardImport(name: string, now: number): SObject | null {
       return base64Import();
     case 'runtime':
       return new RecordObject('import', { version: SENTINEL_VERSION });
+    case 'collection':
+      return collectionImport();
+    case 'collection/lists':
+      return collectionListsImport();
+    case 'collection/maps':
+      return collectionMapsImport();
   }
   return null;
 }
 
-export const STANDARD_IMPORTS = ['strings', 'types', 'json', 'units', 'time', 'decimal', 'version', 'sockaddr', 'base64', 'runtime', 'http'];
+export const STANDARD_IMPORTS = [
+  'strings',
+  'types',
+  'json',
+  'units',
+  'time',
+  'decimal',
+  'version',
+  'sockaddr',
+  'base64',
+  'runtime',
+  'collection',
+  'collection/lists',
+  'collection/maps',
+  'http',
+];
