@@ -326,6 +326,60 @@ suite('policy checks', (ctx: TestContext) => {
     assert.equal((await checkOf(org, second)).attributes.status, 'hard_failed');
   });
 
+  it('a version declaring its helpers as current policy libraries do: import "module", import "static", the collection imports', async () => {
+    const org: Org = await ctx.organization();
+    const ws = await createWorkspace(ctx, org);
+    const set = await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, org.owner.token, {
+      data: {
+        type: 'policy-sets',
+        attributes: { name: unique('ps') },
+        relationships: { workspaces: { data: [{ id: ws.id, type: 'workspaces' }] } },
+      },
+    });
+    assertStatus(set, 201);
+    const version = await ctx.request('POST', `/api/v2/policy-sets/${set.body.data.id}/versions`, {
+      token: org.owner.token,
+      contentType: 'application/vnd.api+json',
+    });
+    assertStatus(version, 201);
+    const policy = (allowed: string) =>
+      [
+        'import "tfplan/v2" as tfplan',
+        'import "collection"',
+        'import "collection/maps" as maps',
+        'import "resources"',
+        'import "allowed"',
+        `violations = collection.reject(resources.of(tfplan.resource_changes), func(rc) { return maps.get(rc, "type") in allowed.${allowed} })`,
+        'main = rule { violations is empty }',
+      ].join('\n');
+    const files = {
+      'sentinel.hcl': [
+        'import "module" "resources" {\n  source = "./modules/resources.sentinel"\n}',
+        'import "static" "allowed" {\n  source = "./data/allowed.json"\n  format = "json"\n}',
+        'policy "null-only" {\n  source = "./null-only.sentinel"\n  enforcement_level = "hard-mandatory"\n}',
+        'policy "aws-only" {\n  source = "./aws-only.sentinel"\n  enforcement_level = "advisory"\n}',
+      ].join('\n'),
+      'modules/resources.sentinel': 'of = func(changes) { return map changes as _, rc { rc } }\n',
+      'data/allowed.json': JSON.stringify({ null_types: ['null_resource'], aws_types: ['aws_s3_bucket'] }),
+      'null-only.sentinel': policy('null_types'),
+      'aws-only.sentinel': policy('aws_types'),
+    };
+    const up = await ctx.app.inject({
+      method: 'PUT',
+      url: new URL(version.body.data.links.upload).pathname,
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: await tarball(files),
+    });
+    assert.equal(up.statusCode, 200, up.body);
+    const run = await plannedRun(org, ws.id);
+    assert.equal(run.attributes.status, 'policy_checked');
+    const check = await checkOf(org, run);
+    // The plan creates a null_resource: allowed by the data for one policy, not for the other.
+    assert.equal(check.attributes.result.passed, 1);
+    assert.equal(check.attributes.result['advisory-failed'], 1);
+    assert.equal(check.attributes.result.errored ?? 0, 0);
+  });
+
   it('a workspace no policy set applies to: the run plans as before, with no checks', async () => {
     const org: Org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);

@@ -165,6 +165,31 @@ suite('policy set versions', (ctx) => {
         ]),
         /line 2: policy "a" is declared twice/,
       ],
+      [
+        'module named twice',
+        tarball([
+          { name: 'sentinel.hcl', body: 'module "m" { source = "m.sentinel" }\nimport "module" "m" { source = "m.sentinel" }\n' },
+          { name: 'm.sentinel', body: '' },
+        ]),
+        /line 2: import "m" is declared twice/,
+      ],
+      [
+        'static data that is not JSON',
+        tarball([
+          { name: 'sentinel.hcl', body: 'import "static" "d" {\n source = "d.json"\n format = "json"\n}\n' },
+          { name: 'd.json', body: '{nope' },
+        ]),
+        /line 1: import "static" "d": d\.json is not JSON/,
+      ],
+      [
+        'static data in another format',
+        tarball([
+          { name: 'sentinel.hcl', body: 'import "static" "d" {\n source = "d.yaml"\n format = "yaml"\n}\n' },
+          { name: 'd.yaml', body: 'a: 1' },
+        ]),
+        /format "yaml" is not supported \(only "json"\)/,
+      ],
+      ['import with one label', tarball([{ name: 'sentinel.hcl', body: 'import "module" {\n source = "m.sentinel"\n}\n' }]), /takes two labels/],
       ['syntax', tarball([{ name: 'sentinel.hcl', body: 'policy "a" {\n source = \n' }]), /sentinel\.hcl: line 2: expected a value/],
       [
         'expression',

@@ -233,6 +233,67 @@ describe('sentinel test runner and CLI', () => {
     assert.equal(untagged.status, 1);
   });
 
+  it('reads import "module" and import "static" blocks, as current policy libraries declare their helpers', () => {
+    const sub = path.join(dir, 'current-style');
+    try {
+      write(sub, {
+        'sentinel.hcl': `
+  import "module" "report" {
+    source = "./modules/report.sentinel"
+  }
+  import "static" "allowed" {
+    source = "./data/allowed.json"
+    format = "json"
+  }
+  import "plugin" "never-run" {
+    source = "./plugins/never-run"
+  }
+  policy "regions" {
+    source = "./regions.sentinel"
+  }
+  `,
+        'modules/report.sentinel': 'summary = func(violations) { return string(length(violations)) + " violation(s)" }\n',
+        'data/allowed.json': '{"regions": ["eu-west-1", "eu-central-1"]}',
+        'regions.sentinel': `
+  import "collection"
+  import "collection/maps" as maps
+  import "report"
+  import "allowed"
+  param buckets default []
+  violations = collection.reject(buckets, func(b) { return maps.get(b, "values.region", "") in allowed.regions })
+  print(report.summary(violations))
+  main = rule { violations is empty }
+  `,
+        'test/regions/pass.hcl': 'param "buckets" {\n  value = [{ values = { region = "eu-west-1" } }]\n}\n',
+        'test/regions/fail.hcl':
+          'param "buckets" {\n  value = [{ values = { region = "us-east-1" } }, { values = {} }]\n}\ntest {\n  rules = { main = false }\n}\n',
+      });
+      const cases = runTestCases(sub);
+      assert.deepEqual(
+        cases.map((c) => [path.basename(c.file), c.passed, c.reason]),
+        [
+          ['fail.hcl', true, undefined],
+          ['pass.hcl', true, undefined],
+        ],
+      );
+      assert.deepEqual(cases[0]!.prints, ['2 violation(s)']);
+      const applied = cli(['apply', path.join(sub, 'regions.sentinel'), '--param', 'buckets=[{"values": {"region": "eu-central-1"}}]']);
+      assert.equal(applied.status, 0, applied.out.join('\n'));
+      assert.equal(applied.out[0], '0 violation(s)');
+      // A plugin is a program, which Hangar never runs: importing one is an unknown import.
+      write(sub, { 'regions.sentinel': 'import "never-run"\nmain = rule { true }\n' });
+      const plugin = cli(['apply', path.join(sub, 'regions.sentinel')]);
+      assert.equal(plugin.status, 2);
+      assert.match(plugin.out.join('\n'), /^ERROR .*unknown import "never-run"/);
+      write(sub, { 'sentinel.hcl': 'import "static" "x" {\n  source = "./data/allowed.json"\n  format = "yaml"\n}\n' });
+      const yaml = cli(['apply', path.join(sub, 'regions.sentinel')]);
+      assert.equal(yaml.status, 2);
+      assert.match(yaml.err.join('\n'), /import "static" "x": format "yaml" is not supported \(only "json"\)/);
+    } finally {
+      rmSync(sub, { recursive: true, force: true });
+    }
+  });
+
   it('reads HANGAR_POLICY_TIMEOUT and ends an endless policy with a clear error', () => {
     const slow = path.join(dir, 'slow', 'slow.sentinel');
     write(dir, { 'slow/slow.sentinel': 'n = 0\nfor range(100000) as i { for range(100000) as j { n += 1 } }\nmain = rule { true }\n' });

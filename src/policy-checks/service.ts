@@ -161,6 +161,7 @@ export function createPolicyChecksService(deps: {
     if (!manifest) return [];
     const modules: Record<string, ImportSpec> = {};
     for (const m of manifest.modules) modules[m.name] = { source: m.source, filename: m.path };
+    for (const d of manifest.statics ?? []) modules[d.name] = { data: d.data };
     const defaults: Record<string, unknown> = {};
     for (const p of manifest.params) defaults[p.name] = p.value;
     return manifest.policies.map((p) => ({ name: p.name, level: level(p.enforcementLevel), source: p.source ?? '', modules, defaults }));

@@ -19,6 +19,8 @@ export interface ManifestPolicy {
 export interface Manifest {
   policies: ManifestPolicy[];
   modules: Array<{ name: string; path: string; source: string }>;
+  /** `import "static"` data, parsed; absent from manifests stored before static imports were read. */
+  statics?: Array<{ name: string; path: string; data: unknown }>;
   params: Array<{ name: string; value: HclValue }>;
 }
 
@@ -71,12 +73,42 @@ export function readManifest(kind: VersionKind, files: ReadonlyMap<string, Buffe
     return { path: path!, source: bytes!.toString('utf8') };
   };
 
-  const manifest: Manifest = { policies: [], modules: [], params: [] };
+  const manifest: Manifest = { policies: [], modules: [], statics: [], params: [] };
   const seen = { policy: new Set<string>(), module: new Set<string>(), param: new Set<string>() };
+  const importName = (block: HclBlock, name: string): string => {
+    if (!NAME.test(name)) fail(block, `import name ${JSON.stringify(name)} may only contain letters, numbers, "-" and "_"`);
+    // Modules and static data share one namespace: both are what `import "name"` finds.
+    if (seen.module.has(name)) fail(block, `import "${name}" is declared twice`);
+    seen.module.add(name);
+    return name;
+  };
   for (const block of blocks) {
+    // Sentinel's current spelling of modules and data: `import "module" "name" { source = … }`,
+    // `import "static" "name" { source = "x.json", format = "json" }`. Plugins are programs,
+    // which Hangar never runs; a policy importing one fails its check as an unknown import.
+    if (block.type === 'import' && kind === 'sentinel') {
+      if (block.labels.length !== 2) fail(block, 'an import block takes two labels, its kind and its name');
+      const [importKind, rawName] = block.labels as [string, string];
+      if (importKind === 'module') manifest.modules.push({ name: importName(block, rawName), ...sourceFile(block, true)! });
+      else if (importKind === 'static') {
+        const name = importName(block, rawName);
+        const format = text(block, 'format', false) ?? 'json';
+        if (format !== 'json') fail(block, `import "static" "${name}": format ${JSON.stringify(format)} is not supported (only "json")`);
+        const file = sourceFile(block, true)!;
+        let data: unknown;
+        try {
+          data = JSON.parse(file.source);
+        } catch {
+          fail(block, `import "static" "${name}": ${file.path} is not JSON`);
+        }
+        if (typeof data !== 'object' || data === null || Array.isArray(data)) fail(block, `import "static" "${name}": ${file.path} must hold a JSON object`);
+        manifest.statics!.push({ name, path: file.path, data });
+      }
+      continue;
+    }
     if (block.type !== 'policy' && block.type !== 'module' && block.type !== 'param') continue;
-    const name = label(block);
-    if (seen[block.type].has(name)) fail(block, `${block.type} "${name}" is declared twice`);
+    const name = block.type === 'module' ? importName(block, label(block)) : label(block);
+    if (block.type !== 'module' && seen[block.type].has(name)) fail(block, `${block.type} "${name}" is declared twice`);
     seen[block.type].add(name);
     if (block.type === 'policy') {
       const level = text(block, 'enforcement_level', false) ?? DEFAULT_LEVEL[kind];

@@ -5,9 +5,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
-import { parseHcl, setOwn, type HclBody } from './hcl.ts';
+import { SentinelError } from './errors.ts';
+import { setOwn } from './hcl.ts';
 import { evaluatePolicy, describeError, type ImportSpec, type Limits } from './index.ts';
-import { runTestCases } from './testing.ts';
+import { policySetDeclarations, runTestCases } from './testing.ts';
 import { tfconfigFromJson } from './tfconfig.ts';
 import { tfplanFromJson } from './tfplan.ts';
 import { tfrunFromRun } from './tfrun.ts';
@@ -80,32 +81,6 @@ function test(dir: string, flags: { skipNetwork: boolean; verbose: boolean }, li
   return failed === 0 && results.length > 0 ? 0 : 1;
 }
 
-/** Modules, mocks and params from the sentinel.hcl next to a policy, as `sentinel apply` reads it. */
-function policySetConfig(policyFile: string): { imports: Record<string, ImportSpec>; params: Record<string, unknown> } {
-  const imports: Record<string, ImportSpec> = {};
-  const params: Record<string, unknown> = {};
-  const dir = path.dirname(policyFile);
-  const configFile = path.join(dir, 'sentinel.hcl');
-  if (!existsSync(configFile)) return { imports, params };
-  const body: HclBody = parseHcl(readFileSync(configFile, 'utf8'), configFile);
-  for (const b of body.blocks) {
-    const name = b.labels[0];
-    if (!name) continue;
-    if (b.type === 'module' || (b.type === 'mock' && b.body.blocks[0]?.type === 'module')) {
-      const source = (b.type === 'module' ? b.body : b.body.blocks[0]!.body).attributes.get('source')?.value;
-      if (typeof source !== 'string') continue;
-      const file = path.resolve(dir, source);
-      if (b.type === 'mock' && Object.hasOwn(imports, name)) continue;
-      setOwn(imports, name, { source: readFileSync(file, 'utf8'), filename: display(file) });
-    } else if (b.type === 'mock' && b.body.attributes.has('data') && !Object.hasOwn(imports, name)) {
-      setOwn(imports, name, { data: b.body.attributes.get('data')!.value });
-    } else if (b.type === 'param') {
-      setOwn(params, name, b.body.attributes.get('value')?.value);
-    }
-  }
-  return { imports, params };
-}
-
 function readJson(file: string, what: string, io: Io): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
@@ -126,7 +101,17 @@ function apply(policyFile: string, paramArgs: string[], files: RunFiles, limits:
     io.err(`sentinel: no such policy ${policyFile}`);
     return 2;
   }
-  const { imports, params } = policySetConfig(policyFile);
+  // As `sentinel apply` reads the sentinel.hcl beside the policy; a module wins over a mock.
+  let declared: ReturnType<typeof policySetDeclarations>;
+  try {
+    declared = policySetDeclarations(policyFile, { mocks: true });
+  } catch (e) {
+    if (!(e instanceof SentinelError)) throw e;
+    io.err(`sentinel: ${e.message}`);
+    return 2;
+  }
+  const imports: Record<string, ImportSpec> = { ...declared.mocks, ...declared.modules };
+  const params = declared.params;
   for (const arg of paramArgs) {
     const eq = arg.indexOf('=');
     if (eq <= 0) {

@@ -88,9 +88,41 @@ interface Declared {
   globals: Record<string, unknown>;
 }
 
+/** A static import's data: a JSON file, read (and parsed) when the policy imports it. */
+function staticSpec(b: HclBlock, name: string, base: string): ImportSpec {
+  const source = attr(b.body, 'source');
+  const format = attr(b.body, 'format') ?? 'json';
+  if (typeof source !== 'string') throw new SentinelError(`import "static" "${name}" needs a source`, b.pos);
+  if (format !== 'json') throw new SentinelError(`import "static" "${name}": format ${JSON.stringify(format)} is not supported (only "json")`, b.pos);
+  const file = path.resolve(base, source);
+  let data: unknown;
+  return {
+    get data() {
+      if (data === undefined) {
+        try {
+          data = JSON.parse(readSource(file, b.pos));
+        } catch (e) {
+          if (e instanceof SentinelError) throw e;
+          throw new SentinelError(`import "static" "${name}": ${file} is not JSON`, b.pos);
+        }
+      }
+      return data;
+    },
+  };
+}
+
 /** The modules, mocks, params and globals a configuration file or a case file declares. */
 function collect(body: HclBody, base: string, into: Declared) {
   for (const b of blocks(body, 'module')) setOwn(into.modules, label(b), moduleSpec(b, base, 'module'));
+  // Sentinel's current spelling: `import "module" "name" { source = … }` and
+  // `import "static" "name" { source = "data.json", format = "json" }`. Plugins are programs,
+  // which Hangar never runs: a policy importing one fails as an unknown import.
+  for (const b of blocks(body, 'import')) {
+    const [kind, name] = b.labels;
+    if (b.labels.length !== 2) throw new SentinelError('import block needs two labels: its kind and its name', b.pos);
+    if (kind === 'module') setOwn(into.modules, name!, moduleSpec(b, base, 'import "module"'));
+    else if (kind === 'static') setOwn(into.modules, name!, staticSpec(b, name!, base));
+  }
   for (const b of blocks(body, 'mock')) {
     const name = label(b);
     const moduleBlocks = blocks(b.body, 'module');
@@ -101,6 +133,19 @@ function collect(body: HclBody, base: string, into: Declared) {
   }
   for (const b of blocks(body, 'param')) setOwn(into.params, label(b), attr(b.body, 'value'));
   for (const b of blocks(body, 'global')) setOwn(into.globals, label(b), attr(b.body, 'value'));
+}
+
+/**
+ * What the `sentinel.hcl` beside a policy declares (modules, params and, for `sentinel apply`,
+ * mocks); nothing when there is none.
+ */
+export function policySetDeclarations(policy: string, options: { mocks: boolean }): Declared {
+  const config: Declared = { modules: {}, mocks: {}, params: {}, globals: {} };
+  const setFile = path.join(path.dirname(policy), 'sentinel.hcl');
+  if (!existsSync(setFile)) return config;
+  const set = parseHcl(readSource(setFile, null), setFile);
+  collect(options.mocks ? set : { attributes: set.attributes, blocks: set.blocks.filter((b) => b.type !== 'mock') }, path.dirname(setFile), config);
+  return config;
 }
 
 export interface RunOptions {
@@ -121,13 +166,8 @@ export function runTestCase(file: string, policy: string, options: RunOptions = 
   });
   try {
     if (!existsSync(policy)) return result(false, `no policy ${policy} for this test case`);
-    const config: Declared = { modules: {}, mocks: {}, params: {}, globals: {} };
-    const setFile = path.join(path.dirname(policy), 'sentinel.hcl');
-    if (existsSync(setFile)) {
-      const set = parseHcl(readSource(setFile, null), setFile);
-      // The set's mocks are for `sentinel apply`; a test case brings its own.
-      collect({ attributes: set.attributes, blocks: set.blocks.filter((b) => b.type !== 'mock') }, path.dirname(setFile), config);
-    }
+    // The set's mocks are for `sentinel apply`; a test case brings its own.
+    const config = policySetDeclarations(policy, { mocks: false });
     const testCase = parseHcl(readSource(file, null), file);
     collect(testCase, path.dirname(file), config);
     const testBlock = blocks(testCase, 'test')[0];
