@@ -114,7 +114,11 @@ describe('sentinel: values and operators', () => {
     assert.equal(value('m.x else "none"', prelude), 'none');
     assert.equal(value('m["a"]["b"] is 1 and l[5] else 0 is 0 and l[-1] is 2', prelude), true);
     assert.equal(value('undefined or true'), true);
-    assert.equal(value('undefined and false'), false);
+    // The specification's table: only a false left operand saves an and from undefined.
+    assert.equal(value('undefined and false'), undefined);
+    assert.equal(value('true and undefined and false'), undefined);
+    assert.equal(value('true and false and undefined'), false);
+    assert.equal(value('false or undefined or true'), true);
     assert.equal(value('undefined or false'), undefined);
     // else binds tighter than is: (m.q else null) is null.
     assert.equal(value('m.q else null is null', prelude), true);

@@ -360,7 +360,7 @@ export class Interpreter {
         if (l !== true && l !== undefined) throw new SentinelError(`and: left operand must be a bool, got ${typeOf(l)}`, e.pos);
         const r = this.eval(e.right, scope);
         if (r !== true && r !== false && r !== undefined) throw new SentinelError(`and: right operand must be a bool, got ${typeOf(r)}`, e.pos);
-        if (l === undefined) return r === false ? false : undefined;
+        if (l === undefined) return undefined;
         return r;
       }
       case 'or': {
