@@ -129,7 +129,9 @@ describe('sentinel: values and operators', () => {
 
   it('slices lists and strings, and indexes strings', () => {
     assert.deepEqual(value('[[0, 1, 2, 3][1:3], [0, 1, 2][:1], [0, 1, 2][1:], "hello"[1:3], "hey"[0]]'), [[1, 2], [0], [1, 2], 'el', 'h']);
-    assert.match(errorOf('x = [1, 2][1:5]\nmain = rule { true }').message, /slice bounds \[1:5\] out of range/);
+    // Out of range (a negative bound too) and null give undefined, as the specification says.
+    assert.deepEqual(value('[[1, 2][1:5], [1, 2][-1:], "abc"[2:1], null[0:1], [1, 2][2:], [1, 2][:0]]'), [undefined, undefined, undefined, undefined, [], []]);
+    assert.match(errorOf('x = 5[0:1]\nmain = rule { true }').message, /cannot slice int/);
   });
 
   it('has the built-in functions', () => {

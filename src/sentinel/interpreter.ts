@@ -441,16 +441,16 @@ export class Interpreter {
   private slice(e: Expr & { type: 'slice' }, scope: Scope): Value {
     const target = this.eval(e.target, scope);
     const low = e.low ? this.eval(e.low, scope) : 0;
-    if (target === undefined || low === undefined) return undefined;
+    // The specification: slicing null or undefined, or with bounds outside 0 <= low <= high <=
+    // length, gives undefined; slicing anything but a list or a string is an error.
+    if (target === undefined || target === null || low === undefined) return undefined;
     if (!Array.isArray(target) && typeof target !== 'string') throw new SentinelError(`cannot slice ${typeOf(target)}`, e.pos);
     const high = e.high ? this.eval(e.high, scope) : target.length;
     if (high === undefined) return undefined;
     if (typeof low !== 'number' || typeof high !== 'number') throw new SentinelError('slice bounds must be ints', e.pos);
-    const lo = low < 0 ? target.length + low : low;
-    const hi = high < 0 ? target.length + high : high;
-    if (lo < 0 || hi > target.length || lo > hi) throw new SentinelError(`slice bounds [${low}:${high}] out of range (length ${target.length})`, e.pos);
-    this.charge(hi - lo, e.pos);
-    return target.slice(lo, hi);
+    if (low < 0 || high > target.length || low > high) return undefined;
+    this.charge(high - low, e.pos);
+    return target.slice(low, high);
   }
 
   private quantifier(e: Expr & { type: 'quantifier' }, scope: Scope): Value {
