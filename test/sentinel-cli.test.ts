@@ -294,6 +294,39 @@ describe('sentinel test runner and CLI', () => {
     }
   });
 
+  it('runs test cases in the older JSON format: mocks as module paths or data, params, globals, expected rules', () => {
+    const sub = path.join(dir, 'json-style');
+    try {
+      write(sub, {
+        'limit.sentinel': 'import "plan"\nparam max default 1\nsmall = rule { plan.count <= max }\nmain = rule { small and greeting is "hi" }\n',
+        'test/limit/mock-plan.sentinel': 'count = 3\n',
+        'test/limit/module-pass.json': JSON.stringify({
+          mock: { plan: 'mock-plan.sentinel' },
+          param: { max: 5 },
+          global: { greeting: 'hi' },
+          test: { main: true },
+        }),
+        'test/limit/data-fail.json': JSON.stringify({ mock: { plan: { count: 9 } }, global: { greeting: 'hi' }, test: { main: false, small: false } }),
+        'test/limit/wrong.json': JSON.stringify({ mock: { plan: { count: 0 } }, global: { greeting: 'hi' }, test: { main: false } }),
+        'test/limit/broken.json': '{"mock": ',
+      });
+      const cases = runTestCases(sub);
+      assert.deepEqual(
+        cases.map((c) => [path.basename(c.file), c.passed]),
+        [
+          ['broken.json', false],
+          ['data-fail.json', true],
+          ['module-pass.json', true],
+          ['wrong.json', false],
+        ],
+      );
+      assert.match(cases[0]!.reason!, /not valid JSON/);
+      assert.match(cases[3]!.reason!, /expected main to be false, got true/);
+    } finally {
+      rmSync(sub, { recursive: true, force: true });
+    }
+  });
+
   it('reads HANGAR_POLICY_TIMEOUT and ends an endless policy with a clear error', () => {
     const slow = path.join(dir, 'slow', 'slow.sentinel');
     write(dir, { 'slow/slow.sentinel': 'n = 0\nfor range(100000) as i { for range(100000) as j { n += 1 } }\nmain = rule { true }\n' });

@@ -525,6 +525,13 @@ main = rule { all checks as i, c { c } }`;
     assert.match(errorOf('import "collection/maps" as maps\nmain = rule { maps.set({"s": "x"}, "s.a", 2) is {} }').message, /cannot enter string at s\.a/);
   });
 
+  it('accepts the same import repeated under the same name, and refuses a name declared twice otherwise', () => {
+    assert.equal(value('strings.to_upper("a") is "A"', 'import "strings"\nimport "strings"'), true);
+    const twice = errorOf('import "strings" as s\nimport "types" as s\nmain = rule { true }');
+    assert.deepEqual([twice.message, twice.line], ['s is already declared', 2]);
+    assert.match(errorOf('import "strings"\nparam strings\nmain = rule { true }', { params: { strings: 1 } }).message, /strings is already declared/);
+  });
+
   it('imports modules (their top-level names are attributes) and data mocks', () => {
     const r = run('import "helpers" as h\nimport "tfplan/v2" as plan\nmain = rule { h.double(plan.count) is 6 and h.ready and h.base is 10 }', {
       imports: {

@@ -175,7 +175,12 @@ export class Interpreter {
       case 'continue':
         return CONTINUE;
       case 'import': {
-        if (scope.vars.has(stmt.alias)) throw new SentinelError(`${stmt.alias} is already declared`, stmt.pos);
+        if (scope.vars.has(stmt.alias)) {
+          // The same import under the same name again changes nothing: older Sentinel releases
+          // accepted it, and published policies still carry such repeats.
+          if (scope.vars.get(stmt.alias) === this.host.resolveImport(stmt.path, stmt.pos)) return NORMAL;
+          throw new SentinelError(`${stmt.alias} is already declared`, stmt.pos);
+        }
         scope.vars.set(stmt.alias, this.host.resolveImport(stmt.path, stmt.pos));
         scope.constants?.add(stmt.alias);
         return NORMAL;

@@ -1,5 +1,5 @@
 // The `sentinel test` layout: for each `<dir>/<policy>.sentinel` with cases in
-// `<dir>/test/<policy>/*.hcl`, evaluate the policy with the case's mocks, modules, params and
+// `<dir>/test/<policy>/*.hcl` (or `*.json`, the older format), evaluate the policy with the case's mocks, modules, params and
 // globals (modules and params of `<dir>/sentinel.hcl` apply too, the case's win) and compare the
 // rules named in `test { rules = {...} }` (default: main = true) with their values.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -37,7 +37,7 @@ export function findTestCases(dir: string): Array<{ file: string; policy: string
           const policy = path.join(d, `${policyDir.name}.sentinel`);
           const caseDir = path.join(full, policyDir.name);
           for (const f of readdirSync(caseDir).sort()) {
-            if (f.endsWith('.hcl') && statSync(path.join(caseDir, f)).isFile()) found.push({ file: path.join(caseDir, f), policy });
+            if ((f.endsWith('.hcl') || f.endsWith('.json')) && statSync(path.join(caseDir, f)).isFile()) found.push({ file: path.join(caseDir, f), policy });
           }
         }
       } else {
@@ -86,6 +86,42 @@ interface Declared {
   mocks: Record<string, ImportSpec>;
   params: Record<string, unknown>;
   globals: Record<string, unknown>;
+}
+
+/**
+ * A test case in the JSON format of older Sentinel releases (`{"mock": {"tfplan": "mock.sentinel"},
+ * "param": {...}, "global": {...}, "test": {"main": true}}`; a mock is a module's path or its
+ * data), read as the blocks its HCL form would have.
+ */
+function jsonCase(text: string, file: string): HclBody {
+  const pos = { file: path.relative(process.cwd(), file) || file, line: 1, column: 1 };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new SentinelError(`not valid JSON: ${(e as Error).message}`, pos);
+  }
+  const isObject = (v: unknown): v is Record<string, HclValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(doc)) throw new SentinelError('a JSON test case must be an object', pos);
+  const section = (name: string): Record<string, HclValue> => {
+    const v = doc[name] ?? {};
+    if (!isObject(v)) throw new SentinelError(`${name} must be an object`, pos);
+    return v;
+  };
+  const attributes = (entries: Record<string, HclValue>) => new Map(Object.entries(entries).map(([k, value]) => [k, { value, pos }]));
+  const block = (type: string, labels: string[], attrs: Record<string, HclValue>, blocks: HclBlock[] = []): HclBlock => ({
+    type,
+    labels,
+    body: { attributes: attributes(attrs), blocks },
+    pos,
+  });
+  const out: HclBlock[] = [];
+  for (const [name, mock] of Object.entries(section('mock'))) {
+    out.push(typeof mock === 'string' ? block('mock', [name], {}, [block('module', [], { source: mock })]) : block('mock', [name], { data: mock }));
+  }
+  for (const kind of ['param', 'global']) for (const [name, value] of Object.entries(section(kind))) out.push(block(kind, [name], { value }));
+  if (doc.test !== undefined) out.push(block('test', [], { rules: section('test') }));
+  return { attributes: new Map(), blocks: out };
 }
 
 /** A static import's data: a JSON file, read (and parsed) when the policy imports it. */
@@ -168,7 +204,7 @@ export function runTestCase(file: string, policy: string, options: RunOptions = 
     if (!existsSync(policy)) return result(false, `no policy ${policy} for this test case`);
     // The set's mocks are for `sentinel apply`; a test case brings its own.
     const config = policySetDeclarations(policy, { mocks: false });
-    const testCase = parseHcl(readSource(file, null), file);
+    const testCase = file.endsWith('.json') ? jsonCase(readSource(file, null), file) : parseHcl(readSource(file, null), file);
     collect(testCase, path.dirname(file), config);
     const testBlock = blocks(testCase, 'test')[0];
     const expected = (testBlock && attr(testBlock.body, 'rules')) ?? { main: true };
