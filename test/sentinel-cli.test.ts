@@ -309,19 +309,27 @@ describe('sentinel test runner and CLI', () => {
         'test/limit/data-fail.json': JSON.stringify({ mock: { plan: { count: 9 } }, global: { greeting: 'hi' }, test: { main: false, small: false } }),
         'test/limit/wrong.json': JSON.stringify({ mock: { plan: { count: 0 } }, global: { greeting: 'hi' }, test: { main: false } }),
         'test/limit/broken.json': '{"mock": ',
+        // A folder naming no policy: HashiCorp's CLI never runs it; it is skipped, not failed.
+        'test/ghost/case.hcl': 'test {\n  rules = { main = true }\n}\n',
       });
       const cases = runTestCases(sub);
       assert.deepEqual(
         cases.map((c) => [path.basename(c.file), c.passed]),
         [
+          ['case.hcl', false],
           ['broken.json', false],
           ['data-fail.json', true],
           ['module-pass.json', true],
           ['wrong.json', false],
         ],
       );
-      assert.match(cases[0]!.reason!, /not valid JSON/);
-      assert.match(cases[3]!.reason!, /expected main to be false, got true/);
+      assert.match(cases[1]!.reason!, /not valid JSON/);
+      assert.match(cases[4]!.reason!, /expected main to be false, got true/);
+      assert.deepEqual([cases[0]!.orphan, cases[1]!.orphan], [true, false]);
+      const out = cli(['test', sub]);
+      assert.equal(out.status, 1);
+      assert.match(out.out.join('\n'), /^SKIP .*ghost[/\\]case\.hcl: no policy .*ghost\.sentinel for this test case$/m);
+      assert.equal(out.out.at(-1), 'sentinel: 2 passed, 2 failed, 1 skipped');
     } finally {
       rmSync(sub, { recursive: true, force: true });
     }

@@ -68,6 +68,11 @@ function test(dir: string, flags: { skipNetwork: boolean; verbose: boolean }, li
     if (r.passed) {
       passed++;
       io.out(`PASS ${name}`);
+    } else if (r.orphan) {
+      // HashiCorp's CLI looks for the cases of each policy, so it never sees these: say so, but
+      // do not count them as failures.
+      skipped++;
+      io.out(`SKIP ${name}: ${r.reason}`);
     } else if (flags.skipNetwork && r.needsNetwork) {
       skipped++;
       io.out(`SKIP ${name}: needs network access (the http import)`);

@@ -20,6 +20,8 @@ export interface TestCaseResult {
   reason?: string;
   /** It failed because the policy used the http import, which Hangar does not give policies. */
   needsNetwork: boolean;
+  /** Its folder names no policy beside `test/`: HashiCorp's `sentinel test` never runs such a case. */
+  orphan: boolean;
   prints: string[];
   durationMs: number;
 }
@@ -196,12 +198,13 @@ export function runTestCase(file: string, policy: string, options: RunOptions = 
     policy,
     passed,
     needsNetwork,
+    orphan: false,
     ...(reason === undefined ? {} : { reason }),
     prints,
     durationMs: performance.now() - started,
   });
   try {
-    if (!existsSync(policy)) return result(false, `no policy ${policy} for this test case`);
+    if (!existsSync(policy)) return { ...result(false, `no policy ${path.relative(process.cwd(), policy) || policy} for this test case`), orphan: true };
     // The set's mocks are for `sentinel apply`; a test case brings its own.
     const config = policySetDeclarations(policy, { mocks: false });
     const testCase = file.endsWith('.json') ? jsonCase(readSource(file, null), file) : parseHcl(readSource(file, null), file);
