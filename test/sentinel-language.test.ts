@@ -461,6 +461,7 @@ checks = [
   lists.sort(["zebra", "bat", "horse"], func(x, y) { return compare(x, y) }) is ["bat", "horse", "zebra"],
   lists.sort([{"foo": 8}, {"foo": 4}, {"foo": 100}], func(x, y) { return compare(x.foo, y.foo) }) is [{"foo": 4}, {"foo": 8}, {"foo": 100}],
   lists.sort([{"k": 1, "n": "a"}, {"k": 0, "n": "b"}, {"k": 1, "n": "c"}], func(x, y) { return compare(x.k, y.k) }) is [{"k": 0, "n": "b"}, {"k": 1, "n": "a"}, {"k": 1, "n": "c"}],
+  lists.sort([3, 1, 2], func(x, y) { return y - x }) is [3, 2, 1],
   lists.sum([2, 5, 10, 500]) is 517, lists.sum([0.5, 1]) is 1.5, lists.sum([]) is 0,
   lists.concat([1], undefined) is not defined,
 ]

@@ -121,11 +121,12 @@ export function collectionListsImport(): SObject {
     sort: fn('collection/lists.sort', 2, ([items, compare], ctx) => {
       const lists = listArgs('collection/lists.sort', [items], ctx);
       if (!lists) return undefined;
-      // Array.prototype.sort is stable; the policy's function answers -1, 0 or +1.
+      // Array.prototype.sort is stable; the policy's function answers -1, 0 or +1 (any int is
+      // read by its sign).
       return [...lists[0]!].sort((a, b) => {
         const r = ctx.call(compare, [a, b]);
-        if (r !== -1 && r !== 0 && r !== 1) return ctx.fail(`collection/lists.sort: the sort function must return -1, 0 or 1, got ${typeOf(r)}`);
-        return r;
+        if (typeof r !== 'number') return ctx.fail(`collection/lists.sort: the sort function must return -1, 0 or 1, got ${typeOf(r)}`);
+        return Math.sign(r);
       });
     }),
     sum: fn('collection/lists.sum', 1, ([items], ctx) => {
