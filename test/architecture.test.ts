@@ -89,7 +89,8 @@ function withoutComments(text: string): string {
   return out;
 }
 
-const IMPORT = /\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+// Statements start a line: a message such as `import "module" "x" needs a source` is not one.
+const IMPORT = /^\s*(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 /** Every src/ file this file imports, as paths relative to src/. */
 function importsOf(file: string): string[] {
