@@ -69,6 +69,25 @@ suite('policy checks', (ctx: TestContext) => {
     return set.body.data.id as string;
   }
 
+  /** A policy set of `org` with `data` (attributes, relationships) whose current version holds `files`. */
+  async function versionedSet(org: Org, data: Record<string, unknown>, files: Record<string, string>): Promise<string> {
+    const set = await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, org.owner.token, { data: { type: 'policy-sets', ...data } });
+    assertStatus(set, 201);
+    const version = await ctx.request('POST', `/api/v2/policy-sets/${set.body.data.id}/versions`, {
+      token: org.owner.token,
+      contentType: 'application/vnd.api+json',
+    });
+    assertStatus(version, 201);
+    const up = await ctx.app.inject({
+      method: 'PUT',
+      url: new URL(version.body.data.links.upload).pathname,
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: await tarball(files),
+    });
+    assert.equal(up.statusCode, 200, up.body);
+    return set.body.data.id as string;
+  }
+
   /** A run of the workspace, planned (the runner's part done by hand): returns the run after its checks. */
   async function plannedRun(org: Org, wsId: string, attributes: Record<string, unknown> = {}) {
     const cv = await ctx.post(`/api/v2/workspaces/${wsId}/configuration-versions`, org.owner.token, { data: { type: 'configuration-versions' } });
@@ -298,29 +317,14 @@ suite('policy checks', (ctx: TestContext) => {
   it("a global set's current version: its policies, modules and parameter defaults are used; a set parameter overrides a default", async () => {
     const org: Org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);
-    const set = await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, org.owner.token, {
-      data: { type: 'policy-sets', attributes: { name: unique('ps'), global: true } },
-    });
-    assertStatus(set, 201);
-    const version = await ctx.request('POST', `/api/v2/policy-sets/${set.body.data.id}/versions`, {
-      token: org.owner.token,
-      contentType: 'application/vnd.api+json',
-    });
-    assertStatus(version, 201);
-    const up = await ctx.app.inject({
-      method: 'PUT',
-      url: new URL(version.body.data.links.upload).pathname,
-      headers: { 'content-type': 'application/octet-stream' },
-      payload: await tarball(VERSION_FILES),
-    });
-    assert.equal(up.statusCode, 200, up.body);
+    const setId = await versionedSet(org, { attributes: { name: unique('ps'), global: true } }, VERSION_FILES);
     const run = await plannedRun(org, ws.id);
     assert.equal(run.attributes.status, 'policy_checked');
     const check = await checkOf(org, run);
     assert.equal(check.attributes.result.passed, 1);
 
     assertStatus(await ctx.post(`/api/v2/runs/${run.id}/actions/discard`, org.owner.token, {}), 202);
-    await createParameter(ctx, org.owner.token, set.body.data.id, { key: 'limit', value: '5' });
+    await createParameter(ctx, org.owner.token, setId, { key: 'limit', value: '5' });
     const second = await plannedRun(org, ws.id);
     assert.equal(second.attributes.status, 'errored');
     assert.equal((await checkOf(org, second)).attributes.status, 'hard_failed');
@@ -329,19 +333,6 @@ suite('policy checks', (ctx: TestContext) => {
   it('a version declaring its helpers as current policy libraries do: import "module", import "static", the collection imports', async () => {
     const org: Org = await ctx.organization();
     const ws = await createWorkspace(ctx, org);
-    const set = await ctx.post(`/api/v2/organizations/${org.name}/policy-sets`, org.owner.token, {
-      data: {
-        type: 'policy-sets',
-        attributes: { name: unique('ps') },
-        relationships: { workspaces: { data: [{ id: ws.id, type: 'workspaces' }] } },
-      },
-    });
-    assertStatus(set, 201);
-    const version = await ctx.request('POST', `/api/v2/policy-sets/${set.body.data.id}/versions`, {
-      token: org.owner.token,
-      contentType: 'application/vnd.api+json',
-    });
-    assertStatus(version, 201);
     const policy = (allowed: string) =>
       [
         'import "tfplan/v2" as tfplan',
@@ -364,13 +355,7 @@ suite('policy checks', (ctx: TestContext) => {
       'null-only.sentinel': policy('null_types'),
       'aws-only.sentinel': policy('aws_types'),
     };
-    const up = await ctx.app.inject({
-      method: 'PUT',
-      url: new URL(version.body.data.links.upload).pathname,
-      headers: { 'content-type': 'application/octet-stream' },
-      payload: await tarball(files),
-    });
-    assert.equal(up.statusCode, 200, up.body);
+    await versionedSet(org, { attributes: { name: unique('ps') }, relationships: { workspaces: { data: [{ id: ws.id, type: 'workspaces' }] } } }, files);
     const run = await plannedRun(org, ws.id);
     assert.equal(run.attributes.status, 'policy_checked');
     const check = await checkOf(org, run);

@@ -281,54 +281,27 @@ function base64Import(): SObject {
 /** The version of Sentinel's language this runtime follows, as `runtime.version` reports it. */
 export const SENTINEL_VERSION = '0.24.0';
 
-/** The standard imports by name; `now` is the instant `time.now` reports (fixed per evaluation). */
+/** Each standard import by name, built per evaluation; `now` is the instant `time.now` reports. */
+const STANDARD: Record<string, (now: number) => SObject> = {
+  strings: stringsImport,
+  types: typesImport,
+  json: jsonImport,
+  units: unitsImport,
+  time: timeImport,
+  decimal: decimalImport,
+  version: versionImport,
+  sockaddr: sockaddrImport,
+  base64: base64Import,
+  runtime: () => new RecordObject('import', { version: SENTINEL_VERSION }),
+  collection: collectionImport,
+  'collection/lists': collectionListsImport,
+  'collection/maps': collectionMapsImport,
+  http: httpImport,
+};
+
+/** The standard import `name` (fixed `time.now` at `now`), or null when there is none. */
 export function standardImport(name: string, now: number): SObject | null {
-  switch (name) {
-    case 'strings':
-      return stringsImport();
-    case 'types':
-      return typesImport();
-    case 'json':
-      return jsonImport();
-    case 'units':
-      return unitsImport();
-    case 'time':
-      return timeImport(now);
-    case 'decimal':
-      return decimalImport();
-    case 'version':
-      return versionImport();
-    case 'sockaddr':
-      return sockaddrImport();
-    case 'http':
-      return httpImport();
-    case 'base64':
-      return base64Import();
-    case 'runtime':
-      return new RecordObject('import', { version: SENTINEL_VERSION });
-    case 'collection':
-      return collectionImport();
-    case 'collection/lists':
-      return collectionListsImport();
-    case 'collection/maps':
-      return collectionMapsImport();
-  }
-  return null;
+  return Object.hasOwn(STANDARD, name) ? STANDARD[name]!(now) : null;
 }
 
-export const STANDARD_IMPORTS = [
-  'strings',
-  'types',
-  'json',
-  'units',
-  'time',
-  'decimal',
-  'version',
-  'sockaddr',
-  'base64',
-  'runtime',
-  'collection',
-  'collection/lists',
-  'collection/maps',
-  'http',
-];
+export const STANDARD_IMPORTS = Object.keys(STANDARD);
