@@ -146,7 +146,7 @@ delete(m, "a")
       { b: 2 },
       ['x', 'y'],
       [1],
-      5,
+      6, // bytes: é is two
       2,
       1,
       undefined,

@@ -56,7 +56,8 @@ export const BUILTINS = new Map<string, SBuiltin>(
   [
     arity('length', 1, 1, ([v], ctx) => {
       if (v === undefined) return undefined;
-      if (typeof v === 'string') return [...v].length;
+      // Bytes, as Sentinel's documentation says: not necessarily the number of characters.
+      if (typeof v === 'string') return Buffer.byteLength(v, 'utf8');
       if (Array.isArray(v)) return v.length;
       if (v instanceof Map) return v.size;
       return ctx.fail(`length: ${typeOf(v)} has no length`);
