@@ -153,7 +153,7 @@ delete(m, "a")
     ]);
     assert.deepEqual(
       value('[range(3), range(1, 4), range(0, 10, 5), int("42"), int(3.9), float(2), string(1.5), string(7), bool("true"), int("x"), float(null)]'),
-      [[0, 1, 2], [1, 2, 3], [0, 5], 42, 3, 2, '1.5', '7', true, undefined, undefined],
+      [[0, 1, 2], [1, 2, 3], [0, 5], 42, 3, 2, '1.500000', '7', true, undefined, undefined],
     );
     assert.deepEqual(
       value(

@@ -2,7 +2,7 @@
 // bool) give undefined for a value they cannot convert, so that `else` can supply a default.
 import { arity } from './hostfn.ts';
 import { MAX_STRING, ordering } from './operators.ts';
-import { formatFloat, mapKey, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
+import { mapKey, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
 
 function toInt(v: Value, ctx: CallContext): Value {
   if (v === undefined) return undefined;
@@ -48,7 +48,8 @@ function toBool(v: Value, ctx: CallContext): Value {
 
 export function toStringValue(v: Value): Value {
   if (v === undefined) return undefined;
-  if (v instanceof SFloat) return formatFloat(v.v);
+  // The specification: a float as `%f` formats it, six digits after the point ("1.500000").
+  if (v instanceof SFloat) return v.v.toFixed(6);
   return toDisplay(v);
 }
 
