@@ -189,6 +189,14 @@ suite('policy set versions', (ctx) => {
         ]),
         /format "yaml" is not supported \(only "json"\)/,
       ],
+      [
+        'static data over 1 MiB',
+        tarball([
+          { name: 'sentinel.hcl', body: 'import "static" "d" {\n source = "d.json"\n format = "json"\n}\n' },
+          { name: 'd.json', body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) },
+        ]),
+        /d\.json is larger than 1 MiB/,
+      ],
       ['import with one label', tarball([{ name: 'sentinel.hcl', body: 'import "module" {\n source = "m.sentinel"\n}\n' }]), /takes two labels/],
       ['syntax', tarball([{ name: 'sentinel.hcl', body: 'policy "a" {\n source = \n' }]), /sentinel\.hcl: line 2: expected a value/],
       [

@@ -34,6 +34,7 @@ const LEVELS: Record<VersionKind, readonly string[]> = {
 };
 const DEFAULT_LEVEL: Record<VersionKind, string> = { sentinel: 'hard-mandatory', opa: 'advisory' };
 const NAME = /^[A-Za-z0-9_-]+$/;
+const MAX_STATIC_BYTES = 1024 * 1024;
 
 export function readManifest(kind: VersionKind, files: ReadonlyMap<string, Buffer>): Manifest {
   const file = CONFIG_FILE[kind];
@@ -95,6 +96,9 @@ export function readManifest(kind: VersionKind, files: ReadonlyMap<string, Buffe
         const format = text(block, 'format', false) ?? 'json';
         if (format !== 'json') fail(block, `import "static" "${name}": format ${JSON.stringify(format)} is not supported (only "json")`);
         const file = sourceFile(block, true)!;
+        // Kept parsed in the version's manifest and handed to every check: a bound, not a blob.
+        if (Buffer.byteLength(file.source) > MAX_STATIC_BYTES)
+          fail(block, `import "static" "${name}": ${file.path} is larger than ${MAX_STATIC_BYTES / 1024 / 1024} MiB`);
         let data: unknown;
         try {
           data = JSON.parse(file.source);

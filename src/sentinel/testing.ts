@@ -1,7 +1,8 @@
 // The `sentinel test` layout: for each `<dir>/<policy>.sentinel` with cases in
-// `<dir>/test/<policy>/*.hcl` (or `*.json`, the older format), evaluate the policy with the case's mocks, modules, params and
-// globals (modules and params of `<dir>/sentinel.hcl` apply too, the case's win) and compare the
-// rules named in `test { rules = {...} }` (default: main = true) with their values.
+// `<dir>/test/<policy>/*.hcl` (or `*.json`, the older format), evaluate the policy with the
+// case's mocks, modules, params and globals (modules and params of `<dir>/sentinel.hcl` apply
+// too, the case's win) and compare the rules named in `test { rules = {...} }` (default:
+// main = true) with their values.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Program } from './ast.ts';
