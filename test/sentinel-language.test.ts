@@ -526,6 +526,24 @@ main = rule { all checks as i, c { c } }`;
     assert.match(errorOf('import "collection/maps" as maps\nmain = rule { maps.set({"s": "x"}, "s.a", 2) is {} }').message, /cannot enter string at s\.a/);
   });
 
+  it('lets an assignment shadow an import in its own scope, the import staying everywhere else', () => {
+    const src = `
+import "strings"
+f = func() {
+  strings = "jane"
+  return strings
+}
+inner = f()
+outer = strings.to_upper("bob")
+g = func() { return strings.to_lower("X") }
+strings = 3
+main = rule { inner is "jane" and outer is "BOB" and strings is 3 }`;
+    const r = run(src);
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+    assert.match(errorOf('func f() { return 1 }\ng = func() { f = 2 }\nx = g()\nmain = rule { true }').message, /cannot assign to f: it is a named function/);
+  });
+
   it('accepts the same import repeated under the same name, and refuses a name declared twice otherwise', () => {
     assert.equal(value('strings.to_upper("a") is "A"', 'import "strings"\nimport "strings"'), true);
     const twice = errorOf('import "strings" as s\nimport "types" as s\nmain = rule { true }');

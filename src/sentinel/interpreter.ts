@@ -97,7 +97,7 @@ export class Interpreter {
 
   /** Runs a file's statements in a fresh top-level scope and returns that scope. */
   runProgram(program: Program, options: { module: boolean; globals?: Map<string, Value> }): Scope {
-    const scope: Scope = { vars: new Map(options.globals), parent: null, constants: new Set() };
+    const scope: Scope = { vars: new Map(options.globals), parent: null, constants: new Set(), imports: new Set() };
     // Named functions are declarations: callable from anywhere in the file, even above them.
     for (const stmt of program.body) {
       if (stmt.type !== 'funcdecl') continue;
@@ -182,7 +182,7 @@ export class Interpreter {
           throw new SentinelError(`${stmt.alias} is already declared`, stmt.pos);
         }
         scope.vars.set(stmt.alias, this.host.resolveImport(stmt.path, stmt.pos));
-        scope.constants?.add(stmt.alias);
+        scope.imports?.add(stmt.alias);
         return NORMAL;
       }
       case 'param': {
@@ -260,7 +260,17 @@ export class Interpreter {
       let s: Scope | null = scope;
       while (s && !s.vars.has(target.name)) s = s.parent;
       const home = s ?? scope;
-      if (home.constants?.has(target.name)) throw new SentinelError(`cannot assign to ${target.name}: it is an import or a named function`, target.pos);
+      if (home.constants?.has(target.name)) throw new SentinelError(`cannot assign to ${target.name}: it is a named function`, target.pos);
+      if (home.imports?.has(target.name)) {
+        // Imports are not variables (the language's imports page): assigning the name shadows
+        // the import in the scope of the assignment; everywhere else the import stays.
+        if (home !== scope) scope.vars.set(target.name, value);
+        else {
+          home.imports.delete(target.name);
+          home.vars.set(target.name, value);
+        }
+        return;
+      }
       home.vars.set(target.name, value);
       return;
     }

@@ -93,6 +93,8 @@ export interface Scope {
   parent: Scope | null;
   /** Names declared with `func name()`: they cannot be assigned again. */
   constants?: Set<string>;
+  /** Names bound by `import`: assigning one shadows it rather than changing it. */
+  imports?: Set<string>;
 }
 
 export class SFunc {
