@@ -279,6 +279,20 @@ main = rule { a is 12 and (b else "local") is "local" and c() is 3 and add(2, 3)
 });
 
 describe('sentinel: quantifiers', () => {
+  it('reads a quantifier word not followed by `COLLECTION as` as a name, as the language pages do with `map`', () => {
+    const prelude = 'map = { "key": "value", 42: true, }\nmap[43] = false\nfilter = [1, 2]';
+    assert.deepEqual(value('[map["key"], map[42], map[0], map[43], filter[1], map [1, 2] as v { v * 2 }, length(filter filter as v { v > 1 })]', prelude), [
+      'value',
+      true,
+      undefined,
+      false,
+      2,
+      [2, 4],
+      1,
+    ]);
+    assert.match(errorOf('x = map [1, 2] as { v }\nmain = rule { true }').message, /expected/);
+  });
+
   it('evaluates all, any, filter and map over lists and maps', () => {
     const prelude = 'l = [1, 2, 3]\nm = {"a": 1, "b": 2}';
     assert.equal(

@@ -281,6 +281,13 @@ class Parser {
     }
   }
 
+  /** Whether `t` can begin an operand (so that a quantifier word before it starts a quantifier). */
+  private startsOperand(t: Token): boolean {
+    if (t.kind === 'ident' || t.kind === 'int' || t.kind === 'float' || t.kind === 'string') return true;
+    if (t.kind === 'keyword') return ['true', 'false', 'null', 'undefined', 'func', 'rule', 'all', 'any', 'filter', 'map', 'not'].includes(t.text);
+    return t.kind === 'op' && ['(', '[', '{', '-', '+', '!'].includes(t.text);
+  }
+
   private unary(): Expr {
     const t = this.tok;
     if ((t.kind === 'op' && (t.text === '-' || t.text === '+' || t.text === '!')) || (t.kind === 'keyword' && t.text === 'not')) {
@@ -402,9 +409,17 @@ class Parser {
         case 'any':
         case 'filter':
         case 'map': {
+          // The language's own pages name a variable `map` (`map = {...}`, `map["key"]`): a
+          // quantifier word not followed by `COLLECTION as` is read as a name.
+          const start = this.i;
           this.next();
+          if (!this.startsOperand(this.tok)) return { type: 'ident', pos, name: t.text };
           const collection = this.expression();
-          this.expect('as');
+          if (!this.is('as')) {
+            this.i = start + 1;
+            return { type: 'ident', pos, name: t.text };
+          }
+          this.next();
           const names = this.names();
           this.expect('{');
           const body = this.expression();
