@@ -342,9 +342,19 @@ main = rule { strict and not checked }`;
     assert.deepEqual(r.rules, { a: false, b: true, main: false });
   });
 
-  it('reports a policy without main, and a main that is not a bool', () => {
+  it('reports a policy without main; a main that is not a bool passes when it is zero or empty', () => {
     assert.match(errorOf('x = 1').message, /no main rule/);
-    assert.match(errorOf('main = rule { 3 }').message, /main must be a bool, got int/);
+    const outcomes = ['[]', '[1]', '{}', '{"a": 1}', '""', '"x"', '0', '3', '0.0', '0.5'].map((v) => {
+      const r = run(`main = rule { ${v} }`);
+      assert.equal(r.error, undefined, r.error?.message);
+      return r.result;
+    });
+    assert.deepEqual(outcomes, [true, false, true, false, true, false, true, false, true, false]);
+    // The language's own example: main lists the days that break the policy.
+    const days = 'param days\nmain = rule { filter days as d { d.day not in ["saturday", "sunday"] and d.homework is not "" } }';
+    assert.equal(run(days, { params: { days: [{ day: 'sunday', homework: 'x' }] } }).result, true);
+    assert.equal(run(days, { params: { days: [{ day: 'monday', homework: 'x' }] } }).result, false);
+    assert.match(errorOf('main = rule { null }').message, /main must be a bool, string, number, list or map, got null/);
   });
 });
 

@@ -16,7 +16,7 @@ import { formatPos, LimitError, NetworkError, SentinelError, type Pos } from './
 import { Interpreter, ModuleObject, type Limits } from './interpreter.ts';
 import { parse } from './parser.ts';
 import { standardImport } from './stdlib.ts';
-import { DataObject, fromJS, SRule, toJS, typeOf, type Value } from './values.ts';
+import { DataObject, fromJS, SFloat, SRule, toJS, typeOf, type Value } from './values.ts';
 
 export { SentinelError, LimitError, formatPos, type Pos } from './errors.ts';
 export { DEFAULT_LIMITS, type Limits } from './interpreter.ts';
@@ -59,7 +59,7 @@ export interface PolicyError {
 }
 
 export interface EvaluationResult {
-  /** The value of `main` when it is a bool; undefined when it is undefined or evaluation failed. */
+  /** Whether the policy passed (see `mainPasses`); undefined when main is undefined or evaluation failed. */
   result: boolean | undefined;
   /** Every top-level rule that was evaluated, by name, as JSON-like values (undefined stays undefined). */
   rules: Record<string, unknown>;
@@ -169,20 +169,41 @@ function toPolicyError(err: unknown, filename: string): PolicyError {
   return { kind: 'error', message: `internal error: ${err instanceof Error ? err.message : String(err)}`, file: filename, line: 1, column: 1 };
 }
 
+/**
+ * Whether a value of `main` passes, as the language's page on `main` has it: a bool is itself;
+ * a string, number, list or map passes when it is zero or empty (a `main` listing violations
+ * passes with none); undefined is undefined; anything else is no result (null).
+ */
+export function mainPasses(main: Value): boolean | undefined | null {
+  if (main === undefined || typeof main === 'boolean') return main;
+  if (typeof main === 'string' || Array.isArray(main)) return main.length === 0;
+  if (typeof main === 'number') return main === 0;
+  if (main instanceof SFloat) return main.v === 0;
+  if (main instanceof Map) return main.size === 0;
+  return null;
+}
+
 /** Evaluates one policy. Never throws for a problem in the policy: it is reported in `error`. */
 export function evaluatePolicy(options: EvaluateOptions): EvaluationResult {
   const raw = evaluateRaw(options);
   const rules: Record<string, unknown> = {};
   for (const [k, v] of raw.rules) rules[k] = toJS(v);
+  const passes = raw.error ? undefined : mainPasses(raw.main);
   const result: EvaluationResult = {
-    result: typeof raw.main === 'boolean' ? raw.main : undefined,
+    result: passes ?? undefined,
     rules,
     prints: raw.prints,
     rulePositions: Object.fromEntries([...raw.positions].map(([name, p]) => [name, { line: p.line, column: p.column }])),
   };
   if (raw.error) result.error = raw.error;
-  else if (raw.main !== undefined && typeof raw.main !== 'boolean') {
-    result.error = { kind: 'error', message: `main must be a bool, got ${typeOf(raw.main)}`, file: options.filename, line: 1, column: 1 };
+  else if (passes === null) {
+    result.error = {
+      kind: 'error',
+      message: `main must be a bool, string, number, list or map, got ${typeOf(raw.main)}`,
+      file: options.filename,
+      line: 1,
+      column: 1,
+    };
   }
   return result;
 }
