@@ -193,6 +193,12 @@ delete(m, "a")
 });
 
 describe('sentinel: statements, functions and scope', () => {
+  it('skips an if whose condition is undefined (running its else), and refuses one that is not a bool', () => {
+    const src = 'value = {}\nhit = "no"\nif value["key"] > 12 { hit = "then" } else { hit = "else" }\nmain = rule { hit is "else" }';
+    assert.equal(run(src).result, true);
+    assert.match(errorOf('if 1 { x = 1 }\nmain = rule { true }').message, /if condition must be a bool, got int/);
+  });
+
   it('runs if / else if / else and case with and without a subject', () => {
     const src = `
 grade = func(n) {

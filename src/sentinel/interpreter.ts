@@ -157,10 +157,12 @@ export class Interpreter {
         return NORMAL;
       case 'if': {
         const cond = this.eval(stmt.cond, scope);
-        if (typeof cond !== 'boolean') {
+        // An undefined condition is not met (the language's conditionals page: `if value["key"]
+        // > 12` on an empty map skips the body); any other non-bool is an error.
+        if (typeof cond !== 'boolean' && cond !== undefined) {
           throw new SentinelError(`if condition must be a bool, got ${typeOf(cond)}`, stmt.cond.pos);
         }
-        if (cond) return this.execBlock(stmt.then, scope);
+        if (cond === true) return this.execBlock(stmt.then, scope);
         return stmt.otherwise ? this.execBlock(stmt.otherwise, scope) : NORMAL;
       }
       case 'for':
