@@ -238,32 +238,35 @@ describe('sentinel test runner and CLI', () => {
     try {
       write(sub, {
         'sentinel.hcl': `
-  import "module" "report" {
-    source = "./modules/report.sentinel"
-  }
-  import "static" "allowed" {
-    source = "./data/allowed.json"
-    format = "json"
-  }
-  import "plugin" "never-run" {
-    source = "./plugins/never-run"
-  }
-  policy "regions" {
-    source = "./regions.sentinel"
-  }
-  `,
+import "module" "report" {
+  source = "./modules/report.sentinel"
+}
+import "static" "allowed" {
+  source = "./data/allowed.json"
+  format = "json"
+}
+import "plugin" "never-run" {
+  source = "./plugins/never-run"
+}
+policy "regions" {
+  source = "./regions.sentinel"
+}
+global "greeting" {
+  value = "hello"
+}
+`,
         'modules/report.sentinel': 'summary = func(violations) { return string(length(violations)) + " violation(s)" }\n',
         'data/allowed.json': '{"regions": ["eu-west-1", "eu-central-1"]}',
         'regions.sentinel': `
-  import "collection"
-  import "collection/maps" as maps
-  import "report"
-  import "allowed"
-  param buckets default []
-  violations = collection.reject(buckets, func(b) { return maps.get(b, "values.region", "") in allowed.regions })
-  print(report.summary(violations))
-  main = rule { violations is empty }
-  `,
+import "collection"
+import "collection/maps" as maps
+import "report"
+import "allowed"
+param buckets default []
+violations = collection.reject(buckets, func(b) { return maps.get(b, "values.region", "") in allowed.regions })
+print(report.summary(violations), greeting else "no global")
+main = rule { violations is empty }
+`,
         'test/regions/pass.hcl': 'param "buckets" {\n  value = [{ values = { region = "eu-west-1" } }]\n}\n',
         'test/regions/fail.hcl':
           'param "buckets" {\n  value = [{ values = { region = "us-east-1" } }, { values = {} }]\n}\ntest {\n  rules = { main = false }\n}\n',
@@ -276,10 +279,10 @@ describe('sentinel test runner and CLI', () => {
           ['pass.hcl', true, undefined],
         ],
       );
-      assert.deepEqual(cases[0]!.prints, ['2 violation(s)']);
+      assert.deepEqual(cases[0]!.prints, ['2 violation(s) hello']);
       const applied = cli(['apply', path.join(sub, 'regions.sentinel'), '--param', 'buckets=[{"values": {"region": "eu-central-1"}}]']);
       assert.equal(applied.status, 0, applied.out.join('\n'));
-      assert.equal(applied.out[0], '0 violation(s)');
+      assert.equal(applied.out[0], '0 violation(s) hello');
       // A plugin is a program, which Hangar never runs: importing one is an unknown import.
       write(sub, { 'regions.sentinel': 'import "never-run"\nmain = rule { true }\n' });
       const plugin = cli(['apply', path.join(sub, 'regions.sentinel')]);

@@ -148,7 +148,7 @@ function apply(policyFile: string, paramArgs: string[], files: RunFiles, limits:
     // Evaluating a plan from the command line is a speculative check of no particular run.
     imports.tfrun = { data: tfrunFromRun({ speculative: true }) };
   }
-  const r = evaluatePolicy({ source: readFileSync(policyFile, 'utf8'), filename: display(policyFile), params, imports, limits });
+  const r = evaluatePolicy({ source: readFileSync(policyFile, 'utf8'), filename: display(policyFile), params, imports, globals: declared.globals, limits });
   for (const line of r.prints) io.out(line);
   for (const [name, value] of Object.entries(r.rules)) io.out(`rule ${name} = ${toDisplay(fromJS(value), true)}`);
   if (r.error) {
