@@ -204,17 +204,20 @@ suite('agent job protocol', (ctx) => {
     assertAgentError(await jobCall(ctx, 'POST', 'claim', otherToken.secret, { runner: mine }), 404);
     assertAgentError(await jobCall(ctx, 'POST', 'claim', token.secret, { runner: 'agent-0000000000000000/0' }), 404);
     assert.equal((await claim(ctx, token.secret, mine)).body.id, planJobId);
-    for (const [method, path, body] of [
-      ['POST', `${planJobId}/start`, { runner: theirs }],
-      ['GET', `${planJobId}/inputs?runner=${encodeURIComponent(theirs)}`, undefined],
-      ['POST', `${planJobId}/log`, { runner: theirs, chunk: 'eA==' }],
-      ['POST', `${planJobId}/heartbeat`, { runner: theirs }],
-      ['POST', `${planJobId}/planned`, { runner: theirs, 'plan-file': '', 'plan-json': '{}', counts: COUNTS, 'has-changes': false }],
-      ['POST', `${planJobId}/applied`, { runner: theirs, state: null, counts: COUNTS }],
-      ['POST', `${planJobId}/failed`, { runner: theirs, reason: 'x' }],
-      ['POST', `plan-0000000000000000/heartbeat`, { runner: mine }],
+    // Each call names the token it is made with: the other pool's, except for a job that does
+    // not exist at all. (Telling them apart by the path once failed the test whenever the real
+    // job's random id began with a 0.)
+    for (const [method, path, body, secret] of [
+      ['POST', `${planJobId}/start`, { runner: theirs }, otherToken.secret],
+      ['GET', `${planJobId}/inputs?runner=${encodeURIComponent(theirs)}`, undefined, otherToken.secret],
+      ['POST', `${planJobId}/log`, { runner: theirs, chunk: 'eA==' }, otherToken.secret],
+      ['POST', `${planJobId}/heartbeat`, { runner: theirs }, otherToken.secret],
+      ['POST', `${planJobId}/planned`, { runner: theirs, 'plan-file': '', 'plan-json': '{}', counts: COUNTS, 'has-changes': false }, otherToken.secret],
+      ['POST', `${planJobId}/applied`, { runner: theirs, state: null, counts: COUNTS }, otherToken.secret],
+      ['POST', `${planJobId}/failed`, { runner: theirs, reason: 'x' }, otherToken.secret],
+      ['POST', `plan-0000000000000000/heartbeat`, { runner: mine }, token.secret],
     ] as const) {
-      assertAgentError(await jobCall(ctx, method, path, method === 'POST' && path.startsWith('plan-0') ? token.secret : otherToken.secret, body), 404);
+      assertAgentError(await jobCall(ctx, method, path, secret, body), 404);
     }
     // Untouched: the job still runs for its own runner.
     assert.deepEqual((await jobCall(ctx, 'POST', `${planJobId}/heartbeat`, token.secret, { runner: mine })).body, {
