@@ -297,6 +297,28 @@ main = rule { violations is empty }
     }
   });
 
+  it('names the block that lacks a source: a module, an import "module", a mock\'s module', () => {
+    const sub = path.join(dir, 'no-source');
+    try {
+      write(sub, {
+        'p.sentinel': 'main = rule { true }\n',
+        'test/p/module.hcl': 'module "m" {\n}\n',
+        'test/p/import.hcl': 'import "module" "y" {\n}\n',
+        'test/p/mock.hcl': 'mock "x" {\n  module {\n  }\n}\n',
+      });
+      assert.deepEqual(
+        runTestCases(sub).map((c) => [path.basename(c.file), c.reason?.replace(/^.*:\d+:\d+: /, '')]),
+        [
+          ['import.hcl', 'import "module" "y" needs a source'],
+          ['mock.hcl', 'mock "x" module needs a source'],
+          ['module.hcl', 'module "m" needs a source'],
+        ],
+      );
+    } finally {
+      rmSync(sub, { recursive: true, force: true });
+    }
+  });
+
   it('runs test cases in the older JSON format: mocks as module paths or data, params, globals, expected rules', () => {
     const sub = path.join(dir, 'json-style');
     try {

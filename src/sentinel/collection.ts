@@ -220,7 +220,7 @@ function assign(name: string, value: Value, path: string[], at: number, v: Value
 /**
  * A copy of `value` without `path`. A map that the removal leaves empty is removed from its
  * parent in turn (`omit(o, ["nit.nat"])` drops `nit`); a list is kept even when emptied, as
- * Sentinel's own examples show. Returns undefined for "remove me".
+ * Sentinel's own examples show.
  */
 function remove(value: Value, path: string[], at: number, ctx: CallContext): Value {
   ctx.charge(1);

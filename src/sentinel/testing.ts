@@ -72,7 +72,7 @@ function readSource(file: string, pos: SentinelError['pos'] | null): string {
 /** The file is read when the policy imports it: a case may name mocks its policy never uses. */
 function moduleSpec(b: HclBlock, base: string, what: string): ImportSpec {
   const source = attr(b.body, 'source');
-  if (typeof source !== 'string') throw new SentinelError(`${what} "${label(b)}" needs a source`, b.pos);
+  if (typeof source !== 'string') throw new SentinelError(`${what} needs a source`, b.pos);
   const file = path.resolve(base, source);
   let text: string | undefined;
   return {
@@ -152,14 +152,14 @@ function staticSpec(b: HclBlock, name: string, base: string): ImportSpec {
 
 /** The modules, mocks, params and globals a configuration file or a case file declares. */
 function collect(body: HclBody, base: string, into: Declared) {
-  for (const b of blocks(body, 'module')) setOwn(into.modules, label(b), moduleSpec(b, base, 'module'));
+  for (const b of blocks(body, 'module')) setOwn(into.modules, label(b), moduleSpec(b, base, `module "${label(b)}"`));
   // Sentinel's current spelling: `import "module" "name" { source = … }` and
   // `import "static" "name" { source = "data.json", format = "json" }`. Plugins are programs,
   // which Hangar never runs: a policy importing one fails as an unknown import.
   for (const b of blocks(body, 'import')) {
     const [kind, name] = b.labels;
     if (b.labels.length !== 2) throw new SentinelError('import block needs two labels: its kind and its name', b.pos);
-    if (kind === 'module') setOwn(into.modules, name!, moduleSpec(b, base, 'import "module"'));
+    if (kind === 'module') setOwn(into.modules, name!, moduleSpec(b, base, `import "module" "${name}"`));
     else if (kind === 'static') setOwn(into.modules, name!, staticSpec(b, name!, base));
   }
   for (const b of blocks(body, 'mock')) {
