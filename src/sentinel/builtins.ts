@@ -53,15 +53,22 @@ export function toStringValue(v: Value): Value {
   return toDisplay(v);
 }
 
+/**
+ * The length of a string (its bytes, as Sentinel's documentation says: not necessarily its
+ * characters), a list or a map; null for a value that has none. `length` and `is empty` use it.
+ */
+export function lengthOf(v: Value): number | null {
+  if (typeof v === 'string') return Buffer.byteLength(v, 'utf8');
+  if (Array.isArray(v)) return v.length;
+  if (v instanceof Map) return v.size;
+  return null;
+}
+
 export const BUILTINS = new Map<string, SBuiltin>(
   [
     arity('length', 1, 1, ([v], ctx) => {
       if (v === undefined) return undefined;
-      // Bytes, as Sentinel's documentation says: not necessarily the number of characters.
-      if (typeof v === 'string') return Buffer.byteLength(v, 'utf8');
-      if (Array.isArray(v)) return v.length;
-      if (v instanceof Map) return v.size;
-      return ctx.fail(`length: ${typeOf(v)} has no length`);
+      return lengthOf(v) ?? ctx.fail(`length: ${typeOf(v)} has no length`);
     }),
     arity('append', 2, 2, ([list, v], ctx) => {
       if (list === undefined) return undefined;

@@ -5,7 +5,7 @@
 // every few thousand steps against `timeoutMs`.
 import type { Expr, Program, Stmt } from './ast.ts';
 import { LimitError, SentinelError, type Pos } from './errors.ts';
-import { BUILTINS } from './builtins.ts';
+import { BUILTINS, lengthOf } from './builtins.ts';
 import { arith, compare, contains, matches } from './operators.ts';
 import { equals, mapKey, SBuiltin, SFunc, SObject, SRule, typeOf, type CallContext, type Scope, type SMap, type Value } from './values.ts';
 
@@ -339,8 +339,8 @@ export class Interpreter {
         if (e.test === 'defined') return (v !== undefined) !== e.negate;
         if (v === undefined) return undefined;
         // Emptiness follows `length`: strings and collections only.
-        const size = typeof v === 'string' ? v.length : Array.isArray(v) ? v.length : v instanceof Map ? v.size : -1;
-        if (size < 0) throw new SentinelError(`is ${e.negate ? 'not ' : ''}empty: ${typeOf(v)} has no length`, e.pos);
+        const size = lengthOf(v);
+        if (size === null) throw new SentinelError(`is ${e.negate ? 'not ' : ''}empty: ${typeOf(v)} has no length`, e.pos);
         return (size === 0) !== e.negate;
       }
       case 'list': {
