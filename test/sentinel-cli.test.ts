@@ -297,7 +297,7 @@ main = rule { violations is empty }
     }
   });
 
-  it('names the block that lacks a source: a module, an import "module", a mock\'s module', () => {
+  it('names the block that lacks a source, and static data that is not a JSON object', () => {
     const sub = path.join(dir, 'no-source');
     try {
       write(sub, {
@@ -305,6 +305,10 @@ main = rule { violations is empty }
         'test/p/module.hcl': 'module "m" {\n}\n',
         'test/p/import.hcl': 'import "module" "y" {\n}\n',
         'test/p/mock.hcl': 'mock "x" {\n  module {\n  }\n}\n',
+        'test/p/static-list.hcl': 'import "static" "s" {\n  source = "../../list.json"\n}\n',
+        'list.json': '[1, 2]',
+        'q.sentinel': 'import "s"\nmain = rule { true }\n',
+        'test/q/static-list.hcl': 'import "static" "s" {\n  source = "../../list.json"\n}\n',
       });
       assert.deepEqual(
         runTestCases(sub).map((c) => [path.basename(c.file), c.reason?.replace(/^.*:\d+:\d+: /, '')]),
@@ -312,6 +316,8 @@ main = rule { violations is empty }
           ['import.hcl', 'import "module" "y" needs a source'],
           ['mock.hcl', 'mock "x" module needs a source'],
           ['module.hcl', 'module "m" needs a source'],
+          ['static-list.hcl', undefined],
+          ['static-list.hcl', `import "static" "s": ${path.join(sub, 'list.json')} must hold a JSON object`],
         ],
       );
     } finally {

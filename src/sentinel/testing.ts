@@ -144,6 +144,9 @@ function staticSpec(b: HclBlock, name: string, base: string): ImportSpec {
           if (e instanceof SentinelError) throw e;
           throw new SentinelError(`import "static" "${name}": ${file} is not JSON`, b.pos);
         }
+        // As a policy set version requires (policy-set-versions/manifest.ts).
+        if (typeof data !== 'object' || data === null || Array.isArray(data))
+          throw new SentinelError(`import "static" "${name}": ${file} must hold a JSON object`, b.pos);
       }
       return data;
     },
