@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import { sentinelCommand } from '../src/sentinel/cli.ts';
 import { parseHcl } from '../src/sentinel/hcl.ts';
 import { runTestCases } from '../src/sentinel/testing.ts';
@@ -157,6 +157,14 @@ describe('sentinel test runner and CLI', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** A folder of the suite's directory holding `files`, removed when the test `t` ends. */
+  function folder(t: TestContext, name: string, files: Record<string, string>): string {
+    const sub = path.join(dir, name);
+    write(sub, files);
+    t.after(() => rmSync(sub, { recursive: true, force: true }));
+    return sub;
+  }
+
   it('runs every case with its mocks (module and data forms), the set’s modules and params, and compares the rules', () => {
     const results = runTestCases(dir);
     const byName = Object.fromEntries(results.map((r) => [path.basename(r.file), r]));
@@ -186,9 +194,8 @@ describe('sentinel test runner and CLI', () => {
     write(dir, { 'test/small-buckets/wrong-expectation.hcl': POLICY_SET['test/small-buckets/wrong-expectation.hcl'] });
   });
 
-  it('reports a policy error in a case with its position, and skips http cases only when asked', () => {
-    const sub = path.join(dir, 'more');
-    write(sub, {
+  it('reports a policy error in a case with its position, and skips http cases only when asked', (t) => {
+    const sub = folder(t, 'more', {
       'broken.sentinel': 'main = rule { 1 +  }\n',
       'test/broken/a.hcl': 'test {\n  rules = { main = true }\n}\n',
       'online.sentinel': 'import "http"\nr = http.get("https://example.com")\nmain = rule { true }\n',
@@ -203,7 +210,6 @@ describe('sentinel test runner and CLI', () => {
       `SKIP ${path.join(sub, 'test/online/a.hcl')}: needs network access (the http import)`,
       'sentinel: 0 passed, 1 failed, 1 skipped',
     ]);
-    rmSync(sub, { recursive: true });
   });
 
   it('applies one policy with --param and a terraform show -json plan', () => {
@@ -233,11 +239,9 @@ describe('sentinel test runner and CLI', () => {
     assert.equal(untagged.status, 1);
   });
 
-  it('reads import "module" and import "static" blocks, as current policy libraries declare their helpers', () => {
-    const sub = path.join(dir, 'current-style');
-    try {
-      write(sub, {
-        'sentinel.hcl': `
+  it('reads import "module" and import "static" blocks, as current policy libraries declare their helpers', (t) => {
+    const sub = folder(t, 'current-style', {
+      'sentinel.hcl': `
 import "module" "report" {
   source = "./modules/report.sentinel"
 }
@@ -255,9 +259,9 @@ global "greeting" {
   value = "hello"
 }
 `,
-        'modules/report.sentinel': 'summary = func(violations) { return string(length(violations)) + " violation(s)" }\n',
-        'data/allowed.json': '{"regions": ["eu-west-1", "eu-central-1"]}',
-        'regions.sentinel': `
+      'modules/report.sentinel': 'summary = func(violations) { return string(length(violations)) + " violation(s)" }\n',
+      'data/allowed.json': '{"regions": ["eu-west-1", "eu-central-1"]}',
+      'regions.sentinel': `
 import "collection"
 import "collection/maps" as maps
 import "report"
@@ -267,103 +271,90 @@ violations = collection.reject(buckets, func(b) { return maps.get(b, "values.reg
 print(report.summary(violations), greeting else "no global")
 main = rule { violations is empty }
 `,
-        'test/regions/pass.hcl': 'param "buckets" {\n  value = [{ values = { region = "eu-west-1" } }]\n}\n',
-        'test/regions/fail.hcl':
-          'param "buckets" {\n  value = [{ values = { region = "us-east-1" } }, { values = {} }]\n}\ntest {\n  rules = { main = false }\n}\n',
-      });
-      const cases = runTestCases(sub);
-      assert.deepEqual(
-        cases.map((c) => [path.basename(c.file), c.passed, c.reason]),
-        [
-          ['fail.hcl', true, undefined],
-          ['pass.hcl', true, undefined],
-        ],
-      );
-      assert.deepEqual(cases[0]!.prints, ['2 violation(s) hello']);
-      const applied = cli(['apply', path.join(sub, 'regions.sentinel'), '--param', 'buckets=[{"values": {"region": "eu-central-1"}}]']);
-      assert.equal(applied.status, 0, applied.out.join('\n'));
-      assert.equal(applied.out[0], '0 violation(s) hello');
-      // A plugin is a program, which Hangar never runs: importing one is an unknown import.
-      write(sub, { 'regions.sentinel': 'import "never-run"\nmain = rule { true }\n' });
-      const plugin = cli(['apply', path.join(sub, 'regions.sentinel')]);
-      assert.equal(plugin.status, 2);
-      assert.match(plugin.out.join('\n'), /^ERROR .*unknown import "never-run"/);
-      write(sub, { 'sentinel.hcl': 'import "static" "x" {\n  source = "./data/allowed.json"\n  format = "yaml"\n}\n' });
-      const yaml = cli(['apply', path.join(sub, 'regions.sentinel')]);
-      assert.equal(yaml.status, 2);
-      assert.match(yaml.err.join('\n'), /import "static" "x": format "yaml" is not supported \(only "json"\)/);
-    } finally {
-      rmSync(sub, { recursive: true, force: true });
-    }
+      'test/regions/pass.hcl': 'param "buckets" {\n  value = [{ values = { region = "eu-west-1" } }]\n}\n',
+      'test/regions/fail.hcl':
+        'param "buckets" {\n  value = [{ values = { region = "us-east-1" } }, { values = {} }]\n}\ntest {\n  rules = { main = false }\n}\n',
+    });
+    const cases = runTestCases(sub);
+    assert.deepEqual(
+      cases.map((c) => [path.basename(c.file), c.passed, c.reason]),
+      [
+        ['fail.hcl', true, undefined],
+        ['pass.hcl', true, undefined],
+      ],
+    );
+    assert.deepEqual(cases[0]!.prints, ['2 violation(s) hello']);
+    const applied = cli(['apply', path.join(sub, 'regions.sentinel'), '--param', 'buckets=[{"values": {"region": "eu-central-1"}}]']);
+    assert.equal(applied.status, 0, applied.out.join('\n'));
+    assert.equal(applied.out[0], '0 violation(s) hello');
+    // A plugin is a program, which Hangar never runs: importing one is an unknown import.
+    write(sub, { 'regions.sentinel': 'import "never-run"\nmain = rule { true }\n' });
+    const plugin = cli(['apply', path.join(sub, 'regions.sentinel')]);
+    assert.equal(plugin.status, 2);
+    assert.match(plugin.out.join('\n'), /^ERROR .*unknown import "never-run"/);
+    write(sub, { 'sentinel.hcl': 'import "static" "x" {\n  source = "./data/allowed.json"\n  format = "yaml"\n}\n' });
+    const yaml = cli(['apply', path.join(sub, 'regions.sentinel')]);
+    assert.equal(yaml.status, 2);
+    assert.match(yaml.err.join('\n'), /import "static" "x": format "yaml" is not supported \(only "json"\)/);
   });
 
-  it('names the block that lacks a source, and static data that is not a JSON object', () => {
-    const sub = path.join(dir, 'no-source');
-    try {
-      write(sub, {
-        'p.sentinel': 'main = rule { true }\n',
-        'test/p/module.hcl': 'module "m" {\n}\n',
-        'test/p/import.hcl': 'import "module" "y" {\n}\n',
-        'test/p/mock.hcl': 'mock "x" {\n  module {\n  }\n}\n',
-        'test/p/static-list.hcl': 'import "static" "s" {\n  source = "../../list.json"\n}\n',
-        'list.json': '[1, 2]',
-        'q.sentinel': 'import "s"\nmain = rule { true }\n',
-        'test/q/static-list.hcl': 'import "static" "s" {\n  source = "../../list.json"\n}\n',
-      });
-      assert.deepEqual(
-        runTestCases(sub).map((c) => [path.basename(c.file), c.reason?.replace(/^.*:\d+:\d+: /, '')]),
-        [
-          ['import.hcl', 'import "module" "y" needs a source'],
-          ['mock.hcl', 'mock "x" module needs a source'],
-          ['module.hcl', 'module "m" needs a source'],
-          ['static-list.hcl', undefined],
-          ['static-list.hcl', `import "static" "s": ${path.join(sub, 'list.json')} must hold a JSON object`],
-        ],
-      );
-    } finally {
-      rmSync(sub, { recursive: true, force: true });
-    }
+  it('names the block that lacks a source, and static data that is not a JSON object', (t) => {
+    const sub = folder(t, 'no-source', {
+      'p.sentinel': 'main = rule { true }\n',
+      'test/p/module.hcl': 'module "m" {\n}\n',
+      'test/p/import.hcl': 'import "module" "y" {\n}\n',
+      'test/p/mock.hcl': 'mock "x" {\n  module {\n  }\n}\n',
+      'test/p/static-list.hcl': 'import "static" "s" {\n  source = "../../list.json"\n}\n',
+      'list.json': '[1, 2]',
+      'q.sentinel': 'import "s"\nmain = rule { true }\n',
+      'test/q/static-list.hcl': 'import "static" "s" {\n  source = "../../list.json"\n}\n',
+    });
+    assert.deepEqual(
+      runTestCases(sub).map((c) => [path.basename(c.file), c.reason?.replace(/^.*:\d+:\d+: /, '')]),
+      [
+        ['import.hcl', 'import "module" "y" needs a source'],
+        ['mock.hcl', 'mock "x" module needs a source'],
+        ['module.hcl', 'module "m" needs a source'],
+        ['static-list.hcl', undefined],
+        ['static-list.hcl', `import "static" "s": ${path.join(sub, 'list.json')} must hold a JSON object`],
+      ],
+    );
   });
 
-  it('runs test cases in the older JSON format: mocks as module paths or data, params, globals, expected rules', () => {
-    const sub = path.join(dir, 'json-style');
-    try {
-      write(sub, {
-        'limit.sentinel': 'import "plan"\nparam max default 1\nsmall = rule { plan.count <= max }\nmain = rule { small and greeting is "hi" }\n',
-        'test/limit/mock-plan.sentinel': 'count = 3\n',
-        'test/limit/module-pass.json': JSON.stringify({
-          mock: { plan: 'mock-plan.sentinel' },
-          param: { max: 5 },
-          global: { greeting: 'hi' },
-          test: { main: true },
-        }),
-        'test/limit/data-fail.json': JSON.stringify({ mock: { plan: { count: 9 } }, global: { greeting: 'hi' }, test: { main: false, small: false } }),
-        'test/limit/wrong.json': JSON.stringify({ mock: { plan: { count: 0 } }, global: { greeting: 'hi' }, test: { main: false } }),
-        'test/limit/broken.json': '{"mock": ',
-        // A folder naming no policy: HashiCorp's CLI never runs it; it is skipped, not failed.
-        'test/ghost/case.hcl': 'test {\n  rules = { main = true }\n}\n',
-      });
-      const cases = runTestCases(sub);
-      assert.deepEqual(
-        cases.map((c) => [path.basename(c.file), c.passed]),
-        [
-          ['case.hcl', false],
-          ['broken.json', false],
-          ['data-fail.json', true],
-          ['module-pass.json', true],
-          ['wrong.json', false],
-        ],
-      );
-      assert.match(cases[1]!.reason!, /not valid JSON/);
-      assert.match(cases[4]!.reason!, /expected main to be false, got true/);
-      assert.deepEqual([cases[0]!.orphan, cases[1]!.orphan], [true, false]);
-      const out = cli(['test', sub]);
-      assert.equal(out.status, 1);
-      assert.match(out.out.join('\n'), /^SKIP .*ghost[/\\]case\.hcl: no policy .*ghost\.sentinel for this test case$/m);
-      assert.equal(out.out.at(-1), 'sentinel: 2 passed, 2 failed, 1 skipped');
-    } finally {
-      rmSync(sub, { recursive: true, force: true });
-    }
+  it('runs test cases in the older JSON format: mocks as module paths or data, params, globals, expected rules', (t) => {
+    const sub = folder(t, 'json-style', {
+      'limit.sentinel': 'import "plan"\nparam max default 1\nsmall = rule { plan.count <= max }\nmain = rule { small and greeting is "hi" }\n',
+      'test/limit/mock-plan.sentinel': 'count = 3\n',
+      'test/limit/module-pass.json': JSON.stringify({
+        mock: { plan: 'mock-plan.sentinel' },
+        param: { max: 5 },
+        global: { greeting: 'hi' },
+        test: { main: true },
+      }),
+      'test/limit/data-fail.json': JSON.stringify({ mock: { plan: { count: 9 } }, global: { greeting: 'hi' }, test: { main: false, small: false } }),
+      'test/limit/wrong.json': JSON.stringify({ mock: { plan: { count: 0 } }, global: { greeting: 'hi' }, test: { main: false } }),
+      'test/limit/broken.json': '{"mock": ',
+      // A folder naming no policy: HashiCorp's CLI never runs it; it is skipped, not failed.
+      'test/ghost/case.hcl': 'test {\n  rules = { main = true }\n}\n',
+    });
+    const cases = runTestCases(sub);
+    assert.deepEqual(
+      cases.map((c) => [path.basename(c.file), c.passed]),
+      [
+        ['case.hcl', false],
+        ['broken.json', false],
+        ['data-fail.json', true],
+        ['module-pass.json', true],
+        ['wrong.json', false],
+      ],
+    );
+    assert.match(cases[1]!.reason!, /not valid JSON/);
+    assert.match(cases[4]!.reason!, /expected main to be false, got true/);
+    assert.deepEqual([cases[0]!.orphan, cases[1]!.orphan], [true, false]);
+    const out = cli(['test', sub]);
+    assert.equal(out.status, 1);
+    assert.match(out.out.join('\n'), /^SKIP .*ghost[/\\]case\.hcl: no policy .*ghost\.sentinel for this test case$/m);
+    assert.equal(out.out.at(-1), 'sentinel: 2 passed, 2 failed, 1 skipped');
   });
 
   it('reads HANGAR_POLICY_TIMEOUT and ends an endless policy with a clear error', () => {
