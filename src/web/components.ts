@@ -1,6 +1,7 @@
 // The pieces pages are made of: forms (each with its CSRF token), labelled fields with their
 // errors, tables, the pager. Each takes plain values and escapes them (html.ts).
 import { ApiError } from '../jsonapi/errors.ts';
+import type { Page } from '../jsonapi/pagination.ts';
 import { CSRF_FIELD } from './csrf.ts';
 import { html, withQuery, type Html } from './html.ts';
 
@@ -168,23 +169,32 @@ export function table(o: { caption: string; head: string[]; rows: unknown[][]; e
 
 /**
  * Previous / next links and where in the list this page is. `query` is the list's other query
- * values (search, filters, sort), kept on every link; the page number is `page`.
+ * values (search, filters, sort), kept on every link; `page` is the window the page read.
  */
-export function pager(o: { base: string; query: Record<string, string | undefined>; page: number; size: number; total: number; noun?: string }): Html {
-  const pages = Math.max(1, Math.ceil(o.total / o.size));
+export function pager(o: { base: string; query: Record<string, string | undefined>; page: Page; total: number; noun?: string }): Html {
+  const { number } = o.page;
+  const pages = Math.max(1, Math.ceil(o.total / o.page.size));
   const link = (n: number) => withQuery(o.base, { ...o.query, page: n > 1 ? n : undefined });
   return html`<nav class="pager" aria-label="Pages">
-    ${o.page > 1 ? html`<a href="${link(o.page - 1)}" rel="prev">Previous page</a>` : ''}
-    <span>Page ${o.page} of ${pages} (${o.total} ${o.noun ?? 'in all'})</span>
-    ${o.page < pages ? html`<a href="${link(o.page + 1)}" rel="next">Next page</a>` : ''}
+    ${number > 1 ? html`<a href="${link(number - 1)}" rel="prev">Previous page</a>` : ''}
+    <span>Page ${number} of ${pages} (${o.total} ${o.noun ?? 'in all'})</span>
+    ${number < pages ? html`<a href="${link(number + 1)}" rel="next">Next page</a>` : ''}
   </nav>`;
 }
 
-/** A page number from the query (`page`), 1 when absent or not a positive integer. */
-export function pageNumber(value: string | undefined): number {
+/**
+ * The window of a list a page shows: page `value` (the query's `page`; 1 when absent or not a
+ * positive integer) of `size` rows. Every page reads its list and draws its pager from this one
+ * window, so the rows shown and the pager's links cannot disagree.
+ */
+export function listPage(value: string | number | undefined, size = 20): Page {
   const n = Number(value);
-  return Number.isInteger(n) && n >= 1 && n <= 1e9 ? n : 1;
+  const number = Number.isInteger(n) && n >= 1 && n <= 1e9 ? n : 1;
+  return { number, size, offset: (number - 1) * size };
 }
+
+/** The first `size` rows of a list: a form's choices, a page's short lists. */
+export const firstRows = (size: number): Page => listPage(1, size);
 
 /** A timestamp for people, with the exact value in a <time> element. */
 export function when(iso: string | null | undefined): Html | string {

@@ -1,7 +1,7 @@
 // Site administration: the installation's people (`/app/admin/users`), searchable and paged. The
 // users service answers only site admins; to anyone else the page does not exist (404), as TFE's
 // admin API is.
-import { pageNumber, pager, table, when, searchForm } from '../components.ts';
+import { listPage, pager, table, when, searchForm } from '../components.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
 
@@ -12,9 +12,9 @@ export function adminUserPages(pages: Pages): void {
   const { users } = pages.services;
 
   pages.get('/admin/users', async (p) => {
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page, PAGE_SIZE);
     const q = p.query.q?.trim() || undefined;
-    const { items, total } = await users.listPeople(p.caller, { search: q }, { size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
+    const { items, total } = await users.listPeople(p.caller, { search: q }, page);
     const body = html`${searchForm({ action: URL, id: 'user-q', label: 'Search by username or address', value: q })}
       ${table({
         caption: 'Users',
@@ -23,7 +23,7 @@ export function adminUserPages(pages: Pages): void {
         rows: items.map((u) => [u.username, u.email, u.isSiteAdmin ? html`<span class="badge ok">site admin</span>` : '', when(u.createdAt)]),
         empty: q ? 'Nobody matches.' : 'No users.',
       })}
-      ${pager({ base: URL, query: { q }, page, size: PAGE_SIZE, total, noun: 'users' })}
+      ${pager({ base: URL, query: { q }, page, total, noun: 'users' })}
       <p class="hint">Passwords are set with <code>npx hangar user password NAME</code>; site admins are made with <code>npx hangar bootstrap</code>.</p>`;
     return p.render({ title: 'Users', section: 'admin-users', body });
   });

@@ -3,14 +3,27 @@
 // button), deleting it. A pool's tokens exist only for those who manage pools, as in the API.
 import type { AgentPoolView } from '../../agent-pools/service.ts';
 import { ApiError, errors } from '../../jsonapi/errors.ts';
-import { button, checkbox, fieldErrors, field, form, isFormError, pageNumber, pager, table, when, type FieldErrors, searchForm } from '../components.ts';
+import {
+  button,
+  checkbox,
+  fieldErrors,
+  field,
+  form,
+  isFormError,
+  listPage,
+  firstRows,
+  pager,
+  table,
+  when,
+  type FieldErrors,
+  searchForm,
+} from '../components.ts';
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 import { shownOnce } from './shown-once.ts';
 
-const PAGE_SIZE = 20;
 /** A pool's agents and tokens, shown on its page (the API's largest page each). */
-const FIRST_HUNDRED = { number: 1, size: 100, offset: 0 };
+const FIRST_HUNDRED = firstRows(100);
 
 const poolsUrl = (org: string) => path`/app/${org}/settings/agents`;
 const poolUrl = (org: string, id: string) => path`/app/${org}/settings/agents/${id}`;
@@ -30,12 +43,9 @@ export function agentPages(pages: Pages): void {
 
   pages.get('/:org/settings/agents', async (p) => {
     const org = p.params.org!;
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const q = p.query.q?.trim() || undefined;
-    const [shown, list] = await Promise.all([
-      organizations.show(p.caller, org),
-      agentPools.list(p.caller, org, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-    ]);
+    const [shown, list] = await Promise.all([organizations.show(p.caller, org), agentPools.list(p.caller, org, { search: q }, page)]);
     const body = html`${searchForm({ action: poolsUrl(org), id: 'pool-q', label: 'Search agent pools', value: q })}
     ${table({
       caption: 'Agent pools',
@@ -49,7 +59,7 @@ export function agentPages(pages: Pages): void {
       ]),
       empty: q ? 'No agent pool matches.' : 'No agent pools yet.',
     })}
-    ${pager({ base: poolsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'agent pools' })}
+    ${pager({ base: poolsUrl(org), query: { q }, page, total: list.total, noun: 'agent pools' })}
     ${
       shown.permissions['can-update-agent-pools']
         ? html`<h2>New agent pool</h2>

@@ -3,11 +3,10 @@
 // invitation. And the person's own invitations, in every organization, with Accept and Decline:
 // the step TFE takes in its web UI. All through the memberships service with the person's caller.
 import type { MembershipStatus } from '../../organization-memberships/service.ts';
-import { button, checkbox, fieldErrors, field, form, isFormError, pageNumber, pager, select, table, when, type FieldErrors } from '../components.ts';
+import { button, checkbox, fieldErrors, field, form, isFormError, listPage, firstRows, pager, select, table, when, type FieldErrors } from '../components.ts';
 import { html, path } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 
-const PAGE_SIZE = 20;
 /** The teams offered as checkboxes when inviting (the API's largest page). */
 const TEAM_CHOICES = 100;
 
@@ -20,7 +19,7 @@ export function memberPages(pages: Pages): void {
   const { organizationMemberships: memberships, teams } = pages.services;
 
   async function inviteForm(p: PageContext, org: string, values: { email?: string; teamIds?: string[] }, errors: FieldErrors = {}) {
-    const choices = await teams.list(p.caller, org, {}, { number: 1, size: TEAM_CHOICES, offset: 0 });
+    const choices = await teams.list(p.caller, org, {}, firstRows(TEAM_CHOICES));
     const chosen = new Set(values.teamIds ?? []);
     return form({
       action: membersUrl(org),
@@ -50,13 +49,10 @@ export function memberPages(pages: Pages): void {
 
   pages.get('/:org/settings/members', async (p) => {
     const org = p.params.org!;
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const q = p.query.q?.trim() || undefined;
     const status = statusOf(p.query.status);
-    const list = await memberships.list(p.caller, org, { search: q, status }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }, [
-      'user',
-      'teams',
-    ]);
+    const list = await memberships.list(p.caller, org, { search: q, status }, page, ['user', 'teams']);
     const names = new Map((list.users ?? []).map((u) => [u.user.id, u.user.username]));
     const teamNames = new Map((list.teams ?? []).map((t) => [t.team.id, t.team.name]));
     const body = html`<form method="get" action="${membersUrl(org)}" class="toolbar" role="search">
@@ -100,7 +96,7 @@ export function memberPages(pages: Pages): void {
         }),
         empty: q || status ? 'Nobody matches.' : 'No members yet.',
       })}
-      ${pager({ base: membersUrl(org), query: { q, status }, page, size: PAGE_SIZE, total: list.total, noun: 'people' })}
+      ${pager({ base: membersUrl(org), query: { q, status }, page, total: list.total, noun: 'people' })}
       <h2>Invite someone</h2>
       ${await inviteForm(p, org, {})}`;
     return p.render({ title: 'Members', org, section: 'members', body });

@@ -1,10 +1,8 @@
 // Organizations: the list of those the person belongs to (searchable, paged), creating one, and
 // an organization's start page (its projects).
-import { isFormError, fieldErrors, field, form, pageNumber, pager, table, when, type FieldErrors, searchForm } from '../components.ts';
+import { isFormError, fieldErrors, field, form, listPage, pager, table, when, type FieldErrors, searchForm } from '../components.ts';
 import { html, path } from '../html.ts';
 import type { Pages } from '../page.ts';
-
-const PAGE_SIZE = 20;
 
 export function organizationPages(pages: Pages): void {
   const { organizations } = pages.services;
@@ -21,9 +19,9 @@ export function organizationPages(pages: Pages): void {
     });
 
   pages.get('/organizations', async (p) => {
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const q = p.query.q?.trim() || undefined;
-    const { items, total } = await organizations.list(p.caller, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
+    const { items, total } = await organizations.list(p.caller, { search: q }, page);
     const body = html`${searchForm({ action: '/app/organizations', id: 'org-q', label: 'Search organizations', value: q })}
       ${table({
         caption: 'Organizations',
@@ -32,7 +30,7 @@ export function organizationPages(pages: Pages): void {
         rows: items.map((v) => [html`<a href="${path`/app/${v.org.name}/projects`}">${v.org.name}</a>`, v.org.email, when(v.org.createdAt)]),
         empty: q ? 'No organization matches.' : 'You belong to no organization yet. Create one below.',
       })}
-      ${pager({ base: '/app/organizations', query: { q }, page, size: PAGE_SIZE, total, noun: 'organizations' })}
+      ${pager({ base: '/app/organizations', query: { q }, page, total, noun: 'organizations' })}
       <h2>New organization</h2>
       ${createForm(p.csrf, {})}`;
     return p.render({ title: 'Organizations', section: 'organizations', body });

@@ -3,11 +3,9 @@
 // description, level and source, deleting it. Policy sets hold them (policy-sets.ts).
 import { ApiError } from '../../jsonapi/errors.ts';
 import { LEVELS, type PolicyKind, type PolicyView } from '../../policies/service.ts';
-import { button, fieldErrors, field, form, isFormError, pageNumber, pager, select, table, when, type FieldErrors, searchForm } from '../components.ts';
+import { button, fieldErrors, field, form, isFormError, listPage, pager, select, table, when, type FieldErrors, searchForm } from '../components.ts';
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
-
-const PAGE_SIZE = 20;
 
 const policiesUrl = (org: string) => path`/app/${org}/settings/policies`;
 const policyUrl = (org: string, id: string) => path`/app/${org}/settings/policies/${id}`;
@@ -62,12 +60,9 @@ export function policyPages(pages: Pages): void {
 
   pages.get('/:org/settings/policies', async (p) => {
     const org = p.params.org!;
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const q = p.query.q?.trim() || undefined;
-    const [shown, list] = await Promise.all([
-      organizations.show(p.caller, org),
-      policies.list(p.caller, org, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-    ]);
+    const [shown, list] = await Promise.all([organizations.show(p.caller, org), policies.list(p.caller, org, { search: q }, page)]);
     const body = html`${searchForm({ action: policiesUrl(org), id: 'policy-q', label: 'Search policies', value: q })}
     ${table({
       caption: 'Policies',
@@ -83,7 +78,7 @@ export function policyPages(pages: Pages): void {
       ]),
       empty: q ? 'No policy matches.' : 'No policies yet.',
     })}
-    ${pager({ base: policiesUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'policies' })}
+    ${pager({ base: policiesUrl(org), query: { q }, page, total: list.total, noun: 'policies' })}
     ${
       shown.permissions['can-manage-policies']
         ? html`<h2>New policy</h2>

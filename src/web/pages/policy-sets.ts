@@ -11,7 +11,8 @@ import {
   field,
   form,
   isFormError,
-  pageNumber,
+  listPage,
+  firstRows,
   pager,
   select,
   table,
@@ -22,11 +23,10 @@ import {
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 
-const PAGE_SIZE = 20;
 /** A set holds at most 100 parameters (policy-set-parameters/service.ts): one page shows them all. */
-const ALL_PARAMETERS = { number: 1, size: 100, offset: 0 };
+const ALL_PARAMETERS = firstRows(100);
 /** The policies offered to attach (the API's largest page). */
-const POLICY_CHOICES = { number: 1, size: 100, offset: 0 };
+const POLICY_CHOICES = firstRows(100);
 
 export const SENSITIVE_HINT = 'sensitive, write-only';
 
@@ -79,12 +79,9 @@ export function policySetPages(pages: Pages): void {
 
   pages.get('/:org/settings/policy-sets', async (p) => {
     const org = p.params.org!;
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const q = p.query.q?.trim() || undefined;
-    const [shown, list] = await Promise.all([
-      organizations.show(p.caller, org),
-      policySets.list(p.caller, org, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-    ]);
+    const [shown, list] = await Promise.all([organizations.show(p.caller, org), policySets.list(p.caller, org, { search: q }, page)]);
     const body = html`${searchForm({ action: setsUrl(org), id: 'set-q', label: 'Search policy sets', value: q })}
     ${table({
       caption: 'Policy sets',
@@ -100,7 +97,7 @@ export function policySetPages(pages: Pages): void {
       ]),
       empty: q ? 'No policy set matches.' : 'No policy sets yet.',
     })}
-    ${pager({ base: setsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'policy sets' })}
+    ${pager({ base: setsUrl(org), query: { q }, page, total: list.total, noun: 'policy sets' })}
     ${
       shown.permissions['can-manage-policies']
         ? html`<h2>New policy set</h2>

@@ -4,13 +4,9 @@
 import { PROJECT_ACCESS_LEVELS, type ProjectAccessLevel } from '../../grants.ts';
 import type { Caller } from '../../auth/caller.ts';
 import { errors } from '../../jsonapi/errors.ts';
-import { button, fieldErrors, field, form, isFormError, pageNumber, pager, select, table, type FieldErrors } from '../components.ts';
+import { button, fieldErrors, field, form, isFormError, listPage, firstRows, pager, select, table, type FieldErrors } from '../components.ts';
 import { html, path, withQuery } from '../html.ts';
 import type { Pages, PageContext } from '../page.ts';
-import type { Page } from '../../jsonapi/pagination.ts';
-
-const PAGE_SIZE = 20;
-const window = (number: number, size = PAGE_SIZE): Page => ({ number, size, offset: (number - 1) * size });
 
 const FILTERS: Array<[string, string]> = [
   ['', 'All projects'],
@@ -45,7 +41,7 @@ export function projectPages(pages: Pages): void {
 
   pages.get('/:org/projects', async (p) => {
     const org = p.params.org!;
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const q = p.query.q?.trim() || undefined;
     const filter = FILTERS.some(([v]) => v === p.query.filter) ? p.query.filter : '';
     const sort = SORTS.some(([v]) => v === p.query.sort) ? p.query.sort : '';
@@ -60,7 +56,7 @@ export function projectPages(pages: Pages): void {
           canUpdate: filter === 'update',
           sort: sort ? { descending: sort === '-name' } : null,
         },
-        window(page),
+        page,
       ),
     ]);
     const body = html`<form method="get" action="${path`/app/${org}/projects`}" class="toolbar" role="search" aria-label="Find projects">
@@ -82,7 +78,7 @@ export function projectPages(pages: Pages): void {
         ]),
         empty: q || filter ? 'No project matches.' : 'No projects yet.',
       })}
-      ${pager({ base: path`/app/${org}/projects`, query: { q, filter: filter || undefined, sort: sort || undefined }, page, size: PAGE_SIZE, total: list.matching, noun: 'projects' })}`;
+      ${pager({ base: path`/app/${org}/projects`, query: { q, filter: filter || undefined, sort: sort || undefined }, page, total: list.matching, noun: 'projects' })}`;
     return p.render({ title: 'Projects', org, section: 'projects', body });
   });
 
@@ -121,10 +117,10 @@ export function projectPages(pages: Pages): void {
     const { project, permissions } = view;
     const base = path`/app/${org}/projects/${project.id}`;
     const [inside, orgWorkspaces, grants, orgTeams] = await Promise.all([
-      workspaces.list(p.caller, org, { projectId: project.id, descending: false, sort: 'name' }, window(1, 100)),
-      permissions['can-move-workspace'] ? workspaces.list(p.caller, org, { descending: false, sort: 'name' }, window(1, 100)) : null,
-      teamProjects.list(p.caller, { projectId: project.id }, window(1, 100)),
-      teams.list(p.caller, org, {}, window(1, 100)),
+      workspaces.list(p.caller, org, { projectId: project.id, descending: false, sort: 'name' }, firstRows(100)),
+      permissions['can-move-workspace'] ? workspaces.list(p.caller, org, { descending: false, sort: 'name' }, firstRows(100)) : null,
+      teamProjects.list(p.caller, { projectId: project.id }, firstRows(100)),
+      teams.list(p.caller, org, {}, firstRows(100)),
     ]);
     const teamName = new Map(orgTeams.teams.map((t) => [t.team.id, t.team.name]));
     const movable = (orgWorkspaces?.items ?? []).filter((w) => w.project.id !== project.id);

@@ -13,7 +13,8 @@ import {
   field,
   form,
   isFormError,
-  pageNumber,
+  listPage,
+  firstRows,
   pager,
   select,
   table,
@@ -25,7 +26,6 @@ import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 import { shownOnce } from './shown-once.ts';
 
-const PAGE_SIZE = 20;
 /** The memberships offered in a team's "add member" list (the API's largest page). */
 const MEMBERSHIP_CHOICES = 100;
 
@@ -80,12 +80,9 @@ export function teamPages(pages: Pages): void {
 
   pages.get('/:org/settings/teams', async (p) => {
     const org = p.params.org!;
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const q = p.query.q?.trim() || undefined;
-    const [shown, list] = await Promise.all([
-      organizations.show(p.caller, org),
-      teams.list(p.caller, org, { search: q }, { number: page, size: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
-    ]);
+    const [shown, list] = await Promise.all([organizations.show(p.caller, org), teams.list(p.caller, org, { search: q }, page)]);
     const body = html`${searchForm({ action: teamsUrl(org), id: 'team-q', label: 'Search teams', value: q })}
     ${table({
       caption: 'Teams',
@@ -99,7 +96,7 @@ export function teamPages(pages: Pages): void {
       ]),
       empty: q ? 'No team matches.' : 'No teams you can see.',
     })}
-    ${pager({ base: teamsUrl(org), query: { q }, page, size: PAGE_SIZE, total: list.total, noun: 'teams' })}
+    ${pager({ base: teamsUrl(org), query: { q }, page, total: list.total, noun: 'teams' })}
     ${
       shown.permissions['can-create-team']
         ? html`<h2>New team</h2>
@@ -145,7 +142,7 @@ export function teamPages(pages: Pages): void {
 
     let addForm: Html | string = '';
     if (canMembers) {
-      const all = await organizationMemberships.list(p.caller, org, {}, { number: 1, size: MEMBERSHIP_CHOICES, offset: 0 }, ['user']);
+      const all = await organizationMemberships.list(p.caller, org, {}, firstRows(MEMBERSHIP_CHOICES), ['user']);
       const names = new Map((all.users ?? []).map((u) => [u.user.id, u.user.username]));
       const choices = all.memberships.filter((m) => !onTeam.has(m.membership.id));
       addForm = choices.length

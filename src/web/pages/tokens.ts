@@ -3,14 +3,14 @@
 // (`/app/<org>/settings/authentication-tokens`). A new secret is on the POST's answer only.
 import { ApiError, errors } from '../../jsonapi/errors.ts';
 import type { Token } from '../../tokens/service.ts';
-import { button, fieldErrors, field, form, isFormError, select, table, when, type FieldErrors } from '../components.ts';
+import { button, fieldErrors, field, firstRows, form, isFormError, select, table, when, type FieldErrors } from '../components.ts';
 import { html, path } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 import { shownOnce } from './shown-once.ts';
 
 export const USER_TOKENS_URL = '/app/settings/tokens';
 /** One page holds a person's tokens (the API's largest page). */
-const FIRST_HUNDRED = { offset: 0, size: 100 };
+const FIRST_HUNDRED = firstRows(100);
 
 const EXPIRIES: Array<[string, string]> = [
   ['', 'Never'],

@@ -3,16 +3,13 @@
 // values hidden), variables (sensitive values never shown), settings (execution mode among them).
 // Each page asks the services with the person's Caller, as the API routes do.
 import type { Caller } from '../../auth/caller.ts';
-import type { Page } from '../../jsonapi/pagination.ts';
 import { isFinal } from '../../runs/statuses.ts';
 import { errors } from '../../jsonapi/errors.ts';
 import type { WorkspaceView } from '../../workspace-views/service.ts';
-import { button, checkbox, field, fieldErrors, form, isFormError, pageNumber, pager, select, table, when, type FieldErrors } from '../components.ts';
+import { button, checkbox, field, fieldErrors, form, isFormError, listPage, firstRows, pager, select, table, when, type FieldErrors } from '../components.ts';
 import { html, path, type Html } from '../html.ts';
 import type { PageContext, Pages } from '../page.ts';
 
-const PAGE_SIZE = 20;
-const window = (number: number, size = PAGE_SIZE): Page => ({ number, size, offset: (number - 1) * size });
 /** The most of a log a page shows (the API serves the whole log). */
 const LOG_LIMIT = 512 * 1024;
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -74,17 +71,17 @@ export function workspacePages(pages: Pages): void {
     });
 
   async function projectOptions(caller: Caller, org: string): Promise<Array<[string, string]>> {
-    const { items } = await projects.list(caller, org, { canCreateWorkspace: true, canUpdate: false, sort: { descending: false } }, window(1, 100));
+    const { items } = await projects.list(caller, org, { canCreateWorkspace: true, canUpdate: false, sort: { descending: false } }, firstRows(100));
     return items.map((v) => [v.project.id, v.project.name]);
   }
 
   pages.get('/:org/workspaces', async (p) => {
     const org = p.params.org!;
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const q = p.query.q?.trim() || undefined;
     const project = p.query.project || undefined;
     const [list, options] = await Promise.all([
-      workspaces.list(p.caller, org, { search: q, projectId: project, descending: false, sort: 'name' }, window(page)).then(workspaceViews.page),
+      workspaces.list(p.caller, org, { search: q, projectId: project, descending: false, sort: 'name' }, page).then(workspaceViews.page),
       projectOptions(p.caller, org),
     ]);
     const body = html`<form method="get" action="${path`/app/${org}/workspaces`}" class="toolbar" role="search" aria-label="Find workspaces">
@@ -104,7 +101,7 @@ export function workspacePages(pages: Pages): void {
         ]),
         empty: q ? 'No workspace matches.' : 'No workspaces yet.',
       })}
-      ${pager({ base: path`/app/${org}/workspaces`, query: { q, project }, page, size: PAGE_SIZE, total: list.total, noun: 'workspaces' })}
+      ${pager({ base: path`/app/${org}/workspaces`, query: { q, project }, page, total: list.total, noun: 'workspaces' })}
       ${
         options.length
           ? html`<h2>New workspace</h2>
@@ -141,7 +138,7 @@ export function workspacePages(pages: Pages): void {
     const { workspace, permissions } = view;
     const org = view.organizationName;
     const base = home(org, workspace.name);
-    const latest = await runs.list(p.caller, workspace.id, window(1, 5));
+    const latest = await runs.list(p.caller, workspace.id, firstRows(5));
     const lockControls = view.lock
       ? permissions['can-unlock'] || permissions['can-force-unlock']
         ? button({ action: `${base}/unlock`, csrf: p.csrf, label: 'Unlock' })
@@ -208,11 +205,11 @@ export function workspacePages(pages: Pages): void {
 
   pages.get('/:org/workspaces/:name/runs', async (p) => {
     const view = await find(p);
-    const page = pageNumber(p.query.page);
-    const list = await runs.list(p.caller, view.workspace.id, window(page));
+    const page = listPage(p.query.page);
+    const list = await runs.list(p.caller, view.workspace.id, page);
     const org = view.organizationName;
     const body = html`${table({ caption: 'Runs', captionHidden: true, head: ['Run', 'Status', 'Message', 'Created'], rows: runRows(org, view.workspace.name, list.items), empty: 'No runs yet.' })}
-    ${pager({ base: `${home(org, view.workspace.name)}/runs`, query: {}, page, size: PAGE_SIZE, total: list.total, noun: 'runs' })}`;
+    ${pager({ base: `${home(org, view.workspace.name)}/runs`, query: {}, page, total: list.total, noun: 'runs' })}`;
     return frame(p, view, 'runs', `Runs of ${view.workspace.name}`, body);
   });
 
@@ -296,9 +293,9 @@ export function workspacePages(pages: Pages): void {
 
   pages.get('/:org/workspaces/:name/states', async (p) => {
     const view = await find(p);
-    const page = pageNumber(p.query.page);
+    const page = listPage(p.query.page);
     const [list, outputs] = await Promise.all([
-      stateVersions.list(p.caller, view.organizationName, view.workspace.name, window(page)),
+      stateVersions.list(p.caller, view.organizationName, view.workspace.name, page),
       stateVersions.currentOutputs(p.caller, view.workspace.id),
     ]);
     const body = html`<h2>Outputs</h2>
@@ -321,7 +318,7 @@ export function workspacePages(pages: Pages): void {
         rows: list.items.map((v) => [v.version.serial, html`<code>${v.version.id}</code>`, v.version.terraformVersion ?? '', when(v.version.createdAt)]),
         empty: 'No state yet.',
       })}
-      ${pager({ base: `${home(view.organizationName, view.workspace.name)}/states`, query: {}, page, size: PAGE_SIZE, total: list.total, noun: 'state versions' })}`;
+      ${pager({ base: `${home(view.organizationName, view.workspace.name)}/states`, query: {}, page, total: list.total, noun: 'state versions' })}`;
     return frame(p, view, 'states', `States of ${view.workspace.name}`, body);
   });
 
@@ -358,7 +355,7 @@ export function workspacePages(pages: Pages): void {
     view: WorkspaceView,
     o: { values?: Parameters<typeof variableForm>[2]; errors?: FieldErrors; status?: number } = {},
   ) {
-    const list = await variables.list(p.caller, view.workspace.id, window(1, 100));
+    const list = await variables.list(p.caller, view.workspace.id, firstRows(100));
     const base = home(view.organizationName, view.workspace.name);
     const body = html`${table({
         caption: 'Variables',
