@@ -100,8 +100,18 @@ export function createUsersService({ database }: { database: Database }) {
 
     /** For `hangar bootstrap`: the named user exists afterwards and is a site admin. */
     async ensureSiteAdmin(username: string): Promise<User> {
-      const existing = (await store.findUsersByUsernames(db, [username]))[0];
-      if (!existing) return create({ username, email: `${username}@localhost`, isSiteAdmin: true });
+      const named = () => store.findUsersByUsernames(db, [username]).then((users) => users[0]);
+      let existing = await named();
+      if (!existing) {
+        try {
+          return await create({ username, email: `${username}@localhost`, isSiteAdmin: true });
+        } catch (error) {
+          // Another bootstrap made the user between the read and the insert (instances or CI
+          // shards starting together): carry on with theirs, as if it had been there before.
+          existing = await named();
+          if (!existing) throw error;
+        }
+      }
       if (existing.isServiceAccount) throw errors.badRequest(`${username} is a service account`);
       if (!existing.isSiteAdmin) await store.setSiteAdmin(db, existing.id, true);
       return { ...existing, isSiteAdmin: true };
