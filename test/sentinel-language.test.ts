@@ -193,10 +193,11 @@ delete(m, "a")
 });
 
 describe('sentinel: statements, functions and scope', () => {
-  it('skips an if whose condition is undefined (running its else), and refuses one that is not a bool', () => {
+  it('skips an if whose condition is undefined (running its else), and reads one that is not a bool as undefined', () => {
     const src = 'value = {}\nhit = "no"\nif value["key"] > 12 { hit = "then" } else { hit = "else" }\nmain = rule { hit is "else" }';
     assert.equal(run(src).result, true);
-    assert.match(errorOf('if 1 { x = 1 }\nmain = rule { true }').message, /if condition must be a bool, got int/);
+    // The specification's Boolean Expressions: "Any other value type becomes the undefined value."
+    assert.equal(run('hit = "no"\nif 1 { hit = "then" } else { hit = "else" }\nmain = rule { hit is "else" }').result, true);
   });
 
   it('runs if / else if / else and case with and without a subject', () => {
@@ -360,7 +361,9 @@ main = rule { strict and not checked }`;
     const days = 'param days\nmain = rule { filter days as d { d.day not in ["saturday", "sunday"] and d.homework is not "" } }';
     assert.equal(run(days, { params: { days: [{ day: 'sunday', homework: 'x' }] } }).result, true);
     assert.equal(run(days, { params: { days: [{ day: 'monday', homework: 'x' }] } }).result, false);
-    assert.match(errorOf('main = rule { null }').message, /main must be a bool, string, number, list or map, got null/);
+    assert.match(errorOf('main = null').message, /main must be a bool, string, number, list or map, got null/);
+    // A rule's result is checked as it is evaluated (the language's rules page), main's too.
+    assert.match(errorOf('main = rule { null }').message, /a rule's result must be a bool, string, int, float, list or map, got null/);
   });
 });
 
@@ -659,5 +662,174 @@ describe('sentinel: limits end runaway policies with a clear error', () => {
   it('refuses a string doubled without end', () => {
     const e = errorOf('s = "x"\nfor range(40) as i { s = s + s }\nmain = rule { true }');
     assert.match(e.message, /string longer than/);
+  });
+});
+
+// Each case below is a statement or an example of HashiCorp's Sentinel documentation (the
+// language specification, the language pages, the functions and imports pages), the page named.
+describe('sentinel: the specification, statement by statement', () => {
+  it('accepts semicolons between statements (spec: Semicolons)', () => {
+    assert.deepEqual(value('[a, b, f(1)]', 'a = 1; b = 2;;\nf = func(x) { y = x + 1; return y; }'), [1, 2, 2]);
+    assert.equal(run('case_of = func(x) { case x { when 1: return "one"; else: return "other"; } }\nmain = rule { case_of(1) is "one" }').result, true);
+  });
+
+  it("refuses escapes the specification does not have: surrogate halves, past U+10FFFF, \\' and octal past a byte (spec: String Literals)", () => {
+    assert.match(errorOf('x = "\\uD800"').message, /escape sequence \\uD800 is not a valid Unicode code point/);
+    assert.match(errorOf('x = "\\U00110000"').message, /escape sequence \\U00110000 is not a valid Unicode code point/);
+    assert.match(errorOf('x = "it\\\'s"').message, /unknown escape sequence \\'/);
+    assert.match(errorOf('x = "\\400"').message, /octal escape sequence \\400 is larger than a byte/);
+    assert.equal(value('"\\a\\b\\f\\v" == "\\x07\\x08\\x0c\\x0b" and "\\101\\x41\\u0041\\U00000041" == "AAAA"'), true);
+  });
+
+  it('orders values of different types as undefined, not an error (spec: Comparison Operators)', () => {
+    assert.deepEqual(value('[1 < "a", "a" >= 2.5, null > 1, 1 < 1.5]'), [undefined, undefined, undefined, true]);
+    assert.match(errorOf('main = rule { [1] < [2] }').message, /cannot compare list < list/);
+  });
+
+  it('orders strings byte-wise, as their UTF-8 bytes (spec: Comparison Operators)', () => {
+    // U+1F600 (a surrogate pair in UTF-16) comes after U+FFFD in UTF-8, whatever UTF-16 says.
+    assert.deepEqual(value('["\\uFFFD" < "\\U0001F600", compare("\\U0001F600", "\\uE000"), "ab" < "abc", "B" < "a"]'), [true, 1, true, true]);
+  });
+
+  it('declares parameters after the imports and before anything else, never named like a built-in (spec: Parameters)', () => {
+    assert.match(
+      errorOf('x = 1\nparam limit default 2\nmain = rule { true }').message,
+      /parameters must come after the imports and before any other statement/,
+    );
+    assert.match(errorOf('param limit default 2\nimport "strings"\nmain = rule { true }').message, /imports must come before any other statement/);
+    assert.match(errorOf('param length default 2\nmain = rule { true }').message, /parameter length conflicts with the built-in function length/);
+    assert.match(errorOf('import "time"\nparam time default "11:00"\nmain = rule { true }').message, /time is already declared/);
+    assert.equal(run('import "strings"\nparam a default 1\nparam b default 2\nmain = rule { a + b is 3 }').result, true);
+  });
+
+  it('converts with int, float, string and bool exactly as the type conversion rules say (spec: Type Conversion)', () => {
+    assert.deepEqual(value('[int("0x10"), int("010"), int("-12"), int("1.1"), int(" 5"), int(42.8), int(true)]'), [16, 8, -12, 1, undefined, 42, 1]);
+    assert.deepEqual(value('[bool("T"), bool("True"), bool("FALSE"), bool("f"), bool("tRUE"), bool(" true"), bool("yes"), bool(-1), bool(0.0)]'), [
+      true,
+      true,
+      false,
+      false,
+      undefined,
+      undefined,
+      undefined,
+      true,
+      false,
+    ]);
+    // "For any other unspecified type, the result is the undefined value."
+    assert.deepEqual(value('[string(0xF), string(true), string(1.5), string(null), string([1]), string({"a": 1}), string(1e21)]'), [
+      '15',
+      'true',
+      '1.500000',
+      undefined,
+      undefined,
+      undefined,
+      '1000000000000000000000.000000',
+    ]);
+  });
+
+  it('fails append and delete on undefined (functions/append, functions/delete)', () => {
+    assert.match(errorOf('append(undefined, 3)\nmain = rule { true }').message, /append: first argument must be a list, got undefined/);
+    assert.match(errorOf('delete(undefined, "b")\nmain = rule { true }').message, /delete: first argument must be a map, got undefined/);
+    assert.deepEqual(value('l', 'l = []\nappend(l, undefined)'), [undefined]);
+  });
+
+  it('makes a filter undefined when one iteration is, and reads a body that is not a bool as undefined (spec: Quantifier Expressions, Boolean Expressions)', () => {
+    assert.deepEqual(value('[filter [1, 2] as v { v == 1 or undefined }, filter {"a": 1} as k { undefined }, filter [1] as v { 1 }]'), [
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    assert.deepEqual(value('[all [1] as v { "yes" }, any [1] as v { 1 }, filter [1, 2] as v { v > 1 }]'), [undefined, undefined, [2]]);
+    assert.equal(value('r', 'r = rule when "yes" { true }'), undefined);
+  });
+
+  it('modifies the left-hand list of += in place (language/lists)', () => {
+    assert.deepEqual(value('[a, b, c]', 'a = [1]\nb = a\na += [2]\nc = a + [3]'), [
+      [1, 2],
+      [1, 2],
+      [1, 2, 3],
+    ]);
+  });
+
+  it('refuses null as a map key and a rule whose result is not a bool, string, number, list or map (spec: Map Literals, language/rules)', () => {
+    assert.match(errorOf('m = {null: 1}\nmain = rule { true }').message, /a map key cannot be null/);
+    assert.match(errorOf('m = {}\nm[null] = 1\nmain = rule { true }').message, /a map key cannot be null/);
+    assert.match(errorOf('main = rule { null }').message, /a rule's result must be a bool, string, int, float, list or map, got null/);
+  });
+
+  it('leaves a float division by zero to IEEE-754; an int one is an error (spec: Arithmetic Operators)', () => {
+    const r = run('print(1.0 / 0, -1 / 0.0, 0.0 / 0)\nmain = rule { 1.0 / 0 > 1e308 }');
+    assert.equal(r.result, true);
+    assert.deepEqual(r.prints, ['+Inf -Inf NaN']);
+    assert.match(errorOf('main = rule { 1 / 0 is 0 }').message, /division by zero/);
+  });
+
+  it("runs the functions and imports pages' examples", () => {
+    const src = `
+import "strings"
+import "json"
+import "version"
+v = version.new("1.0.0-alpha.1+001")
+checks = [
+  strings.split(["foo", "bar", "baz"], ",") is ["foo", "bar", "baz"],
+  json.valid("{ \\"foo\\": 42 }"), not json.valid("{"),
+  json.marshal([1, undefined, {"a": undefined, "b": 2}]) is "[1,{\\"b\\":2}]",
+  (json.marshal(undefined) else "undefined") is "undefined",
+  v.gt("0.12.0-alpha.1+001"), not v.gte("1.0.1-alpha.1+001"), v.greater_than_or_equals("1.0.0-alpha.1+001"),
+  v.lt("1.0.1-alpha.1+001"), v.less_than_or_equals("1.0.0-alpha.1+001"), not v.lte("0.12.0-alpha.1+001"),
+  v.equals("1.0.0-alpha.1+001"), not v.eq("0.12.0-alpha.1+001"), version.new("0.12.0").cmp("1.0.0") is -1,
+  version.new("0.12.7").sat("~> 0.12.0"),
+]
+main = rule { all checks as i, c { c } }`;
+    const r = run(src);
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+  });
+
+  it('gives time its zone and nanoseconds (imports/time)', () => {
+    const src = `
+import "time"
+t = time.load("2019-11-16T01:20:30Z")
+z = time.load("2019-11-16T01:20:30-08:00")
+checks = [
+  z.zone is -28800, z.zone_string is "-08:00", z.hour is 1, z.unix is 1573896030, t.zone is 0, t.zone_string is "+00:00",
+  t.add(time.nanosecond * 1).nanosecond is 1, t.add(time.microsecond).nanosecond is 1000, t.add(time.hour * 1).hour is 2,
+  t.weekday is 6, t.weekday_name is "Saturday", t.unix is 1573867230,
+  time.load("2019-11-16T04:20:30Z").add(t.sub("2019-11-16T04:20:30Z")).equal(t),
+  t.after("2019-11-15T01:20:30Z"), not t.before("2019-11-15T01:20:30Z"), z.after(t),
+]
+main = rule { all checks as i, c { c } }`;
+    const r = run(src);
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
+    assert.deepEqual(run('import "time"\nprint(time.load("2019-11-16T01:20:30Z").add(time.nanosecond))\nmain = rule { true }').prints, [
+      '2019-11-16T01:20:30.000000001Z',
+    ]);
+  });
+
+  it("has the decimal page's infinities, NaN, aliases and functions (imports/decimal)", () => {
+    const src = `
+import "decimal"
+d = decimal.new(1.5)
+checks = [
+  decimal.infinity(1).string is "Infinity", decimal.inf(-1).string is "-Infinity", decimal.infinity(1).greater_than(1e300),
+  not decimal.nan.is(decimal.nan), decimal.nan.is_not(decimal.nan), decimal.new(-1).sqrt().is_nan, decimal.new(0).mul(decimal.inf(1)).is_nan,
+  not decimal.is_infinite(100), decimal.is_infinite("Infinity"), decimal.is_inf("-Infinity"), decimal.is_nan("NaN"), decimal.isnan("NaN"),
+  decimal.new("1.1234E+400").string is "1.1234E+400", decimal.new(2.2).string is "2.2", decimal.new(3).string is "3",
+  d.sub(1).string is "0.5", d.mul(2).string is "3.0", decimal.new(3.0).div(1.5).string is "2", d.mod(1).string is "0.5", d.rem(1).string is "0.5",
+  d.power(2).string is "2.25", d.pow(-1).string is "0.6666666666666666666666666666666666666666666666666666666666666666666666666666666666666666666666666667",
+  strings.has_prefix(d.exp().string, "4.481689070338064822602055460119275819005749868369667056772650082785936674466713772981053831382453391"),
+  strings.has_prefix(d.loge().string, "0.4054651081081643819780131154643491365719904234624941976140143241441006712489142512677524278173134012"),
+  strings.has_prefix(d.ln().string, "0.4054"), strings.has_prefix(d.log10().string, "0.1760912590556812420812890085306222824319"),
+  decimal.new(1000).log().string is "3", strings.has_prefix(d.square_root().string, "1.224744871391589049098642037352945695982973740328335064216346283625480188728657513269929716552320117"),
+  decimal.new(2.25).sqrt().string is "1.5", d.ceiling().string is "2", d.ceil().string is "2", d.floor().string is "1",
+  decimal.new(-1.5).floor().string is "-2", d.absolute().string is "1.5", decimal.new(-1.5).abs().string is "1.5",
+  d.negate().string is "-1.5", decimal.new(-1.5).neg().string is "1.5", d.less_than_or_equals(1.5), d.greater_than_or_equals(1.5),
+  decimal.new(1).divide(3).string is "0.3333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333",
+]
+main = rule { all checks as i, c { c } }`;
+    const r = run(`import "strings"\n${src}`);
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.equal(r.result, true);
   });
 });

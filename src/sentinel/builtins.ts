@@ -1,20 +1,30 @@
 // The built-in functions every policy has without an import. The conversions (int, float,
-// bool) give undefined for a value they cannot convert, so that `else` can supply a default.
+// string, bool) give undefined for a value they cannot convert, so that `else` can supply a default.
 import { arity } from './hostfn.ts';
 import { MAX_STRING, ordering } from './operators.ts';
 import { mapKey, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
 
+// An int literal as the specification writes one (decimal, `0`-prefixed octal, `0x` hex), with
+// an optional sign: what `int` reads from a string.
+const INT_LITERAL = /^([+-]?)(?:(0[xX][0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))$/;
+const FLOAT_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 function toInt(v: Value, ctx: CallContext): Value {
   if (v === undefined) return undefined;
   if (typeof v === 'number') return v;
-  if (v instanceof SFloat) return Math.trunc(v.v);
+  // Toward zero, as Go converts (the docs' "rounded down" is also what they call -5 / 3 = -1).
+  if (v instanceof SFloat) return Number.isFinite(v.v) ? Math.trunc(v.v) : undefined;
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'string') {
-    const s = v.trim();
-    if (/^[+-]?\d+$/.test(s)) return Number(s);
-    if (/^[+-]?0[xX][0-9a-fA-F]+$/.test(s)) return Number.parseInt(s, 16);
-    if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Math.trunc(Number(s));
-    return undefined;
+    // "according to the syntax of integer literals": "0x10" is 16 and "010" is 8. A float's
+    // text is truncated as a float is (the variables page: `int("1.1")` is 1); anything else,
+    // " 5" included, is undefined.
+    const m = INT_LITERAL.exec(v);
+    if (m) {
+      const n = m[2] ? Number.parseInt(m[2].slice(2), 16) : m[3] ? Number.parseInt(m[3], 8) : Number(m[4]);
+      return m[1] === '-' ? -n : n;
+    }
+    return FLOAT_TEXT.test(v) ? Math.trunc(Number(v)) : undefined;
   }
   return undefined;
 }
@@ -25,32 +35,42 @@ function toFloat(v: Value, ctx: CallContext): Value {
   if (v instanceof SFloat) return v;
   if (typeof v === 'boolean') return new SFloat(v ? 1 : 0);
   if (typeof v === 'string') {
-    const s = v.trim();
-    if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return new SFloat(Number(s));
+    // The text itself, not trimmed: " 4.2" is no float literal.
+    if (FLOAT_TEXT.test(v)) return new SFloat(Number(v));
     return undefined;
   }
   return undefined;
 }
+
+// The strings the specification lists for `bool`, and no others ("tRUE" and " true" are undefined).
+const BOOL_STRINGS = new Map<string, boolean>([
+  ...['1', 't', 'T', 'TRUE', 'true', 'True'].map((s): [string, boolean] => [s, true]),
+  ...['0', 'f', 'F', 'FALSE', 'false', 'False'].map((s): [string, boolean] => [s, false]),
+]);
 
 function toBool(v: Value, ctx: CallContext): Value {
   if (v === undefined) return undefined;
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v !== 0;
   if (v instanceof SFloat) return v.v !== 0;
-  if (typeof v === 'string') {
-    const s = v.trim().toLowerCase();
-    if (['true', '1', 't'].includes(s)) return true;
-    if (['false', '0', 'f'].includes(s)) return false;
-    return undefined;
-  }
+  if (typeof v === 'string') return BOOL_STRINGS.get(v);
   return undefined;
 }
 
 export function toStringValue(v: Value): Value {
-  if (v === undefined) return undefined;
   // The specification: a float as `%f` formats it, six digits after the point ("1.500000").
-  if (v instanceof SFloat) return v.v.toFixed(6);
-  return toDisplay(v);
+  if (v instanceof SFloat) return formatF(v.v);
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return toDisplay(v);
+  // "For any other unspecified type, the result is the undefined value": null, lists, maps…
+  return undefined;
+}
+
+/** Go's `%f`: fixed notation however large the number (toFixed switches to exponents at 1e21). */
+function formatF(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
+  if (Math.abs(x) < 1e21) return x.toFixed(6);
+  return `${BigInt(x)}.000000`;
 }
 
 /**
@@ -70,14 +90,14 @@ export const BUILTINS = new Map<string, SBuiltin>(
       if (v === undefined) return undefined;
       return lengthOf(v) ?? ctx.fail(`length: ${typeOf(v)} has no length`);
     }),
+    // The specification: appending to anything but a list, undefined included, is an error.
     arity('append', 2, 2, ([list, v], ctx) => {
-      if (list === undefined) return undefined;
       if (!Array.isArray(list)) return ctx.fail(`append: first argument must be a list, got ${typeOf(list)}`);
       list.push(v);
       return undefined;
     }),
+    // Likewise deleting from anything but a map: `delete(undefined, "b")` is an error.
     arity('delete', 2, 2, ([m, key], ctx) => {
-      if (m === undefined) return undefined;
       if (!(m instanceof Map)) return ctx.fail(`delete: first argument must be a map, got ${typeOf(m)}`);
       const k = mapKey(key);
       if (k !== undefined) m.delete(k);

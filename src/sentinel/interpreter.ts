@@ -80,6 +80,16 @@ class HostCall implements CallContext {
   }
 }
 
+/**
+ * The specification's BoolExpr (conditions, `when` predicates, the bodies of any, all and filter):
+ * "Any other value type becomes the undefined value."
+ */
+function boolExpr(v: Value): boolean | undefined {
+  return typeof v === 'boolean' ? v : undefined;
+}
+
+const RULE_RESULT_TYPES = new Set(['bool', 'string', 'int', 'float', 'list', 'map']);
+
 export class Interpreter {
   readonly prints: string[] = [];
   private readonly limits: Limits;
@@ -156,12 +166,10 @@ export class Interpreter {
         this.assign(stmt, scope);
         return NORMAL;
       case 'if': {
-        const cond = this.eval(stmt.cond, scope);
-        // An undefined condition is not met (the language's conditionals page: `if value["key"]
-        // > 12` on an empty map skips the body); any other non-bool is an error.
-        if (typeof cond !== 'boolean' && cond !== undefined) {
-          throw new SentinelError(`if condition must be a bool, got ${typeOf(cond)}`, stmt.cond.pos);
-        }
+        // The condition is a BoolExpr: a value that is not a bool is undefined (the specification's
+        // Boolean Expressions), and an undefined condition is not met (the language's conditionals
+        // page: `if value["key"] > 12` on an empty map skips the body).
+        const cond = boolExpr(this.eval(stmt.cond, scope));
         if (cond === true) return this.execBlock(stmt.then, scope);
         return stmt.otherwise ? this.execBlock(stmt.otherwise, scope) : NORMAL;
       }
@@ -189,6 +197,8 @@ export class Interpreter {
       }
       case 'param': {
         if (scope.vars.has(stmt.name)) throw new SentinelError(`${stmt.name} is already declared`, stmt.pos);
+        // "Parameters must not conflict with … any reserved or pre-declared identifiers."
+        if (BUILTINS.has(stmt.name)) throw new SentinelError(`parameter ${stmt.name} conflicts with the built-in function ${stmt.name}`, stmt.pos);
         let value: Value;
         if (this.host.params.has(stmt.name)) value = this.host.params.get(stmt.name);
         else if (stmt.fallback) value = this.eval(stmt.fallback, scope);
@@ -256,6 +266,13 @@ export class Interpreter {
     let value = this.eval(stmt.value, scope);
     if (stmt.op !== '=') {
       const current = this.eval(target, scope);
+      if (stmt.op === '+=' && Array.isArray(current) && Array.isArray(value)) {
+        // The lists page: "For `+=`, the left-hand list is modified in place" (every name bound
+        // to that list sees the new elements), where `a = a + b` makes a new list.
+        this.charge(value.length, stmt.pos);
+        for (const x of value.slice()) current.push(x);
+        return;
+      }
       value = arith(stmt.op[0]!, current, value, stmt.pos, this);
     }
     if (target.type === 'ident') {
@@ -280,7 +297,7 @@ export class Interpreter {
     const container = this.eval(target.target, scope);
     const keyValue = target.type === 'selector' ? target.name : this.eval(target.index, scope);
     if (container instanceof Map) {
-      const key = mapKey(keyValue);
+      const key = keyValue === null ? undefined : mapKey(keyValue);
       if (key === undefined) throw new SentinelError(`a map key cannot be ${typeOf(keyValue)}`, target.pos);
       container.set(key, value);
     } else if (Array.isArray(container) && typeof keyValue === 'number') {
@@ -352,7 +369,8 @@ export class Interpreter {
         const out: SMap = new Map();
         for (const [ke, ve] of e.entries) {
           const kv = this.eval(ke, scope);
-          const key = mapKey(kv);
+          // "Keys can only be a boolean, numeric, or string type": not null either.
+          const key = kv === null ? undefined : mapKey(kv);
           if (key === undefined) throw new SentinelError(`a map key cannot be ${typeOf(kv)}`, ke.pos);
           out.set(key, this.eval(ve, scope));
         }
@@ -492,28 +510,30 @@ export class Interpreter {
         inner.vars.set(a, k);
         if (b !== undefined) inner.vars.set(b, v);
       }
-      const r = this.eval(e.body, inner);
+      const raw = this.eval(e.body, inner);
+      if (e.kind === 'map') {
+        listOut.push(raw);
+        continue;
+      }
+      // The body of any, all and filter is a BoolExpr: anything but a bool counts as undefined.
+      const r = boolExpr(raw);
       switch (e.kind) {
         case 'all':
           if (r === false) return false;
           if (r === undefined) sawUndefined = true;
-          else if (r !== true) throw new SentinelError(`all: body must be a bool, got ${typeOf(r)}`, e.body.pos);
           break;
         case 'any':
           if (r === true) return true;
           if (r === undefined) sawUndefined = true;
-          else if (r !== false) throw new SentinelError(`any: body must be a bool, got ${typeOf(r)}`, e.body.pos);
           break;
         case 'filter':
-          if (r === true) {
+          // The specification: "If an iteration of the expression body results in undefined, the
+          // entire result set is undefined."
+          if (r === undefined) return undefined;
+          if (r) {
             if (isList) listOut.push(v);
             else mapOut.set(k as string, v);
-          } else if (r !== false && r !== undefined) {
-            throw new SentinelError(`filter: body must be a bool, got ${typeOf(r)}`, e.body.pos);
           }
-          break;
-        case 'map':
-          listOut.push(r);
           break;
       }
     }
@@ -569,10 +589,15 @@ export class Interpreter {
     try {
       let value: Value;
       const node = rule.node;
-      const when = node.when ? this.eval(node.when, rule.scope) : true;
+      // The predicate is a BoolExpr: a value that is not a bool is undefined, and so is the rule.
+      const when = node.when ? boolExpr(this.eval(node.when, rule.scope)) : true;
       if (when === undefined) value = undefined;
-      else if (typeof when !== 'boolean') throw new SentinelError(`rule when predicate must be a bool, got ${typeOf(when)}`, node.when!.pos);
       else value = when ? this.eval(node.body, rule.scope) : true;
+      // The rules page: "The result of a rule must be either a boolean, string, integer, float,
+      // list, or map. All other types will result in a runtime error." (undefined stays undefined.)
+      if (value !== undefined && !RULE_RESULT_TYPES.has(typeOf(value))) {
+        throw new SentinelError(`a rule's result must be a bool, string, int, float, list or map, got ${typeOf(value)}`, node.body.pos);
+      }
       rule.value = value;
       rule.state = 2;
       return value;

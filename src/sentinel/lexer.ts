@@ -1,5 +1,6 @@
 // Sentinel's lexical elements: identifiers, keywords, int/float/string literals, operators and
-// three comment forms (#, //, /* */). Newlines carry no meaning: the grammar never needs them.
+// three comment forms (#, //, /* */). Newlines carry no meaning: the grammar never needs them
+// (an explicit `;` between statements is read and skipped).
 import { SentinelError, type Pos } from './errors.ts';
 
 export type TokenKind = 'ident' | 'keyword' | 'int' | 'float' | 'string' | 'op' | 'eof';
@@ -73,13 +74,15 @@ const OPERATORS = [
   '}',
   ',',
   ':',
+  ';',
   '.',
 ];
 
 const isLetter = (c: string) => /[\p{L}_]/u.test(c);
 const isDigit = (c: string) => c >= '0' && c <= '9';
 
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '"': '"', '\\': '\\', a: '\x07', b: '\b', f: '\f', v: '\v', "'": "'" };
+// The specification's single-character escapes; `\'` is not one of them (an error, as in Go).
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '"': '"', '\\': '\\', a: '\x07', b: '\b', f: '\f', v: '\v' };
 
 export function tokenize(source: string, file: string): Token[] {
   const tokens: Token[] = [];
@@ -153,11 +156,17 @@ export function tokenize(source: string, file: string): Token[] {
             const width = e === 'x' ? 2 : e === 'u' ? 4 : 8;
             const hex = source.slice(i + 2, i + 2 + width);
             if (!new RegExp(`^[0-9a-fA-F]{${width}}$`).test(hex)) fail(i, `invalid escape sequence \\${e}${hex}`);
-            value += String.fromCodePoint(parseInt(hex, 16));
+            const cp = parseInt(hex, 16);
+            // The specification: a surrogate half (\uD800) or a value past U+10FFFF (\U00110000)
+            // is not a character, and the literal is illegal.
+            if (e !== 'x' && ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)) fail(i, `escape sequence \\${e}${hex} is not a valid Unicode code point`);
+            value += String.fromCodePoint(cp);
             i += 2 + width;
           } else if (/[0-7]/.test(e)) {
             const oct = source.slice(i + 1, i + 4);
             if (!/^[0-7]{3}$/.test(oct)) fail(i, `invalid escape sequence \\${oct}`);
+            // A byte: \377 is the largest.
+            if (parseInt(oct, 8) > 0xff) fail(i, `octal escape sequence \\${oct} is larger than a byte`);
             value += String.fromCharCode(parseInt(oct, 8));
             i += 4;
           } else {

@@ -37,11 +37,11 @@ export function arith(op: string, l: Value, r: Value, pos: Pos, charger: Charger
         return new SFloat(a - b);
       case '*':
         return new SFloat(a * b);
+      // The specification leaves a float division by zero to IEEE-754 (+Inf, -Inf or NaN, as Go
+      // computes it); only an int divisor of zero is an error.
       case '/':
-        if (b === 0) throw new SentinelError('division by zero', pos);
         return new SFloat(a / b);
       case '%':
-        if (b === 0) throw new SentinelError('division by zero', pos);
         return new SFloat(a % b);
     }
   }
@@ -63,13 +63,36 @@ export function arith(op: string, l: Value, r: Value, pos: Pos, charger: Charger
  */
 export function ordering(l: Value, r: Value): number | undefined {
   if (isNumber(l) && isNumber(r)) return num(l) - num(r);
-  if (typeof l === 'string' && typeof r === 'string') return l < r ? -1 : l > r ? 1 : 0;
+  if (typeof l === 'string' && typeof r === 'string') return l === r ? 0 : byteOrder(l, r);
   return undefined;
 }
 
-export function compare(op: string, l: Value, r: Value, pos: Pos): boolean {
+/**
+ * The specification orders strings "lexically byte-wise", by their UTF-8 bytes, which is the order
+ * of their code points. JavaScript's `<` compares UTF-16 units instead, putting a character past
+ * U+FFFF (a surrogate pair, 0xD800–0xDFFF) before U+E000–U+FFFF; shifting the units fixes that.
+ */
+function byteOrder(l: string, r: string): number {
+  const n = Math.min(l.length, r.length);
+  for (let i = 0; i < n; i++) {
+    let a = l.charCodeAt(i);
+    let b = r.charCodeAt(i);
+    if (a === b) continue;
+    if (a >= 0xd800) a = a <= 0xdfff ? a + 0x2000 : a - 0x800;
+    if (b >= 0xd800) b = b <= 0xdfff ? b + 0x2000 : b - 0x800;
+    return a - b;
+  }
+  return l.length - r.length;
+}
+
+export function compare(op: string, l: Value, r: Value, pos: Pos): boolean | undefined {
   const c = ordering(l, r);
-  if (c === undefined) throw new SentinelError(`cannot compare ${typeOf(l)} ${op} ${typeOf(r)}`, pos);
+  if (c === undefined) {
+    // The specification: a comparison between values of different types (other than an int and
+    // a float) is undefined; two values of one type that has no order (lists, maps) is an error.
+    if (typeOf(l) !== typeOf(r) && !(isNumber(l) && isNumber(r))) return undefined;
+    throw new SentinelError(`cannot compare ${typeOf(l)} ${op} ${typeOf(r)}`, pos);
+  }
   switch (op) {
     case '<':
       return c < 0;

@@ -83,10 +83,17 @@ class Parser {
   program(file: string): Program {
     const body: Stmt[] = [];
     let seenOther = false;
-    while (this.tok.kind !== 'eof') {
+    let seenParam = false;
+    for (;;) {
+      this.semicolons();
+      if (this.tok.kind === 'eof') break;
       const stmt = this.statement(true);
-      if (stmt.type === 'import' && seenOther) this.fail('imports must come before any other statement', stmt.pos);
-      if (stmt.type !== 'import') seenOther = true;
+      if (stmt.type === 'import' && (seenOther || seenParam)) this.fail('imports must come before any other statement', stmt.pos);
+      // The specification: "Parameter declarations must appear at the top of the source file,
+      // following imports."
+      if (stmt.type === 'param' && seenOther) this.fail('parameters must come after the imports and before any other statement', stmt.pos);
+      if (stmt.type === 'param') seenParam = true;
+      else if (stmt.type !== 'import') seenOther = true;
       body.push(stmt);
     }
     return { file, body };
@@ -95,12 +102,20 @@ class Parser {
   private block(): Stmt[] {
     this.expect('{');
     const body: Stmt[] = [];
-    while (!this.is('}')) {
+    for (this.semicolons(); !this.is('}'); this.semicolons()) {
       if (this.tok.kind === 'eof') this.fail("expected '}', found end of file");
       body.push(this.statement(false));
     }
     this.next();
     return body;
+  }
+
+  /**
+   * The grammar ends statements with `;`, which idiomatic source leaves out (the specification
+   * inserts them at line ends); an explicit one, or several, between statements is skipped.
+   */
+  private semicolons(): void {
+    while (this.is(';')) this.next();
   }
 
   private statement(topLevel: boolean): Stmt {
@@ -158,7 +173,7 @@ class Parser {
         case 'return': {
           if (this.funcDepth === 0) this.fail('return outside of a function');
           this.next();
-          const value = this.is('}') ? null : this.expression();
+          const value = this.is('}') || this.is(';') ? null : this.expression();
           return { type: 'return', pos, value };
         }
         case 'break':
@@ -224,7 +239,7 @@ class Parser {
       }
       this.expect(':');
       const body: Stmt[] = [];
-      while (!this.is('when') && !this.is('else') && !this.is('}')) {
+      for (this.semicolons(); !this.is('when') && !this.is('else') && !this.is('}'); this.semicolons()) {
         if (this.tok.kind === 'eof') this.fail("expected '}', found end of file");
         body.push(this.statement(false));
       }

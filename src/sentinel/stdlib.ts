@@ -8,7 +8,7 @@ import { sockaddrImport } from './sockaddr.ts';
 import { fn } from './hostfn.ts';
 import { NetworkError } from './errors.ts';
 import { MAX_STRING } from './operators.ts';
-import { fromJS, RecordObject, SBuiltin, SFloat, SObject, toDisplay, toJS, typeOf, type CallContext, type Value } from './values.ts';
+import { fromJS, RecordObject, SBuiltin, SFloat, SFunc, SObject, toDisplay, toJS, typeOf, type CallContext, type Value } from './values.ts';
 
 type Fn = (args: Value[], ctx: CallContext) => Value;
 
@@ -38,9 +38,13 @@ function stringsImport(): SObject {
     strFn('strings.trim_right', 2, ([s, cut]) => (cut ? s!.replace(new RegExp(`[${escapeClass(cut)}]+$`, 'u'), '') : s!)),
     strFn('strings.index', 2, ([s, sub]) => s!.indexOf(sub!)),
     strFn('strings.last_index', 2, ([s, sub]) => s!.lastIndexOf(sub!)),
-    strFn('strings.split', 2, ([s, sep], ctx) => {
-      ctx.charge(Math.ceil(s!.length / 64));
-      return sep === '' ? [...s!] : s!.split(sep!);
+    // "As a special-case, if the input is already a list, it will be returned as-is."
+    fn('strings.split', 2, ([s, sep], ctx) => {
+      if (Array.isArray(s)) return s;
+      if (s === undefined || sep === undefined) return undefined;
+      if (typeof s !== 'string' || typeof sep !== 'string') return ctx.fail(`strings.split: arguments must be strings, got ${typeOf(s)} and ${typeOf(sep)}`);
+      ctx.charge(Math.ceil(s.length / 64));
+      return sep === '' ? [...s] : s.split(sep);
     }),
     // Nested lists are flattened and ints, floats and bools written as strings, as documented.
     fn('strings.join', 2, ([list, sep], ctx) => {
@@ -94,13 +98,17 @@ function typesImport(): SObject {
   return new RecordObject('import', { type_of: fn('types.type_of', 1, ([v]) => typeOf(v)) });
 }
 
+// The json page: undefined inside a list or a map is left out (the element, or the key and its
+// value); functions cannot be encoded and are an error.
 function marshal(v: Value, ctx: CallContext): unknown {
   if (v instanceof Map) {
-    const keys = [...v.keys()].map(String).sort();
-    return Object.fromEntries(keys.map((k) => [k, marshal(v.get(k) ?? v.get(Number(k)), ctx)]));
+    const entries: Array<[string, unknown]> = [];
+    for (const [k, x] of v) if (x !== undefined) entries.push([String(k), marshal(x, ctx)]);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return Object.fromEntries(entries);
   }
-  if (Array.isArray(v)) return v.map((x) => marshal(x, ctx));
-  if (v === undefined) return ctx.fail('json.marshal: cannot encode undefined');
+  if (Array.isArray(v)) return v.filter((x) => x !== undefined).map((x) => marshal(x, ctx));
+  if (v instanceof SBuiltin || v instanceof SFunc) return ctx.fail('json.marshal: a function cannot be encoded');
   return toJS(v);
 }
 
@@ -112,8 +120,20 @@ export function parseJSON(text: string): Value {
 function jsonImport(): SObject {
   return new RecordObject('import', {
     marshal: fn('json.marshal', 1, ([v], ctx) => {
+      // "If undefined is supplied directly to marshal, it will return undefined."
+      if (v === undefined) return undefined;
       const encoded = JSON.stringify(marshal(v, ctx), (_k, x) => (x instanceof SFloat ? x.v : x));
       return encoded;
+    }),
+    valid: fn('json.valid', 1, ([s], ctx) => {
+      if (s === undefined) return undefined;
+      if (typeof s !== 'string') return ctx.fail(`json.valid: argument must be a string, got ${typeOf(s)}`);
+      try {
+        JSON.parse(s);
+        return true;
+      } catch {
+        return false;
+      }
     }),
     unmarshal: fn('json.unmarshal', 1, ([s], ctx) => {
       if (s === undefined) return undefined;
@@ -142,20 +162,50 @@ function unitsImport(): SObject {
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-/** A point in time (UTC), with the attributes and comparisons of Sentinel's `time` import. */
+const NS = 1_000_000_000n;
+
+/**
+ * A timespace of Sentinel's `time` import: an instant to the nanosecond (`ns` since the Unix
+ * epoch) read in a fixed UTC offset (`offset` seconds east). An RFC 3339 time keeps the offset it
+ * was written with, so `time.load("2019-11-16T01:20:30-08:00")` has `hour` 1 and `zone` -28800.
+ */
 class TimeValue extends SObject {
   readonly typeName = 'time';
-  readonly ms: number;
-  constructor(ms: number) {
+  readonly ns: bigint;
+  readonly offset: number;
+  constructor(ns: bigint, offset = 0) {
     super();
-    this.ms = ms;
+    this.ns = ns;
+    this.offset = offset;
   }
-  private other(v: Value, ctx: CallContext): number {
-    if (v instanceof TimeValue) return v.ms;
-    return loadTime(v, ctx).ms;
+  private other(v: Value, ctx: CallContext): bigint {
+    if (v instanceof TimeValue) return v.ns;
+    return loadTime(v, ctx).ns;
+  }
+  private get seconds(): bigint {
+    // Floor division: a time before 1970 still has a nanosecond part in [0, 1e9).
+    return this.ns >= 0n || this.ns % NS === 0n ? this.ns / NS : this.ns / NS - 1n;
+  }
+  private get nanos(): number {
+    return Number(this.ns - this.seconds * NS);
+  }
+  /** The wall clock of this time's zone, as a Date read in UTC. */
+  private get local(): Date {
+    return new Date((Number(this.seconds) + this.offset) * 1000);
+  }
+  private get zoneString(): string {
+    const abs = Math.abs(this.offset);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${this.offset < 0 ? '-' : '+'}${pad(Math.floor(abs / 3600))}:${pad(Math.floor(abs / 60) % 60)}`;
+  }
+  /** RFC 3339, with the fraction of a second when there is one (`nano`), as Go formats it. */
+  format(nano: boolean): string {
+    const text = this.local.toISOString().slice(0, 19);
+    const fraction = nano && this.nanos ? `.${String(this.nanos).padStart(9, '0').replace(/0+$/, '')}` : '';
+    return `${text}${fraction}${this.offset === 0 ? 'Z' : this.zoneString}`;
   }
   get(name: string, ctx: CallContext): Value {
-    const d = new Date(this.ms);
+    const d = this.local;
     switch (name) {
       case 'year':
         return d.getUTCFullYear();
@@ -172,56 +222,68 @@ class TimeValue extends SObject {
       case 'second':
         return d.getUTCSeconds();
       case 'nanosecond':
-        return d.getUTCMilliseconds() * 1_000_000;
+        return this.nanos;
       case 'weekday':
         return d.getUTCDay();
       case 'weekday_name':
         return WEEKDAYS[d.getUTCDay()];
       case 'unix':
-        return Math.floor(this.ms / 1000);
+        return Number(this.seconds);
       case 'unix_nano':
-        return this.ms * 1_000_000;
+        return Number(this.ns);
       case 'zone':
-        return 0;
+        return this.offset;
       case 'zone_string':
-        return '+0000';
+        return this.zoneString;
       case 'rfc3339':
       case 'string':
-        return d.toISOString().replace(/\.000Z$/, 'Z');
+        return this.format(false);
       case 'after':
-        return fn('time.after', 1, ([t]) => this.ms > this.other(t, ctx));
+        return fn('time.after', 1, ([t]) => this.ns > this.other(t, ctx));
       case 'before':
-        return fn('time.before', 1, ([t]) => this.ms < this.other(t, ctx));
+        return fn('time.before', 1, ([t]) => this.ns < this.other(t, ctx));
       case 'equal':
-        return fn('time.equal', 1, ([t]) => this.ms === this.other(t, ctx));
+        return fn('time.equal', 1, ([t]) => this.ns === this.other(t, ctx));
       case 'add':
         return fn('time.add', 1, ([ns], c) => {
           if (typeof ns !== 'number') return c.fail('time.add: duration must be an int of nanoseconds');
-          return new TimeValue(this.ms + ns / 1_000_000);
+          return new TimeValue(this.ns + BigInt(ns), this.offset);
         });
       case 'sub':
-        return fn('time.sub', 1, ([t]) => (this.ms - this.other(t, ctx)) * 1_000_000);
+        return fn('time.sub', 1, ([t]) => Number(this.ns - this.other(t, ctx)));
     }
     return undefined;
   }
   override toString(): string {
-    return new Date(this.ms).toISOString();
+    return this.format(true);
   }
 }
 
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
 function loadTime(v: Value, ctx: CallContext): TimeValue {
   if (v instanceof TimeValue) return v;
-  if (typeof v === 'number') return new TimeValue(v * 1000);
+  // A number of seconds since the epoch, in UTC.
+  if (typeof v === 'number') return new TimeValue(BigInt(v) * NS);
   if (typeof v === 'string') {
+    const m = RFC3339.exec(v);
+    if (m) {
+      const offset = m[8] || !m[9] ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 3600 + Number(m[11]) * 60);
+      const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+      if (!Number.isNaN(wall)) {
+        const nanos = BigInt((m[7] ?? '').padEnd(9, '0') || '0');
+        return new TimeValue((BigInt(wall / 1000) - BigInt(offset)) * NS + nanos, offset);
+      }
+    }
     const ms = Date.parse(v);
-    if (!Number.isNaN(ms)) return new TimeValue(ms);
+    if (!Number.isNaN(ms)) return new TimeValue(BigInt(ms) * 1_000_000n);
   }
   return ctx.fail(`time.load: cannot read a time from ${typeOf(v)} ${typeof v === 'string' ? JSON.stringify(v) : ''}`.trim());
 }
 
 function timeImport(now: number): SObject {
   return new RecordObject('import', {
-    now: new TimeValue(now),
+    now: new TimeValue(BigInt(Math.floor(now)) * 1_000_000n),
     load: fn('time.load', 1, ([v], ctx) => (v === undefined ? undefined : loadTime(v, ctx))),
     nanosecond: 1,
     microsecond: 1_000,

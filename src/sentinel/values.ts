@@ -168,6 +168,9 @@ export function mapKey(v: Value): MapKey | undefined {
 }
 
 export function formatFloat(f: number): string {
+  // Go's spelling of the IEEE-754 specials.
+  if (Number.isNaN(f)) return 'NaN';
+  if (!Number.isFinite(f)) return f > 0 ? '+Inf' : '-Inf';
   if (Number.isInteger(f) && Math.abs(f) < 1e21) return f.toFixed(0);
   return String(f);
 }

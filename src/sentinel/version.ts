@@ -121,19 +121,31 @@ export class Version extends SObject {
       case 'version':
       case 'string':
         return this.text.replace(/^v/, '');
+      // The import's page names these `greater_than_or_equals`, `equals` … with the short forms
+      // `gt`, `gte`, `lt`, `lte`, `eq`, `cmp` and `sat`; `equal` and `…_or_equal` are kept too.
       case 'compare':
+      case 'cmp':
         return other(name, (o) => this.compare(o));
       case 'equal':
+      case 'equals':
+      case 'eq':
         return other(name, (o) => this.compare(o) === 0);
       case 'greater_than':
+      case 'gt':
         return other(name, (o) => this.compare(o) > 0);
       case 'greater_than_or_equal':
+      case 'greater_than_or_equals':
+      case 'gte':
         return other(name, (o) => this.compare(o) >= 0);
       case 'less_than':
+      case 'lt':
         return other(name, (o) => this.compare(o) < 0);
       case 'less_than_or_equal':
+      case 'less_than_or_equals':
+      case 'lte':
         return other(name, (o) => this.compare(o) <= 0);
       case 'satisfies':
+      case 'sat':
         return fn('version.satisfies', 1, ([c], ctx) => {
           if (c === undefined) return undefined;
           if (typeof c !== 'string') return ctx.fail('version.satisfies: the constraint must be a string');
