@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -37,11 +37,27 @@ export type IdPrefix =
   | 'apply'
   | 're'
   | 'wsc'
-  | 'polchk';
+  | 'polchk'
+  | 'wsr';
 
 /** Resource ids look like TFE's: `prj-` + 16 base62 characters. */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}-${randomBase62(16)}`;
+}
+
+/**
+ * An id of the same shape that is always the same for the same `parts`: for things Hangar derives
+ * rather than creates (a workspace's resource keeps its id across state versions). 16 base62
+ * characters of a SHA-256 of the parts.
+ */
+export function derivedId(prefix: IdPrefix, ...parts: string[]): string {
+  let n = BigInt(`0x${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`);
+  let out = '';
+  for (let i = 0; i < 16; i++) {
+    out += BASE62[Number(n % 62n)];
+    n /= 62n;
+  }
+  return `${prefix}-${out}`;
 }
 
 /** Cheap shape check so an obviously foreign id never reaches the database. */

@@ -18,7 +18,12 @@ const domainFile = (name: string) => (file: string) => {
 };
 
 /** Files of a domain folder beside the usual rooms: code its service calls that knows nothing of requests or tables. */
-const PURE_HELPERS = ['policy-set-versions/archive.ts', 'policy-set-versions/sentinel-hcl.ts', 'policy-set-versions/manifest.ts'];
+const PURE_HELPERS = [
+  'policy-set-versions/archive.ts',
+  'policy-set-versions/sentinel-hcl.ts',
+  'policy-set-versions/manifest.ts',
+  'state-versions/resource-instances.ts',
+];
 
 /**
  * Top to bottom. A file may import from its own layer and the layers below it. Each src/ file

@@ -34,6 +34,7 @@ import * as runCancelRequests from './migrations/0034_run_cancel_requests.ts';
 import * as watchedWorkspaceGrantsPolicySets from './migrations/0035_watched_workspace_grants_policy_sets.ts';
 import * as stateResourceCount from './migrations/0036_state_resource_count.ts';
 import * as blobCodec from './migrations/0037_blob_codec.ts';
+import * as stateResourceInstances from './migrations/0038_state_resource_instances.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0035_watched_workspace_grants_policy_sets': watchedWorkspaceGrantsPolicySets,
   '0036_state_resource_count': stateResourceCount,
   '0037_blob_codec': blobCodec,
+  '0038_state_resource_instances': stateResourceInstances,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -359,6 +359,11 @@ export interface StateVersionsTable {
   resources: string | null;
   /** The sum of `resources`' counts (null with them): what a workspace's `resource-count` shows. */
   resource_count: number | null;
+  /**
+   * JSON: each managed resource instance with a digest of its attributes and its history (the
+   * workspace's resources list); null before migration 0038 and while pending.
+   */
+  resource_instances: string | null;
   providers: string | null;
   modules: string | null;
   billable_rum_count: number | null;

@@ -21,8 +21,10 @@ import {
   StateVersionParams,
   UploadParams,
   UploadQuery,
+  WorkspaceResourceListDocument,
+  WorkspaceResourcesQuery,
 } from './schemas.ts';
-import { outputResource, stateVersionPageJson, stateVersionResource } from './serialize.ts';
+import { outputResource, stateVersionPageJson, stateVersionResource, workspaceResourceResource } from './serialize.ts';
 import { MAX_STATE_BYTES, type StateVersionsService, type StateVersionView } from './service.ts';
 
 const tags = ['State versions'];
@@ -181,6 +183,24 @@ export async function stateVersionsRoutes(app: Api, { stateVersions }: { stateVe
       const page = wantsPage(request.query) ? parsePage(request.query) : { number: 1, size: Math.max(all.length, 1), offset: 0 };
       const items = all.slice(page.offset, page.offset + page.size);
       return { data: items.map(outputResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, all.length) };
+    },
+  );
+
+  app.get(
+    '/workspaces/:workspace_id/resources',
+    {
+      schema: {
+        summary: "List a workspace's resources: the managed resource instances of its current state",
+        tags,
+        params: WorkspaceParams,
+        querystring: WorkspaceResourcesQuery,
+        response: responses({ 200: WorkspaceResourceListDocument }),
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const { items, total } = await stateVersions.resources(request.caller, request.params.workspace_id, page);
+      return { data: items.map(workspaceResourceResource), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
     },
   );
 

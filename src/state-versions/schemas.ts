@@ -90,8 +90,26 @@ export const WorkspaceOutputResource = Resource('WorkspaceOutput', 'workspace-ou
   },
 });
 
+export const WorkspaceResourceResource = Resource('WorkspaceResource', 'resources', {
+  description: "A managed resource instance of the workspace's current state (its attribute values are never shown)",
+  attributes: {
+    address: Type.String({ description: 'e.g. `media_bucket.aws_s3_bucket_public_access_block.this[0]`: the module path without `module.`' }),
+    name: Type.String(),
+    'created-at': Timestamp,
+    'updated-at': Timestamp,
+    module: Type.String({ description: '`root`, or the module path without `module.` (`a[0].b`)' }),
+    provider: Type.String({ description: 'the provider without its registry host, e.g. `hashicorp/aws`' }),
+    'provider-type': Type.String({ description: 'the resource type, e.g. `aws_s3_bucket`' }),
+    'modified-by-state-version-id': Type.String({ description: 'the state version that last changed its attributes, or first held it' }),
+    'name-index': StringOrNull({ description: 'the instance key (`count` or `for_each`) as a string, or null' }),
+  },
+  links: false,
+});
+export const WorkspaceResourcesQuery = Type.Object({ ...PageParams });
+
 export const StateVersionDocument = Document(StateVersionResource, 'The state version', OutputResource);
 export const StateVersionListDocument = ListDocument(StateVersionResource, "A page of the workspace's state versions, newest first");
 export const OutputDocument = Document(OutputResource, 'The output, its value shown even when sensitive');
 export const OutputListDocument = ListDocument(OutputResource, 'Outputs, in the order of the state file');
 export const StateBytes = Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'The file, byte for byte as uploaded' });
+export const WorkspaceResourceListDocument = ListDocument(WorkspaceResourceResource, "A page of the workspace's resources, in the order of the state file");

@@ -1,5 +1,5 @@
 import { toOne } from '../jsonapi/relationships.ts';
-import type { BlobKind, ListedVersionView, OutputView } from './service.ts';
+import type { BlobKind, ListedVersionView, OutputView, WorkspaceResourceView } from './service.ts';
 
 const json = (text: string | null) => (text === null ? null : JSON.parse(text));
 
@@ -86,5 +86,24 @@ export function workspaceOutputResource({ output: o, value }: OutputView) {
     type: 'workspace-outputs',
     attributes: { name: o.name, sensitive: o.sensitive, 'output-type': o.type, value: value === undefined ? null : value },
     links: { self: `/api/v2/workspace-outputs/${o.id}` },
+  };
+}
+
+/** One of a workspace's resources: where it is and when it changed, never its attribute values. */
+export function workspaceResourceResource({ id, instance: i }: WorkspaceResourceView) {
+  return {
+    id,
+    type: 'resources',
+    attributes: {
+      address: i.address,
+      name: i.name,
+      'created-at': i.createdAt,
+      'updated-at': i.updatedAt,
+      module: i.module,
+      provider: i.provider,
+      'provider-type': i.type,
+      'modified-by-state-version-id': i.modifiedBy,
+      'name-index': i.index === null ? null : String(i.index),
+    },
   };
 }

@@ -12,13 +12,14 @@ import { checkUploadCredential, issueUploadCredential, uploadUsedUp } from '../c
 import type { BlobKey, BlobStore } from '../blobs/store.ts';
 import { guarded } from '../db/constraints.ts';
 import type { Database, Queryable } from '../db/index.ts';
-import { hasPrefix, newId } from '../ids.ts';
+import { derivedId, hasPrefix, newId } from '../ids.ts';
 import { ApiError, errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import { now } from '../time.ts';
 import { holderOf, type WorkspaceLocksService } from '../workspace-locks/service.ts';
 import type { FoundWorkspace, WorkspaceBase, WorkspacesService } from '../workspaces/service.ts';
+import { readStored, stateInstances, withHistory, type StateInstance, type StoredInstance } from './resource-instances.ts';
 import * as store from './store.ts';
 import type { ListedVersion, StateOutput, StateVersion } from './store.ts';
 
@@ -56,6 +57,12 @@ export interface ListedVersionView {
   uploadCredentials?: Record<BlobKind, string>;
 }
 
+/** One of a workspace's resources (a managed resource instance of its current state), with its stable id. */
+export interface WorkspaceResourceView {
+  id: string;
+  instance: StoredInstance;
+}
+
 export interface OutputView {
   output: StateOutput;
   /** The value, or undefined where it must not be shown (sensitive, in lists). */
@@ -72,6 +79,7 @@ interface ParsedState {
   providers: Record<string, Record<string, number>>;
   modules: Record<string, Record<string, number>>;
   billableRumCount: number;
+  instances: StateInstance[];
 }
 
 /** TFE's coarse output type from Terraform's type constraint (`["list","string"]` → array). */
@@ -138,6 +146,7 @@ export function parseState(bytes: Buffer, pointer: string): ParsedState {
     providers,
     modules,
     billableRumCount: billable,
+    instances: stateInstances(doc),
   };
 }
 
@@ -206,6 +215,35 @@ export function createStateVersionsService(deps: {
     return { version, found };
   }
 
+  /**
+   * The digest that tells whether a resource's attributes changed between versions, a MAC:
+   * keyed, so that the digests in the database cannot confirm a guess of a state's values (the
+   * state itself is sealed). A new primary key marks every resource changed once, at the next version.
+   */
+  const attributesDigest = (attributes: string) => keyring().sign('state-resource-attributes', attributes);
+
+  /**
+   * A version's resource instances: as stored, or, for a version stored before migration 0038,
+   * derived from its state file, each created and last modified by that version (`digest` only
+   * where the list is carried forward, not where it is shown).
+   */
+  async function instancesOf(
+    q: Queryable,
+    row: { id: string; createdAt: string; finalizedAt: string | null; resourceInstances: string | null },
+    digest: (attributes: string) => string,
+  ): Promise<StoredInstance[]> {
+    if (row.resourceInstances !== null) return readStored(row.resourceInstances);
+    const bytes = await blobs.get(blobKey(row.id, 'state'), q);
+    if (!bytes) return [];
+    let parsed: ParsedState;
+    try {
+      parsed = parseState(bytes, '/');
+    } catch {
+      return [];
+    }
+    return withHistory(parsed.instances, [], { id: row.id, at: row.finalizedAt ?? row.createdAt }, digest);
+  }
+
   async function views(versions: readonly StateVersion[]): Promise<StateVersionView[]> {
     const outputs = await store.outputsOf(
       db,
@@ -249,6 +287,11 @@ export function createStateVersionsService(deps: {
       };
     });
     await store.insertOutputs(q, outputs);
+    const finalizedAt = now();
+    // The version still pending, the current one is the one before it: what carries history forward.
+    const previousRow = await store.currentResourceInstances(q, version.workspaceId);
+    const previous = previousRow ? await instancesOf(q, previousRow, attributesDigest) : [];
+    const instances = withHistory(parsed.instances, previous, { id: version.id, at: finalizedAt }, attributesDigest);
     return {
       position: await store.nextPosition(q, version.workspaceId),
       stateSize: bytes.length,
@@ -259,7 +302,8 @@ export function createStateVersionsService(deps: {
       providers: JSON.stringify(parsed.providers),
       modules: JSON.stringify(parsed.modules),
       billableRumCount: parsed.billableRumCount,
-      finalizedAt: now(),
+      resourceInstances: JSON.stringify(instances),
+      finalizedAt,
       lineage: version.lineage ?? parsed.lineage,
     };
   }
@@ -429,6 +473,22 @@ export function createStateVersionsService(deps: {
       const found = await workspaces.find(caller, { organizationName, name: workspaceName });
       authorize(found, 'read-state');
       return store.listVersions(db, found.workspace.id, page);
+    },
+
+    /**
+     * The workspace's resources: the managed resource instances of its current state (none
+     * without one), a page of them and how many there are. One query after the workspace's; a
+     * version stored before migration 0038 is read from its state file, and not written back.
+     */
+    async resources(caller: Caller, workspaceId: string, page: Page): Promise<{ items: WorkspaceResourceView[]; total: number }> {
+      const found = await workspaces.find(caller, { id: workspaceId });
+      authorize(found, 'read-state');
+      const row = await store.currentResourceInstances(db, found.workspace.id);
+      const all = row ? await instancesOf(db, row, () => '') : [];
+      const items = all
+        .slice(page.offset, page.offset + page.size)
+        .map((instance) => ({ id: derivedId('wsr', found.workspace.id, instance.address), instance }));
+      return { items, total: all.length };
     },
 
     /** The state (or JSON state) of a version, as it was uploaded; 404 while it has none. */

@@ -69,6 +69,12 @@ const VERSION_COLUMNS: ColumnMap<StateVersionsTable, StateVersion> = {
   finalizedAt: 'finalized_at',
 };
 const VERSIONS = columns(VERSION_COLUMNS);
+/**
+ * What a version's reads select: every column a `StateVersion` holds, and not its resource
+ * instances (a list as long as the state has instances), which only the resources list reads.
+ */
+const VERSION_COLUMN_NAMES = columnNames(VERSION_COLUMNS);
+const readVersion = (r: Pick<Selectable<StateVersionsTable>, (typeof VERSION_COLUMN_NAMES)[number]>) => VERSIONS.read(r as Selectable<StateVersionsTable>);
 
 export interface StateOutput {
   id: string;
@@ -109,7 +115,10 @@ export type Finalization = Pick<
   | 'billableRumCount'
   | 'finalizedAt'
   | 'lineage'
->;
+> & {
+  /** JSON text: the version's resource instances (resource-instances.ts). */
+  resourceInstances: string;
+};
 const finalization = VERSIONS.patch(
   'position',
   'stateSize',
@@ -128,7 +137,7 @@ const finalization = VERSIONS.patch(
 export async function finalize(q: Queryable, id: string, f: Finalization): Promise<number> {
   const r = await q
     .updateTable('state_versions')
-    .set({ ...finalization(f), status: 'finalized' })
+    .set({ ...finalization(f), resource_instances: f.resourceInstances, status: 'finalized' })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .executeTakeFirst();
@@ -140,23 +149,39 @@ export async function markJsonStateUploaded(q: Queryable, id: string): Promise<v
 }
 
 export async function findVersion(q: Queryable, id: string, forUpdate = false): Promise<StateVersion | undefined> {
-  let query = q.selectFrom('state_versions').selectAll().where('id', '=', id);
+  let query = q.selectFrom('state_versions').select(VERSION_COLUMN_NAMES).where('id', '=', id);
   if (forUpdate && supportsRowLocks(q)) query = query.forUpdate();
   const r = await query.executeTakeFirst();
-  return r && VERSIONS.read(r);
+  return r && readVersion(r);
 }
 
 /** The current state version of a workspace: the last to become final. */
 export async function currentVersion(q: Queryable, workspaceId: string): Promise<StateVersion | undefined> {
   const r = await q
     .selectFrom('state_versions')
-    .selectAll()
+    .select(VERSION_COLUMN_NAMES)
     .where('workspace_id', '=', workspaceId)
     .where('position', 'is not', null)
     .orderBy('position', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return r && VERSIONS.read(r);
+  return r && readVersion(r);
+}
+
+/** The current version's resource instances as stored (null: a version stored before migration 0038), in one query. */
+export async function currentResourceInstances(
+  q: Queryable,
+  workspaceId: string,
+): Promise<{ id: string; createdAt: string; finalizedAt: string | null; resourceInstances: string | null } | undefined> {
+  const r = await q
+    .selectFrom('state_versions')
+    .select(['id', 'created_at', 'finalized_at', 'resource_instances'])
+    .where('workspace_id', '=', workspaceId)
+    .where('position', 'is not', null)
+    .orderBy('position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return r && { id: r.id, createdAt: r.created_at, finalizedAt: r.finalized_at, resourceInstances: r.resource_instances };
 }
 
 /** The current versions of several workspaces (one query), by workspace id. */
@@ -164,7 +189,7 @@ export async function currentVersions(q: Queryable, workspaceIds: readonly strin
   if (workspaceIds.length === 0) return new Map();
   const rows = await q
     .selectFrom('state_versions as sv')
-    .selectAll('sv')
+    .select(VERSION_COLUMN_NAMES.map((c) => `sv.${c}` as const))
     .where('sv.workspace_id', 'in', [...workspaceIds])
     .where((eb) =>
       eb(
@@ -177,7 +202,7 @@ export async function currentVersions(q: Queryable, workspaceIds: readonly strin
       ),
     )
     .execute();
-  return new Map(rows.map((r) => [r.workspace_id, VERSIONS.read(r)]));
+  return new Map(rows.map((r) => [r.workspace_id, readVersion(r)]));
 }
 
 export async function nextPosition(q: Queryable, workspaceId: string): Promise<number> {

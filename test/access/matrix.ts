@@ -743,6 +743,12 @@ export const MATRIX: Section[] = [
         "list the current state's outputs",
         [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403],
       ),
+      // The resources list is read from the state: `state-versions: read`, as the versions are.
+      row(
+        'GET /api/v2/workspaces/:workspace_id/resources',
+        "list the workspace's resources",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403],
+      ),
       row(
         'GET /api/v2/state-version-outputs/:state_version_output_id',
         'show an output, sensitive value included',

@@ -391,6 +391,7 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/workspaces/:workspace_id/current-state-version-outputs': {
     make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }),
   },
+  'GET /api/v2/workspaces/:workspace_id/resources': { make: async (w) => ({ params: { workspace_id: (await stateVersion(w)).workspace.id } }) },
   'GET /api/v2/state-versions': {
     make: async (w) => ({ query: `filter[workspace][name]=${(await stateVersion(w)).workspace.name}&filter[organization][name]=${(await w.org()).name}` }),
   },

@@ -21,8 +21,9 @@ const generated = (column: string) =>
   column === 'id' ||
   column.endsWith('_id') ||
   column.endsWith('_at') ||
-  // status_timestamps: a JSON object of times; a blob's owner: the id of the row it belongs to.
-  ['name', 'username', 'email', 'key', 'digest', 'seq', 'status_timestamps', 'owner'].includes(column);
+  // status_timestamps: a JSON object of times; a blob's owner: the id of the row it belongs to;
+  // resource_instances: each entry's times and the id of the state version that wrote it.
+  ['name', 'username', 'email', 'key', 'digest', 'seq', 'status_timestamps', 'owner', 'resource_instances'].includes(column);
 
 type DbRow = Record<string, unknown>;
 type Snapshot = Map<string, DbRow[]>;

@@ -201,8 +201,13 @@ suite('robustness: malformed requests', (ctx) => {
       const res = await ctx.app.inject({ method: r.method as 'GET', url: r.url, headers: r.headers, payload: r.payload });
       byStatus.set(res.statusCode, (byStatus.get(res.statusCode) ?? 0) + 1);
       const context = `${r.why}: ${r.method} ${r.url.slice(0, 200)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
-      assert.ok(res.statusCode >= 400 && res.statusCode < 500, context);
       assert.ok(!res.body.includes('fuzz-sensitive-value'), `a sensitive value leaked: ${context}`);
+      // A `..` id (`%2e%2e` too) is resolved by the URL parser before routing: the request is
+      // another route's (`/organizations/../organization-memberships` is the caller's own list),
+      // which may answer it. It still must not fail, leak or change anything (the snapshot below).
+      const landed = new URL(r.url, 'http://fuzz.invalid').pathname;
+      if (landed !== r.url.split('?')[0] && res.statusCode < 300) continue;
+      assert.ok(res.statusCode >= 400 && res.statusCode < 500, context);
       const body = JSON.parse(res.body);
       assert.ok(Array.isArray(body.errors) && body.errors.length > 0, context);
       for (const e of body.errors) {
