@@ -23,7 +23,7 @@ import { agentPoolsRoutes } from './agent-pools/routes.ts';
 import { agentEndpointRoutes, agentsRoutes } from './agents/routes.ts';
 import { agentProtocolRoutes } from './agent-protocol/routes.ts';
 import { localJobPort } from './runner/local.ts';
-import { organizationsRoutes } from './organizations/routes.ts';
+import { adminOrganizationsRoutes, organizationsRoutes } from './organizations/routes.ts';
 import { projectsRoutes } from './projects/routes.ts';
 import { teamProjectsRoutes } from './team-projects/routes.ts';
 import { tagsRoutes } from './tags/routes.ts';
@@ -226,6 +226,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         const typed = authenticated as unknown as Api;
         await usersRoutes(typed, services);
         await organizationsRoutes(typed, services);
+        await adminOrganizationsRoutes(typed, services);
         await teamsRoutes(typed, services);
         await organizationMembershipsRoutes(typed, services);
         await tokensRoutes(typed, services);

@@ -1,8 +1,17 @@
 import type { Static } from 'typebox';
+import type { Caller } from '../auth/caller.ts';
 import type { Api } from '../api.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
+import type { TeamsService } from '../teams/service.ts';
+import { userResource } from '../users/serialize.ts';
+import type { UsersService } from '../users/service.ts';
+import { includes } from '../jsonapi/query.ts';
 import {
+  AdminOrganizationDocument,
+  AdminOrganizationListDocument,
+  AdminOrganizationParams,
+  AdminOrganizationsQuery,
   CreateOrganizationBody,
   EntitlementSetDocument,
   ExecutionAttributes,
@@ -14,8 +23,9 @@ import {
   SettingsAttributes,
   UpdateOrganizationBody,
 } from './schemas.ts';
-import { entitlementSetResource, organizationResource } from './serialize.ts';
+import { adminOrganizationResource, entitlementSetResource, organizationResource } from './serialize.ts';
 import type { OrganizationInput, OrganizationsService } from './service.ts';
+import type { Organization } from './store.ts';
 import { NoContent, responses } from '../jsonapi/schemas.ts';
 
 /** The settings a create or update body sends, member by member. */
@@ -122,6 +132,78 @@ export async function organizationsRoutes(app: Api, { organizations }: { organiz
     { schema: { summary: 'Delete an organization and everything in it', tags, params: OrganizationParams, response: responses({ 204: NoContent }) } },
     async (request, reply) => {
       await organizations.destroy(request.caller, request.params.organization_name);
+      return reply.code(204).send();
+    },
+  );
+}
+
+/**
+ * TFE's admin API for organizations (site admins; to anyone else it does not exist): every
+ * organization listed, shown and deleted, with its owners. What TFE's admin update changes
+ * (beta tools, module consumers, disabling, per-organization timeouts) Hangar does not have, so
+ * there is no update.
+ */
+export async function adminOrganizationsRoutes(
+  app: Api,
+  { organizations, teams, users }: { organizations: OrganizationsService; teams: TeamsService; users: UsersService },
+): Promise<void> {
+  const runTimeoutSeconds = app.config.runTimeoutMs / 1000;
+  const adminTags = ['Organizations (site admins)'];
+  /** The page's resources with their owners, and the owners themselves when asked: two queries. */
+  async function documentOf(caller: Caller, orgs: readonly Organization[], include: string | undefined) {
+    const wanted = includes(include, ['owners']);
+    const owners = await teams.ownersOf(orgs.map((o) => o.id));
+    const data = orgs.map((o) => adminOrganizationResource(o, owners.get(o.id) ?? [], runTimeoutSeconds));
+    if (!wanted.includes('owners')) return { data };
+    const ids = [...new Set([...owners.values()].flat())];
+    return { data, included: (await users.adminViews(caller, ids)).map(userResource) };
+  }
+
+  app.get(
+    '/admin/organizations',
+    {
+      schema: {
+        summary: 'List every organization (site admins)',
+        tags: adminTags,
+        querystring: AdminOrganizationsQuery,
+        response: responses({ 200: AdminOrganizationListDocument }),
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const { items, total } = await organizations.adminList(request.caller, request.query.q || undefined, page);
+      return { ...(await documentOf(request.caller, items, request.query.include)), ...envelope(absoluteUrl(request, app.config.baseUrl), page, total) };
+    },
+  );
+
+  app.get(
+    '/admin/organizations/:organization_name',
+    {
+      schema: {
+        summary: 'Show any organization (site admins)',
+        tags: adminTags,
+        params: AdminOrganizationParams,
+        response: responses({ 200: AdminOrganizationDocument }),
+      },
+    },
+    async (request) => {
+      const { data } = await documentOf(request.caller, [await organizations.adminShow(request.caller, request.params.organization_name)], undefined);
+      return { data: data[0] };
+    },
+  );
+
+  app.delete(
+    '/admin/organizations/:organization_name',
+    {
+      schema: {
+        summary: 'Delete any organization and everything in it (site admins)',
+        tags: adminTags,
+        params: AdminOrganizationParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await organizations.adminDestroy(request.caller, request.params.organization_name);
       return reply.code(204).send();
     },
   );

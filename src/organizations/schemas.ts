@@ -12,8 +12,10 @@ import {
   StringOrNull,
   Timestamp,
   TimestampOrNull,
+  ToMany,
   ToOneOrNone,
 } from '../jsonapi/schemas.ts';
+import { UserResource } from '../users/schemas.ts';
 
 export const OrganizationParams = Type.Object({ organization_name: Type.String() });
 
@@ -159,3 +161,45 @@ export const EntitlementSetResource = Resource('EntitlementSet', 'entitlement-se
 });
 
 export const EntitlementSetDocument = Document(EntitlementSetResource, 'What this installation offers the organization (Hangar has no paid tiers)');
+
+// ---- TFE's admin API for organizations (site admins)
+
+export const AdminOrganizationsQuery = Type.Object({
+  ...PageParams,
+  /** A substring of the name or the notification e-mail address, in any case. */
+  q: Type.Optional(Type.String()),
+  /** `owners` adds the owners team's members to `included`. */
+  include: Type.Optional(Type.String()),
+});
+
+export const AdminOrganizationParams = Type.Object({ organization_name: Type.String() });
+
+const Duration = Type.String({ description: 'a Go duration such as "2h": HANGAR_RUN_TIMEOUT, the limit every plan and apply of this installation runs under' });
+const Fixed = (description: string) => Type.Boolean({ description });
+
+export const AdminOrganizationResource = Resource('AdminOrganization', 'organizations', {
+  attributes: {
+    name: Type.String(),
+    'external-id': Type.String(),
+    'notification-email': Type.String(),
+    'created-at': Timestamp,
+    'access-beta-tools': Fixed('always false: Hangar has no beta tools'),
+    'global-module-sharing': Fixed('always false: Hangar has no module registry'),
+    'global-provider-sharing': Fixed('always false: Hangar has no provider registry'),
+    'is-disabled': Fixed('always false: organizations cannot be disabled, only deleted'),
+    'sso-enabled': Fixed('always false: Hangar has no SSO'),
+    'terraform-worker-sudo-enabled': Fixed('always false: jobs never run with sudo'),
+    'terraform-build-worker-apply-timeout': Duration,
+    'terraform-build-worker-plan-timeout': Duration,
+    'apply-timeout': Duration,
+    'plan-timeout': Duration,
+    'workspace-limit': IntegerOrNull({ description: 'always null: no limit' }),
+  },
+  relationships: { owners: ToMany('users') },
+  description: "An organization as TFE's admin API shows it to site admins; its id is its name",
+});
+
+export const AdminOrganizationDocument = Document(AdminOrganizationResource, 'The organization, as a site admin sees it');
+export const AdminOrganizationListDocument = ListDocument(AdminOrganizationResource, 'A page of every organization of the installation, newest first', {
+  included: UserResource,
+});

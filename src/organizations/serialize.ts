@@ -1,4 +1,5 @@
 import type { OrganizationView } from './service.ts';
+import type { Organization } from './store.ts';
 
 export function organizationResource({ org, permissions, defaultProjectId }: OrganizationView) {
   const path = `/api/v2/organizations/${encodeURIComponent(org.name)}`;
@@ -68,5 +69,43 @@ export function entitlementSetResource(view: OrganizationView) {
       'policy-limit': null,
     },
     links: { self: `/api/v2/entitlement-sets/${view.org.id}` },
+  };
+}
+
+/** Seconds as the shortest Go duration that says them ("2h", "90m", "45s"), as TFE writes its timeouts. */
+export function goDuration(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
+
+/**
+ * An organization in TFE's admin API. The settings Hangar does not have are their fixed answers;
+ * the timeouts are the installation's run limit (HANGAR_RUN_TIMEOUT), the same for every plan and apply.
+ */
+export function adminOrganizationResource(org: Organization, ownerIds: readonly string[], runTimeoutSeconds: number) {
+  const timeout = goDuration(runTimeoutSeconds);
+  return {
+    id: org.name,
+    type: 'organizations',
+    attributes: {
+      name: org.name,
+      'external-id': org.id,
+      'notification-email': org.email,
+      'created-at': org.createdAt,
+      'access-beta-tools': false,
+      'global-module-sharing': false,
+      'global-provider-sharing': false,
+      'is-disabled': false,
+      'sso-enabled': false,
+      'terraform-worker-sudo-enabled': false,
+      'terraform-build-worker-apply-timeout': timeout,
+      'terraform-build-worker-plan-timeout': timeout,
+      'apply-timeout': timeout,
+      'plan-timeout': timeout,
+      'workspace-limit': null,
+    },
+    relationships: { owners: { data: ownerIds.map((id) => ({ id, type: 'users' })) } },
+    links: { self: `/api/v2/admin/organizations/${encodeURIComponent(org.name)}` },
   };
 }

@@ -101,6 +101,21 @@ export function createOrganizationsService(deps: {
 
   const viewOf = async (caller: Caller, org: Organization, known?: Standing) => (await views(caller, [org], known))[0]!;
 
+  /** Any organization by name, for a site admin (TFE's admin API); 404 when there is none. */
+  async function adminShow(caller: Caller, name: string): Promise<Organization> {
+    authorize({ principal: caller.principal }, 'administer-site');
+    const org = await store.findOrganizationByName(db, name);
+    if (!org) throw errors.notFound();
+    return org;
+  }
+
+  /** The organization, everything in it (the schema's cascades) and the account its token acts as, in one transaction. */
+  const deleteWithServiceUser = (org: Organization) =>
+    database.transaction(async (trx) => {
+      await store.deleteOrganization(trx, org.id);
+      await deps.users.deleteServiceUser(trx, org.serviceUserId);
+    });
+
   return {
     /** Registers what must be created with every organization, in the same transaction. */
     onCreated(hook: OrganizationCreatedHook): void {
@@ -169,10 +184,20 @@ export function createOrganizationsService(deps: {
     /** Deletes the organization and, through the schema's cascades, everything in it. */
     async destroy(caller: Caller, name: string): Promise<void> {
       const { org } = await organizationLookup.find(caller, name, 'destroy-organization');
-      await database.transaction(async (trx) => {
-        await store.deleteOrganization(trx, org.id);
-        await deps.users.deleteServiceUser(trx, org.serviceUserId);
-      });
+      await deleteWithServiceUser(org);
+    },
+
+    /** TFE's admin API (site admins): every organization, searched by name or notification e-mail. */
+    async adminList(caller: Caller, query: string | undefined, page: Page): Promise<{ items: Organization[]; total: number }> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      return store.listOrganizations(db, null, { search: query }, page);
+    },
+
+    adminShow,
+
+    /** Deletes any organization, as `destroy` does, for a site admin. */
+    async adminDestroy(caller: Caller, name: string): Promise<void> {
+      await deleteWithServiceUser(await adminShow(caller, name));
     },
   };
 }

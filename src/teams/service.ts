@@ -276,6 +276,13 @@ export function createTeamsService(deps: {
     },
 
     /** Teams of one organization among `ids`, whatever their visibility (for invitations naming them). */
+    /** For the site admin's organization views: the owners team's members of each organization, in one query. */
+    async ownersOf(organizationIds: readonly string[]): Promise<Map<string, string[]>> {
+      const owners = new Map<string, string[]>();
+      for (const { organizationId, userId } of await store.ownersOf(db, organizationIds))
+        owners.set(organizationId, [...(owners.get(organizationId) ?? []), userId]);
+      return owners;
+    },
     inOrganization: (q: Queryable, organizationId: string, ids: readonly string[]) => store.findTeamsByIds(q, organizationId, ids),
 
     checkMembershipGift: async (standing: Standing, team: Team) => checkMembershipGift({ standing, team }),

@@ -181,6 +181,20 @@ export async function teamsOfUsers(q: Queryable, organizationId: string, userIds
     .execute();
 }
 
+/** The members of these organizations' owners teams, oldest first: TFE's admin view names them `owners`. */
+export async function ownersOf(q: Queryable, organizationIds: readonly string[]): Promise<Array<{ organizationId: string; userId: string }>> {
+  if (organizationIds.length === 0) return [];
+  return q
+    .selectFrom('team_memberships as m')
+    .innerJoin('teams as t', 't.id', 'm.team_id')
+    .select(['t.organization_id as organizationId', 'm.user_id as userId'])
+    .where('t.is_owners', '=', true)
+    .where('t.organization_id', 'in', [...new Set(organizationIds)])
+    .orderBy('m.created_at')
+    .orderBy('m.user_id')
+    .execute();
+}
+
 export async function findTeamsByIds(q: Queryable, organizationId: string, ids: readonly string[]): Promise<Team[]> {
   if (ids.length === 0) return [];
   const rows = await q

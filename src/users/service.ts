@@ -207,6 +207,15 @@ export function createUsersService({ database }: { database: Database }) {
       return store.listPeople(db, filter, page);
     },
 
+    /**
+     * Users a site admin's document includes (an organization's owners), with their addresses, as
+     * the admin's list of people shows them: one query. Site admins only.
+     */
+    async adminViews(caller: Caller, ids: readonly string[]): Promise<UserView[]> {
+      authorize({ principal: caller.principal }, 'administer-site');
+      return (await store.findUsersByIds(db, ids)).map((user) => ({ user, permissions: userPermissions(user), showsEmail: true }));
+    },
+
     /** Users another document includes (a team's members), as `show` would present each: one query. */
     async views(caller: Caller, ids: readonly string[]): Promise<UserView[]> {
       return (await store.findUsersByIds(db, ids)).map((user) => viewFor(caller, user));

@@ -921,6 +921,21 @@ export const MATRIX: Section[] = [
         'list every workspace of the installation',
         [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 200, 404],
       ),
+      row(
+        'GET /api/v2/admin/organizations',
+        'list every organization of the installation',
+        [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 200, 404],
+      ),
+      row(
+        'GET /api/v2/admin/organizations/:organization_name',
+        'show any organization',
+        [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 200, 404],
+      ),
+      row(
+        'DELETE /api/v2/admin/organizations/:organization_name',
+        'delete any organization',
+        [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 204, 404],
+      ),
       row('GET /api/v2/admin/workspaces/:workspace_id', 'show any workspace', [404, 404, 404, 404, 404, 404, 404, 401, 401, 401, 404, 404, 404, 404, 200, 404]),
       row(
         'DELETE /api/v2/admin/workspaces/:workspace_id',

@@ -499,6 +499,9 @@ export const REQUESTS: Record<string, RowRequest> = {
   'GET /api/v2/admin/workspaces': {
     make: async (w) => (await w.run(), { query: 'include=organization,current_run&sort=-current-run.created-at&filter[current_run][status]=plan_queued' }),
   },
+  'GET /api/v2/admin/organizations': { make: async (w) => (await w.org(), { query: 'include=owners' }) },
+  'GET /api/v2/admin/organizations/:organization_name': { make: async (w) => ({ params: await org(w) }) },
+  'DELETE /api/v2/admin/organizations/:organization_name': { isolate: true, make: async (w) => ({ params: await org(w) }) },
   'GET /api/v2/admin/workspaces/:workspace_id': { make: async (w) => ({ params: { workspace_id: (await w.workspace()).id } }) },
   'DELETE /api/v2/admin/workspaces/:workspace_id': { make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id } }) },
   'POST /api/v2/admin/runs/:run_id/actions/force-cancel': { make: async (w) => ({ params: { run_id: await w.freshRun() }, body: {} }) },

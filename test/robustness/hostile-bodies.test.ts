@@ -239,11 +239,11 @@ suite('robustness: over-deep JSON on every route that takes a body', (ctx) => {
       // TFE's older /vars/:id has no GET: the variable is looked at through its workspace; a
       // site-admin route (the owner is no site admin) through the organization's own route.
       const legacyVariable = /^\/api\/v2\/vars\/([^/]+)$/.exec(url);
-      const adminWorkspace = /^\/api\/v2\/admin\/workspaces\/([^/]+)$/.exec(url);
+      const adminThing = /^\/api\/v2\/admin\/(workspaces|organizations)\/([^/]+)$/.exec(url);
       const seenAt = legacyVariable
         ? `/api/v2/workspaces/${world.params.workspace_id!.own}/vars/${legacyVariable[1]}`
-        : adminWorkspace
-          ? `/api/v2/workspaces/${adminWorkspace[1]}`
+        : adminThing
+          ? `/api/v2/${adminThing[1]}/${adminThing[2]}`
           : url;
       const still = await ctx.get(seenAt, world.ownerToken);
       assert.equal(still.status, 200, `${url} is gone after a refused DELETE: ${still.raw.slice(0, 200)}`);
