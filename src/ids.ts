@@ -38,7 +38,8 @@ export type IdPrefix =
   | 're'
   | 'wsc'
   | 'polchk'
-  | 'wsr';
+  | 'wsr'
+  | 'rt';
 
 /** Resource ids look like TFE's: `prj-` + 16 base62 characters. */
 export function newId(prefix: IdPrefix): string {

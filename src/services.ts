@@ -23,6 +23,7 @@ import { createTeamsService } from './teams/service.ts';
 import { createOrganizationMembershipsService } from './organization-memberships/service.ts';
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
+import { createRunTriggersService } from './run-triggers/service.ts';
 import { createAutoDestroyService } from './auto-destroy/service.ts';
 import { createJobSignal, createJobsService } from './jobs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
@@ -83,7 +84,9 @@ export function createServices(database: Database, options: ServiceOptions = {})
   const jobs = createJobsService({ database, keyring: options.keyring ?? null, blobs });
   // Wakes this process's runners when a job is queued here (runner/workers.ts).
   const jobSignal = createJobSignal();
-  const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions, jobs, signal: jobSignal });
+  // Before runs: a run that applies asks which workspaces its workspace triggers, and queues their runs.
+  const runTriggers = createRunTriggersService({ database, workspaces });
+  const runs = createRunsService({ database, workspaces, workspaceLocks, configurationVersions, jobs, signal: jobSignal, runTriggers });
   // The scheduler's auto-destroy pass (runner/workers.ts): destroy runs for idle workspaces.
   const autoDestroy = createAutoDestroyService({ database, runs });
   const teamProjects = createTeamProjectsService({ database, projectAccess, teams });
@@ -137,6 +140,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     teamWorkspaces,
     configurationVersions,
     runs,
+    runTriggers,
     jobs,
     jobSignal,
     autoDestroy,

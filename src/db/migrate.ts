@@ -35,6 +35,7 @@ import * as watchedWorkspaceGrantsPolicySets from './migrations/0035_watched_wor
 import * as stateResourceCount from './migrations/0036_state_resource_count.ts';
 import * as blobCodec from './migrations/0037_blob_codec.ts';
 import * as stateResourceInstances from './migrations/0038_state_resource_instances.ts';
+import * as runTriggers from './migrations/0039_run_triggers.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0036_state_resource_count': stateResourceCount,
   '0037_blob_codec': blobCodec,
   '0038_state_resource_instances': stateResourceInstances,
+  '0039_run_triggers': runTriggers,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

@@ -614,6 +614,16 @@ export interface Schema {
   login_codes: LoginCodesTable;
   oidc_sign_ins: OidcSignInsTable;
   user_identities: UserIdentitiesTable;
+  run_triggers: RunTriggersTable;
+}
+
+/** A run trigger: a successful apply in `sourceable_id` queues a run in `workspace_id`. */
+export interface RunTriggersTable {
+  id: string;
+  workspace_id: string;
+  sourceable_id: string;
+  created_at: string;
+  seq: Generated<number>;
 }
 
 export interface PolicyChecksTable {

@@ -9,8 +9,9 @@ import type { ConfigurationVersionsService } from '../configuration-versions/ser
 import type { Database, Queryable } from '../db/index.ts';
 import { hasPrefix, newId } from '../ids.ts';
 import type { Job, JobSignal, JobsService, ResourceCounts } from '../jobs/service.ts';
-import { errors } from '../jsonapi/errors.ts';
+import { ApiError, errors } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
+import type { RunTriggersService } from '../run-triggers/service.ts';
 import { now } from '../time.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
 import { effectiveExecution, type FoundWorkspace, type WorkspaceBase, type WorkspacesService } from '../workspaces/service.ts';
@@ -94,6 +95,7 @@ export function createRunsService(deps: {
   configurationVersions: ConfigurationVersionsService;
   jobs: JobsService;
   signal: JobSignal;
+  runTriggers: Pick<RunTriggersService, 'targetsOf'>;
 }) {
   const { database, jobs } = deps;
   const db = database.db;
@@ -273,6 +275,110 @@ export function createRunsService(deps: {
     const canceled = await move(q, run, 'canceled');
     if (canceled) await ended(q, canceled);
     return true;
+  }
+
+  /**
+   * A run Hangar queues itself (auto-destroy, a run trigger), in the caller's transaction: with
+   * the workspace's newest uploaded configuration, created by nobody, behind the workspace's
+   * queue. Null when the workspace has no configuration to run.
+   */
+  async function queueOwnRun(
+    trx: Queryable,
+    o: { workspaceId: string; agentPoolId: string | null; message: string; source: string; isDestroy: boolean; autoApply: boolean },
+  ): Promise<string | null> {
+    const cv = await deps.configurationVersions.latestUploaded(trx, o.workspaceId);
+    if (!cv || cv.status !== 'uploaded') return null;
+    const at = now();
+    const run: Run = {
+      id: newId('run'),
+      workspaceId: o.workspaceId,
+      configurationVersionId: cv.id,
+      status: 'pending',
+      message: o.message,
+      source: o.source,
+      isDestroy: o.isDestroy,
+      refresh: true,
+      refreshOnly: false,
+      planOnly: false,
+      autoApply: o.autoApply,
+      allowEmptyApply: false,
+      savePlan: false,
+      speculative: false,
+      hasChanges: false,
+      targetAddrs: [],
+      replaceAddrs: [],
+      variables: [],
+      statusTimestamps: { 'plan-queueable-at': at },
+      createdByUserId: null,
+      confirmedByUserId: null,
+      terraformVersion: null,
+      createdAt: at,
+    };
+    await store.insertRun(trx, run);
+    await event(trx, run, 'queued', null, at);
+    await jobs.createForRun(trx, run.id, o.agentPoolId, at);
+    await startNext(trx, o.workspaceId);
+    return run.id;
+  }
+
+  /**
+   * A run in `workspaceId` queued by a run trigger after `source` applied, in its own transaction,
+   * auto-applied as the workspace's `auto-apply-run-trigger` says. None for a workspace in `local`
+   * mode (Hangar executes nothing there) or without a configuration to run.
+   */
+  async function queueTriggered(source: Run, sourceName: string, workspaceId: string): Promise<string | null> {
+    const [workspace] = await deps.workspaces.rows([workspaceId]);
+    if (!workspace) return null;
+    const execution = await deps.workspaces.executionOf(workspace);
+    if (!execution || execution.mode === 'local') return null;
+    return database.transaction((trx) =>
+      queueOwnRun(trx, {
+        workspaceId,
+        agentPoolId: execution.mode === 'agent' ? execution.agentPoolId : null,
+        message: `Triggered by successful apply of ${source.id} in workspace ${sourceName}`,
+        source: 'tfe-run-trigger',
+        isDestroy: false,
+        autoApply: workspace.autoApplyRunTrigger,
+      }),
+    );
+  }
+
+  /**
+   * After `source` applied (its transaction committed): a run in every workspace its workspace
+   * triggers. Each is queued on its own, so one that fails (recorded as a `run_trigger_failed`
+   * event of the source run) neither stops the others nor changes the source run.
+   */
+  async function triggerRuns(source: Run): Promise<void> {
+    const failed = (target: string, e: unknown) =>
+      store
+        .insertEvent(db, {
+          id: newId('re'),
+          runId: source.id,
+          action: 'run_trigger_failed',
+          // An ApiError says what a user may read; anything else (the database's words) is not shown.
+          description: `No run could be queued in ${target}: ${e instanceof ApiError ? e.message : 'an internal error'}`.slice(0, 1000),
+          actorUserId: null,
+          commentId: null,
+          createdAt: now(),
+        })
+        .catch(() => undefined);
+    let targets: string[];
+    let sourceName: string;
+    try {
+      targets = await deps.runTriggers.targetsOf(db, source.workspaceId);
+      if (targets.length === 0) return;
+      sourceName = (await deps.workspaces.rows([source.workspaceId]))[0]?.name ?? source.workspaceId;
+    } catch (e) {
+      // The report must not fail once the run is applied: a runner would report (and record its state) again.
+      return void (await failed('the triggered workspaces', e));
+    }
+    for (const target of targets) {
+      try {
+        await queueTriggered(source, sourceName, target);
+      } catch (e) {
+        await failed(target, e);
+      }
+    }
   }
 
   const may = (found: FoundWorkspace) => {
@@ -630,13 +736,16 @@ export function createRunsService(deps: {
       },
 
       async applied(job: Job, counts: ResourceCounts): Promise<void> {
-        await database.transaction(async (trx) => {
+        const done = await database.transaction(async (trx) => {
           await jobs.move(trx, job, ['running'], 'finished', now(), counts);
           await jobs.completeLog(trx, job.id);
           const run = (await store.findRun(trx, job.runId))!;
           const done = await move(trx, run, 'applied');
           if (done) await ended(trx, done);
+          return done;
         });
+        // Only the report that moved the run fires its triggers (a retried report changes nothing).
+        if (done) await triggerRuns(done);
         deps.signal.notify();
       },
 
@@ -675,40 +784,8 @@ export function createRunsService(deps: {
       ): Promise<string | null> {
         const id = await database.transaction(async (trx) => {
           if (!(await claim(trx))) return null;
-          const cv = await deps.configurationVersions.latestUploaded(trx, workspaceId);
-          if (!cv) return null;
-          const at = now();
-          const run: Run = {
-            id: newId('run'),
-            workspaceId,
-            configurationVersionId: cv.id,
-            status: 'pending',
-            message,
-            source: 'tfe-api',
-            isDestroy: true,
-            refresh: true,
-            refreshOnly: false,
-            planOnly: false,
-            // TFE: an automatic destroy plan is applied without asking.
-            autoApply: true,
-            allowEmptyApply: false,
-            savePlan: false,
-            speculative: false,
-            hasChanges: false,
-            targetAddrs: [],
-            replaceAddrs: [],
-            variables: [],
-            statusTimestamps: { 'plan-queueable-at': at },
-            createdByUserId: null,
-            confirmedByUserId: null,
-            terraformVersion: null,
-            createdAt: at,
-          };
-          await store.insertRun(trx, run);
-          await event(trx, run, 'queued', null, at);
-          await jobs.createForRun(trx, run.id, agentPoolId, at);
-          await startNext(trx, workspaceId);
-          return run.id;
+          // TFE: an automatic destroy plan is applied without asking.
+          return queueOwnRun(trx, { workspaceId, agentPoolId, message, source: 'tfe-api', isDestroy: true, autoApply: true });
         });
         if (id) deps.signal.notify();
         return id;

@@ -450,6 +450,12 @@ export function createWorkspacesService(deps: {
     /** For domains acting without a caller (a run's variables) or on ids already checked: the rows (one query). */
     rows: (ids: readonly string[], q: Queryable = db) => store.findWorkspacesByIds(q, ids),
 
+    /** Where a workspace's runs execute (its own mode, else its organization's), for runs Hangar queues itself. */
+    async executionOf(workspace: Workspace): Promise<Execution | undefined> {
+      const org = await deps.organizationLookup.organizationById(workspace.organizationId);
+      return org && effectiveExecution(workspace, org);
+    },
+
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
     /** For a domain deciding with `can` what the caller may do to each of several workspaces. */

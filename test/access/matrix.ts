@@ -1012,6 +1012,30 @@ export const MATRIX: Section[] = [
     ],
   },
   {
+    title: 'Run triggers (into a workspace of the project, from another workspace of the project)',
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Whoever reads the workspace reads its triggers; managing them is a setting of the
+      // workspace (workspace admin), as TFE's `can-manage-run-triggers`.
+      row(
+        'GET /api/v2/workspaces/:workspace_id/run-triggers',
+        "list a workspace's run triggers",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200],
+      ),
+      row(
+        'POST /api/v2/workspaces/:workspace_id/run-triggers',
+        'create a run trigger',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403],
+      ),
+      row('GET /api/v2/run-triggers/:run_trigger_id', 'show a run trigger', [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200]),
+      row(
+        'DELETE /api/v2/run-triggers/:run_trigger_id',
+        'delete a run trigger',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403],
+      ),
+    ],
+  },
+  {
     title: 'Policy sets and their parameters',
     rows: [
       // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus

@@ -121,6 +121,31 @@ function withConsumer(w: World): Promise<string> {
   return consumed.get(w)!;
 }
 
+const runTriggerBody = (sourceableId: string) => ({ data: { relationships: { sourceable: { data: { type: 'workspaces', id: sourceableId } } } } });
+
+/** A run trigger between two fresh workspaces of the main project, made by the owner; its id and target. */
+async function freshRunTrigger(w: World): Promise<string> {
+  return (await makeRunTrigger(w)).id;
+}
+
+async function makeRunTrigger(w: World): Promise<{ id: string; workspaceId: string }> {
+  const [target, source] = [await w.freshWorkspace(), await w.freshWorkspace()];
+  const res = await w.ctx.post(`/api/v2/workspaces/${target.id}/run-triggers`, (await w.org()).owner.token, runTriggerBody(source.id));
+  if (res.status !== 201) throw new Error(`creating a run trigger failed: ${res.status} ${res.raw}`);
+  return { id: res.body.data.id, workspaceId: target.id };
+}
+
+const RUN_TRIGGERS = new WeakMap<World, Promise<{ id: string; workspaceId: string }>>();
+/** One run trigger per world, for the rows that only read. */
+function withRunTrigger(w: World): Promise<{ id: string; workspaceId: string }> {
+  let made = RUN_TRIGGERS.get(w);
+  if (!made) {
+    made = makeRunTrigger(w);
+    RUN_TRIGGERS.set(w, made);
+  }
+  return made;
+}
+
 const STATE_VERSIONS = new WeakMap<World, Promise<{ workspace: { id: string; name: string }; version: { id: string; outputId: string } }>>();
 /** One workspace of the main project holding one state version (with JSON state), per world. */
 function stateVersion(w: World) {
@@ -538,6 +563,16 @@ export const REQUESTS: Record<string, RowRequest> = {
     make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() }, body: doc('team-workspaces', { access: 'write' }) }),
   },
   'DELETE /api/v2/team-workspaces/:team_workspace_id': { make: async (w) => ({ params: { team_workspace_id: await w.freshTeamWorkspace() } }) },
+
+  // ---- run triggers: each create and delete on a fresh pair of workspaces of the main project
+  'GET /api/v2/workspaces/:workspace_id/run-triggers': {
+    make: async (w) => ({ params: { workspace_id: (await withRunTrigger(w)).workspaceId }, query: 'filter[run-trigger][type]=inbound&include=sourceable' }),
+  },
+  'POST /api/v2/workspaces/:workspace_id/run-triggers': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: runTriggerBody((await w.freshWorkspace()).id) }),
+  },
+  'GET /api/v2/run-triggers/:run_trigger_id': { make: async (w) => ({ params: { run_trigger_id: (await withRunTrigger(w)).id }, query: 'include=workspace' }) },
+  'DELETE /api/v2/run-triggers/:run_trigger_id': { make: async (w) => ({ params: { run_trigger_id: await freshRunTrigger(w) } }) },
 
   // ---- project team access
   'GET /api/v2/team-projects': {

@@ -115,6 +115,16 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'variable set variable',
   );
+  const source = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/workspaces`, t, { data: { type: 'workspaces', attributes: { name: 'fuzz-trigger-source' } } }),
+    'run trigger source workspace',
+  );
+  const runTrigger = await must(
+    ctx.post(`/api/v2/workspaces/${workspace.id}/run-triggers`, t, {
+      data: { relationships: { sourceable: { data: { type: 'workspaces', id: source.id } } } },
+    }),
+    'run trigger',
+  );
   const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });
   if (registered.status >= 300) throw new Error(`agent register: ${registered.status} ${registered.raw}`);
   return {
@@ -142,6 +152,7 @@ async function organizationWorld(ctx: TestContext) {
       variable_id: variable.id,
       varset_id: varset.id,
       set_variable_id: setVariable.id,
+      run_trigger_id: runTrigger.id,
     } as Record<string, string>,
   };
 }
