@@ -74,7 +74,7 @@ export function createRunTriggersService(deps: { database: Database; workspaces:
       const trigger: RunTrigger = { id: newId('rt'), workspaceId: found.workspace.id, sourceableId: source.workspace.id, createdAt: now() };
       await guarded(
         database.transaction(async (trx) => {
-          if ((await store.countRunTriggers(trx, trigger.workspaceId, 'inbound')) >= MAX_INBOUND_RUN_TRIGGERS) {
+          if ((await store.countSources(trx, trigger.workspaceId)) >= MAX_INBOUND_RUN_TRIGGERS) {
             throw errors.invalidAttribute(SOURCEABLE, `A workspace can have at most ${MAX_INBOUND_RUN_TRIGGERS} source workspaces`);
           }
           await store.insertRunTrigger(trx, trigger);
@@ -91,10 +91,7 @@ export function createRunTriggersService(deps: { database: Database; workspaces:
     /** A page of the workspace's triggers: `inbound` (its sources) or `outbound` (the workspaces it triggers). */
     async list(caller: Caller, workspaceId: string, direction: Direction, page: Page): Promise<{ items: RunTriggerView[]; total: number }> {
       const found = await workspaces.find(caller, { id: workspaceId });
-      const [items, total] = await Promise.all([
-        store.listRunTriggers(db, found.workspace.id, direction, page),
-        store.countRunTriggers(db, found.workspace.id, direction),
-      ]);
+      const { items, total } = await store.listRunTriggers(db, found.workspace.id, direction, page);
       return { items: await viewsOf(items), total };
     },
 

@@ -1,5 +1,7 @@
+import { columns } from '../db/columns.ts';
 import type { Queryable } from '../db/index.ts';
-import type { Page } from '../jsonapi/pagination.ts';
+import { listWithTotal, type Window } from '../db/list.ts';
+import type { RunTriggersTable } from '../db/schema.ts';
 
 export interface RunTrigger {
   id: string;
@@ -13,23 +15,23 @@ export interface RunTrigger {
 /** Inbound: the triggers that queue runs in the workspace; outbound: those its applies fire. */
 export type Direction = 'inbound' | 'outbound';
 
-const read = (r: { id: string; workspace_id: string; sourceable_id: string; created_at: string }): RunTrigger => ({
-  id: r.id,
-  workspaceId: r.workspace_id,
-  sourceableId: r.sourceable_id,
-  createdAt: r.created_at,
+const RUN_TRIGGERS = columns<RunTriggersTable, RunTrigger>({
+  id: 'id',
+  workspaceId: 'workspace_id',
+  sourceableId: 'sourceable_id',
+  createdAt: 'created_at',
 });
 
 const column = (direction: Direction) => (direction === 'inbound' ? 'workspace_id' : 'sourceable_id');
 
 /** Inserts the trigger; a unique violation means the pair exists, a foreign key one that a workspace is gone. */
 export async function insertRunTrigger(q: Queryable, t: RunTrigger): Promise<void> {
-  await q.insertInto('run_triggers').values({ id: t.id, workspace_id: t.workspaceId, sourceable_id: t.sourceableId, created_at: t.createdAt }).execute();
+  await q.insertInto('run_triggers').values(RUN_TRIGGERS.write(t)).execute();
 }
 
 export async function findRunTrigger(q: Queryable, id: string): Promise<RunTrigger | undefined> {
-  const r = await q.selectFrom('run_triggers').select(['id', 'workspace_id', 'sourceable_id', 'created_at']).where('id', '=', id).executeTakeFirst();
-  return r && read(r);
+  const r = await q.selectFrom('run_triggers').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && RUN_TRIGGERS.read(r);
 }
 
 export async function deleteRunTrigger(q: Queryable, id: string): Promise<number> {
@@ -37,27 +39,20 @@ export async function deleteRunTrigger(q: Queryable, id: string): Promise<number
   return Number(r.numDeletedRows);
 }
 
-/** How many triggers the workspace has in `direction`. */
-export async function countRunTriggers(q: Queryable, workspaceId: string, direction: Direction): Promise<number> {
+/** How many source workspaces the workspace has (its inbound triggers). */
+export async function countSources(q: Queryable, workspaceId: string): Promise<number> {
   const r = await q
     .selectFrom('run_triggers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(column(direction), '=', workspaceId)
+    .where('workspace_id', '=', workspaceId)
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
-/** A page of the workspace's triggers in `direction`, in creation order. */
-export async function listRunTriggers(q: Queryable, workspaceId: string, direction: Direction, page: Page): Promise<RunTrigger[]> {
-  const rows = await q
-    .selectFrom('run_triggers')
-    .select(['id', 'workspace_id', 'sourceable_id', 'created_at'])
-    .where(column(direction), '=', workspaceId)
-    .orderBy('seq')
-    .limit(page.size)
-    .offset(page.offset)
-    .execute();
-  return rows.map(read);
+/** A page of the workspace's triggers in `direction`, in creation order, and how many there are: one statement. */
+export async function listRunTriggers(q: Queryable, workspaceId: string, direction: Direction, page: Window) {
+  const base = q.selectFrom('run_triggers').where(column(direction), '=', workspaceId);
+  return listWithTotal(base, base.selectAll().orderBy('seq'), page, RUN_TRIGGERS.read);
 }
 
 /** The workspaces a successful apply in `sourceableId` queues runs in, in creation order. */
