@@ -14,7 +14,7 @@ import type { Page } from '../jsonapi/pagination.ts';
 import type { RunTriggersService } from '../run-triggers/service.ts';
 import { now } from '../time.ts';
 import type { WorkspaceLocksService } from '../workspace-locks/service.ts';
-import { effectiveExecution, type FoundWorkspace, type WorkspaceBase, type WorkspacesService } from '../workspaces/service.ts';
+import { effectiveExecution, type FoundWorkspace, type Workspace, type WorkspaceBase, type WorkspacesService } from '../workspaces/service.ts';
 import { RUN_LIFECYCLE, forceCancelAvailableAt, isFinal, type RunStatus } from './statuses.ts';
 import * as store from './store.ts';
 import type { Comment, Run, RunEvent, RunVariableInput } from './store.ts';
@@ -326,14 +326,12 @@ export function createRunsService(deps: {
    * auto-applied as the workspace's `auto-apply-run-trigger` says. None for a workspace in `local`
    * mode (Hangar executes nothing there) or without a configuration to run.
    */
-  async function queueTriggered(source: Run, sourceName: string, workspaceId: string): Promise<string | null> {
-    const [workspace] = await deps.workspaces.rows([workspaceId]);
-    if (!workspace) return null;
+  async function queueTriggered(source: Run, sourceName: string, workspace: Workspace): Promise<string | null> {
     const execution = await deps.workspaces.executionOf(workspace);
     if (!execution || execution.mode === 'local') return null;
     return database.transaction((trx) =>
       queueOwnRun(trx, {
-        workspaceId,
+        workspaceId: workspace.id,
         agentPoolId: execution.mode === 'agent' ? execution.agentPoolId : null,
         message: `Triggered by successful apply of ${source.id} in workspace ${sourceName}`,
         source: 'tfe-run-trigger',
@@ -363,18 +361,22 @@ export function createRunsService(deps: {
         })
         .catch(() => undefined);
     let targets: string[];
-    let sourceName: string;
+    let rows: Map<string, Workspace>;
     try {
       targets = await deps.runTriggers.targetsOf(db, source.workspaceId);
       if (targets.length === 0) return;
-      sourceName = (await deps.workspaces.rows([source.workspaceId]))[0]?.name ?? source.workspaceId;
+      // The source (for its name) and every target, in one query.
+      rows = new Map((await deps.workspaces.rows([source.workspaceId, ...targets])).map((w) => [w.id, w]));
     } catch (e) {
       // The report must not fail once the run is applied: a runner would report (and record its state) again.
       return void (await failed('the triggered workspaces', e));
     }
+    const sourceName = rows.get(source.workspaceId)?.name ?? source.workspaceId;
     for (const target of targets) {
+      const workspace = rows.get(target);
+      if (!workspace) continue;
       try {
-        await queueTriggered(source, sourceName, target);
+        await queueTriggered(source, sourceName, workspace);
       } catch (e) {
         await failed(target, e);
       }
