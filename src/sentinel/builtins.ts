@@ -2,7 +2,7 @@
 // string, bool) give undefined for a value they cannot convert, so that `else` can supply a default.
 import { arity } from './hostfn.ts';
 import { MAX_STRING, ordering } from './operators.ts';
-import { mapKey, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
+import { formatFloat, mapKey, SBuiltin, SFloat, toDisplay, typeOf, type CallContext, type Value } from './values.ts';
 
 // An int literal as the specification writes one (decimal, `0`-prefixed octal, `0x` hex), with
 // an optional sign: what `int` reads from a string.
@@ -67,8 +67,8 @@ export function toStringValue(v: Value): Value {
 
 /** Go's `%f`: fixed notation however large the number (toFixed switches to exponents at 1e21). */
 function formatF(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
+  // NaN and the infinities as Go spells them, as `print` writes them.
+  if (!Number.isFinite(x)) return formatFloat(x);
   if (Math.abs(x) < 1e21) return x.toFixed(6);
   return `${BigInt(x)}.000000`;
 }
