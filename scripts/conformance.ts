@@ -77,14 +77,16 @@ if (!Number.isInteger(JOBS) || JOBS < 1 || JOBS > 16) {
 }
 
 /**
- * Tests of the site-admin views (/admin/runs, /admin/workspaces) list every organization's runs
- * and workspaces and count them: they run alone, after the shards, or they would count the other
- * shards' runs too.
+ * Tests that see or change what every shard shares run alone, after the shards:
+ * - the site-admin views (/admin/runs, /admin/workspaces) list every organization's runs and
+ *   workspaces and count them, so they would count the other shards' runs too;
+ * - TestUsersUpdate renames the one account every shard's token belongs to, for a moment; a shard
+ *   adding that account to a team by its name in that moment fails (TestTeamMembersAddByUsername).
  */
-const SITE_WIDE = /^TestAdmin/;
+const ALONE = /^(TestAdmin|TestUsersUpdate$)/;
 
 /**
- * The runner's arguments for each shard run at once, and for the site-wide tests run after them:
+ * The runner's arguments for each shard run at once, and for the tests that run alone after them:
  * a regex runs as one shard; a list is dealt out round-robin.
  */
 function selections(): { shards: string[][]; alone: string[][] } {
@@ -101,7 +103,7 @@ function selections(): { shards: string[][]; alone: string[][] } {
   const alone: string[] = [];
   for (const entry of entries) {
     const name = entry.split(/\s+/).at(-1)!;
-    if (SITE_WIDE.test(name)) alone.push(entry);
+    if (ALONE.test(name)) alone.push(entry);
     else byTest.set(name, [...(byTest.get(name) ?? []), entry]);
   }
   const shards = Array.from({ length: Math.min(JOBS, Math.max(byTest.size, 1)) }, () => [] as string[]);
