@@ -4,6 +4,7 @@
 // runners' reports (no terraform needed).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { sql } from 'kysely';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { createProject, createWorkspace, memberWithAccess, type Org } from './helpers/projects.ts';
@@ -125,8 +126,12 @@ suite('run triggers', (ctx) => {
     // The reverse pair is another trigger.
     await trigger(ctx, t, a.id, w.id);
 
-    const sources = await Promise.all(Array.from({ length: 19 }, () => createWorkspace(ctx, org)));
+    const sources = await Promise.all(Array.from({ length: 17 }, () => createWorkspace(ctx, org)));
     for (const s of sources) await trigger(ctx, t, w.id, s.id);
+    // Five additions at once for the last two places: two are made, however they interleave.
+    const racing = await Promise.all(Array.from({ length: 5 }, () => createWorkspace(ctx, org)));
+    const answers = await Promise.all(racing.map((s) => ctx.post(path(w.id), t, body(s.id))));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [201, 201, 422, 422, 422]);
     const extra = await createWorkspace(ctx, org);
     assertError(await ctx.post(path(w.id), t, body(extra.id)), 422, POINTER);
     const list = await ctx.get(`${path(w.id)}?filter[run-trigger][type]=inbound&page[size]=100`, t);
@@ -280,18 +285,23 @@ function describeTheJob(ctx: TestContext): void {
       await uploadConfiguration(ctx, t, target.id, MAIN_TF);
       await trigger(ctx, t, target.id, source.id);
     }
-    const cvs = ctx.services.configurationVersions;
-    const original = cvs.latestUploaded;
-    cvs.latestUploaded = async (q, workspaceId) => {
-      if (workspaceId === broken.id) throw new Error('connection reset by peer (secret detail)');
-      return original(q, workspaceId);
+    // The broken target fails in the database, after its run row is written: on PostgreSQL a
+    // failed statement aborts the apply's whole transaction unless that step alone is undone.
+    const { jobs } = ctx.services;
+    const original = jobs.createForRun;
+    jobs.createForRun = async (q, runId, agentPoolId, at) => {
+      const run = await q.selectFrom('runs').select('workspace_id').where('id', '=', runId).executeTakeFirst();
+      if (run?.workspace_id === broken.id) await sql`select * from no_such_table_secret_detail`.execute(q);
+      return original(q, runId, agentPoolId, at);
     };
     let runId: string;
     try {
       runId = await applyRun(t, source.id);
     } finally {
-      cvs.latestUploaded = original;
+      jobs.createForRun = original;
     }
+    assert.equal((await ctx.get(`/api/v2/runs/${runId}`, t)).body.data.attributes.status, 'applied');
+    // Nothing half-made is left of the broken target's run.
     assert.deepEqual(await runsOf(ctx, t, broken.id), []);
     assert.equal((await runsOf(ctx, t, fine.id)).length, 1);
     const events = (await ctx.get(`/api/v2/runs/${runId}/run-events`, t)).body.data;

@@ -1,5 +1,6 @@
 // Small SQL building blocks that read the same on both engines.
 import { PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import type { Queryable } from './index.ts';
 
 type WithExecutor = { getExecutor(): { adapter: unknown } };
 export const isPostgres = (q: WithExecutor) => q.getExecutor().adapter instanceof PostgresAdapter;
@@ -58,4 +59,22 @@ export function commaJoinedBy(q: WithExecutor, column: string, by: string): RawB
 /** The column type for raw bytes: `bytea` on PostgreSQL, `blob` on SQLite. */
 export function binaryType(q: WithExecutor): 'bytea' | 'blob' {
   return isPostgres(q) ? 'bytea' : 'blob';
+}
+
+/**
+ * Runs `fn` inside the caller's open transaction as one step that can fail alone: when it throws,
+ * what it wrote is undone and the transaction goes on (PostgreSQL would otherwise refuse every
+ * later statement of a transaction with a failed one). The error is thrown on.
+ */
+export async function undoableStep<T>(trx: Queryable, fn: () => Promise<T>): Promise<T> {
+  await sql`savepoint hangar_step`.execute(trx);
+  try {
+    const result = await fn();
+    await sql`release savepoint hangar_step`.execute(trx);
+    return result;
+  } catch (e) {
+    await sql`rollback to savepoint hangar_step`.execute(trx);
+    await sql`release savepoint hangar_step`.execute(trx);
+    throw e;
+  }
 }

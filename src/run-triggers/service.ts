@@ -74,6 +74,8 @@ export function createRunTriggersService(deps: { database: Database; workspaces:
       const trigger: RunTrigger = { id: newId('rt'), workspaceId: found.workspace.id, sourceableId: source.workspace.id, createdAt: now() };
       await guarded(
         database.transaction(async (trx) => {
+          // Two additions at once would both count 19 without it.
+          await workspaces.lock(trx, trigger.workspaceId);
           if ((await store.countSources(trx, trigger.workspaceId)) >= MAX_INBOUND_RUN_TRIGGERS) {
             throw errors.invalidAttribute(SOURCEABLE, `A workspace can have at most ${MAX_INBOUND_RUN_TRIGGERS} source workspaces`);
           }

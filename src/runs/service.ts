@@ -7,6 +7,7 @@ import { authorize, can } from '../auth/authorize.ts';
 import { actingUserId } from '../auth/principal.ts';
 import type { ConfigurationVersionsService } from '../configuration-versions/service.ts';
 import type { Database, Queryable } from '../db/index.ts';
+import { undoableStep } from '../db/sql.ts';
 import { hasPrefix, newId } from '../ids.ts';
 import type { Job, JobSignal, JobsService, ResourceCounts } from '../jobs/service.ts';
 import { ApiError, errors } from '../jsonapi/errors.ts';
@@ -84,7 +85,22 @@ export interface PolicyGate {
   resume(cutoff: string): Promise<number>;
 }
 
+/**
+ * Told of every status a run takes (its first, `pending`, included), in the transaction that
+ * writes it: notifications/ registers one, so that what it records commits or rolls back with the
+ * change. A hook must only write; it runs inside the run's pipeline.
+ */
+export type RunStatusHook = (q: Queryable, run: Run) => Promise<void>;
+
 const CV_POINTER = '/data/relationships/configuration-version/data/id';
+
+/** The workspaces an apply will queue runs in, read before its transaction (`unread`: the read failed). */
+interface Triggered {
+  sourceName: string;
+  targets: Array<{ workspace: Workspace; agentPoolId: string | null }>;
+  unread?: unknown;
+}
+const NOTHING_TRIGGERED: Triggered = { sourceName: '', targets: [] };
 const holder = (run: { id: string }) => ({ type: 'runs' as const, id: run.id });
 const notAllowed = (run: Run, what: string) => errors.conflict(`Transition not allowed: the run is ${run.status}, it cannot be ${what}`);
 
@@ -105,6 +121,11 @@ export function createRunsService(deps: {
   deps.configurationVersions.useInUseCheck((q, id) => store.unfinishedRunUses(q, id));
 
   let gate: PolicyGate | null = null;
+  const statusHooks: RunStatusHook[] = [];
+  /** The registered hooks hear that `run` now has its status. */
+  async function announce(q: Queryable, run: Run): Promise<void> {
+    for (const hook of statusHooks) await hook(q, run);
+  }
 
   /** Past the checks (passed, or overridden): the run waits for confirmation, or applies at once. */
   async function checked(q: Queryable, run: Run, actor: string | null): Promise<void> {
@@ -155,7 +176,10 @@ export function createRunsService(deps: {
   ): Promise<Run | undefined> {
     const at = now();
     const moved = await store.moveRun(q, run, to, at, extra);
-    if (moved) await event(q, moved, to, actor, at);
+    if (moved) {
+      await event(q, moved, to, actor, at);
+      await announce(q, moved);
+    }
     return moved;
   }
 
@@ -315,6 +339,7 @@ export function createRunsService(deps: {
       createdAt: at,
     };
     await store.insertRun(trx, run);
+    await announce(trx, run);
     await event(trx, run, 'queued', null, at);
     await jobs.createForRun(trx, run.id, o.agentPoolId, at);
     await startNext(trx, o.workspaceId);
@@ -322,63 +347,66 @@ export function createRunsService(deps: {
   }
 
   /**
-   * A run in `workspaceId` queued by a run trigger after `source` applied, in its own transaction,
-   * auto-applied as the workspace's `auto-apply-run-trigger` says. None for a workspace in `local`
-   * mode (Hangar executes nothing there) or without a configuration to run.
+   * What an apply of a run in `workspaceId` will queue if it succeeds: every workspace its
+   * workspace triggers that Hangar executes runs for (not `local` mode), with the source's name.
+   * Read before the apply's transaction: on SQLite that transaction holds the one connection, and
+   * the organization's execution mode comes from a lookup outside it. An error here is not the
+   * apply's: it is recorded on the run as a trigger that failed.
    */
-  async function queueTriggered(source: Run, sourceName: string, workspace: Workspace): Promise<string | null> {
-    const execution = await deps.workspaces.executionOf(workspace);
-    if (!execution || execution.mode === 'local') return null;
-    return database.transaction((trx) =>
-      queueOwnRun(trx, {
-        workspaceId: workspace.id,
-        agentPoolId: execution.mode === 'agent' ? execution.agentPoolId : null,
-        message: `Triggered by successful apply of ${source.id} in workspace ${sourceName}`,
-        source: 'tfe-run-trigger',
-        isDestroy: false,
-        autoApply: workspace.autoApplyRunTrigger,
-      }),
-    );
+  async function triggeredBy(workspaceId: string): Promise<Triggered> {
+    try {
+      const targets = await deps.runTriggers.targetsOf(db, workspaceId);
+      if (targets.length === 0) return NOTHING_TRIGGERED;
+      // The source (for its name) and every target, in one query.
+      const rows = new Map((await deps.workspaces.rows([workspaceId, ...targets])).map((w) => [w.id, w]));
+      const found = targets.map((id) => rows.get(id)).filter((w) => w !== undefined);
+      const executions = await Promise.all(found.map((w) => deps.workspaces.executionOf(w)));
+      return {
+        sourceName: rows.get(workspaceId)?.name ?? workspaceId,
+        targets: found.flatMap((workspace, i) => {
+          const execution = executions[i];
+          return execution && execution.mode !== 'local' ? [{ workspace, agentPoolId: execution.mode === 'agent' ? execution.agentPoolId : null }] : [];
+        }),
+      };
+    } catch (e) {
+      return { sourceName: '', targets: [], unread: e };
+    }
   }
 
   /**
-   * After `source` applied (its transaction committed): a run in every workspace its workspace
-   * triggers. Each is queued on its own, so one that fails (recorded as a `run_trigger_failed`
-   * event of the source run) neither stops the others nor changes the source run.
+   * In the transaction that moved `source` to `applied`: a run in every triggered workspace,
+   * auto-applied as that workspace's `auto-apply-run-trigger` says. Each is one undoable step, so
+   * a target that cannot be queued (recorded as a `run_trigger_failed` event of the source run)
+   * neither stops the others nor fails the source's apply; and since they commit with the apply,
+   * a server stopping in between cannot lose them.
    */
-  async function triggerRuns(source: Run): Promise<void> {
+  async function triggerRuns(trx: Queryable, source: Run, triggered: Triggered): Promise<void> {
     const failed = (target: string, e: unknown) =>
-      store
-        .insertEvent(db, {
-          id: newId('re'),
-          runId: source.id,
-          action: 'run_trigger_failed',
-          // An ApiError says what a user may read; anything else (the database's words) is not shown.
-          description: `No run could be queued in ${target}: ${e instanceof ApiError ? e.message : 'an internal error'}`.slice(0, 1000),
-          actorUserId: null,
-          commentId: null,
-          createdAt: now(),
-        })
-        .catch(() => undefined);
-    let targets: string[];
-    let rows: Map<string, Workspace>;
-    try {
-      targets = await deps.runTriggers.targetsOf(db, source.workspaceId);
-      if (targets.length === 0) return;
-      // The source (for its name) and every target, in one query.
-      rows = new Map((await deps.workspaces.rows([source.workspaceId, ...targets])).map((w) => [w.id, w]));
-    } catch (e) {
-      // The report must not fail once the run is applied: a runner would report (and record its state) again.
-      return void (await failed('the triggered workspaces', e));
-    }
-    const sourceName = rows.get(source.workspaceId)?.name ?? source.workspaceId;
-    for (const target of targets) {
-      const workspace = rows.get(target);
-      if (!workspace) continue;
+      store.insertEvent(trx, {
+        id: newId('re'),
+        runId: source.id,
+        action: 'run_trigger_failed',
+        // An ApiError says what a user may read; anything else (the database's words) is not shown.
+        description: `No run could be queued in ${target}: ${e instanceof ApiError ? e.message : 'an internal error'}`.slice(0, 1000),
+        actorUserId: null,
+        commentId: null,
+        createdAt: now(),
+      });
+    if (triggered.unread !== undefined) return failed('the triggered workspaces', triggered.unread);
+    for (const { workspace, agentPoolId } of triggered.targets) {
       try {
-        await queueTriggered(source, sourceName, workspace);
+        await undoableStep(trx, () =>
+          queueOwnRun(trx, {
+            workspaceId: workspace.id,
+            agentPoolId,
+            message: `Triggered by successful apply of ${source.id} in workspace ${triggered.sourceName}`,
+            source: 'tfe-run-trigger',
+            isDestroy: false,
+            autoApply: workspace.autoApplyRunTrigger,
+          }),
+        );
       } catch (e) {
-        await failed(target, e);
+        await failed(workspace.id, e);
       }
     }
   }
@@ -434,6 +462,7 @@ export function createRunsService(deps: {
       const execution = effectiveExecution(found.workspace, found.org);
       await database.transaction(async (trx) => {
         await store.insertRun(trx, run);
+        await announce(trx, run);
         await event(trx, run, 'queued', run.createdByUserId, at);
         await jobs.createForRun(trx, run.id, execution.mode === 'agent' ? execution.agentPoolId : null, at);
         if (run.speculative) await queuePhase(trx, run, 'plan');
@@ -738,16 +767,18 @@ export function createRunsService(deps: {
       },
 
       async applied(job: Job, counts: ResourceCounts): Promise<void> {
-        const done = await database.transaction(async (trx) => {
+        const before = await store.findRun(db, job.runId);
+        const triggered = before ? await triggeredBy(before.workspaceId) : NOTHING_TRIGGERED;
+        await database.transaction(async (trx) => {
           await jobs.move(trx, job, ['running'], 'finished', now(), counts);
           await jobs.completeLog(trx, job.id);
           const run = (await store.findRun(trx, job.runId))!;
           const done = await move(trx, run, 'applied');
-          if (done) await ended(trx, done);
-          return done;
+          if (!done) return;
+          await ended(trx, done);
+          // Only the report that moved the run fires its triggers (a retried report changes nothing).
+          await triggerRuns(trx, done, triggered);
         });
-        // Only the report that moved the run fires its triggers (a retried report changes nothing).
-        if (done) await triggerRuns(done);
         deps.signal.notify();
       },
 
@@ -806,6 +837,11 @@ export function createRunsService(deps: {
 
     usePolicyGate(g: PolicyGate) {
       gate = g;
+    },
+
+    /** Registers a hook told of every status a run takes, in that change's transaction (see RunStatusHook). */
+    onStatus(hook: RunStatusHook) {
+      statusHooks.push(hook);
     },
   };
 }

@@ -447,6 +447,13 @@ export function createWorkspacesService(deps: {
     useCurrentRunColumn(column: CurrentRunColumn): void {
       currentRunColumn = column;
     },
+    /**
+     * Holds the workspace's row until `q`'s transaction ends (PostgreSQL; SQLite has one writer),
+     * for a domain's rule that counts rows hanging off it, so two writers cannot both pass it.
+     */
+    async lock(q: Queryable, id: string): Promise<void> {
+      await store.lockWorkspaces(q, [id]);
+    },
     /** For domains acting without a caller (a run's variables) or on ids already checked: the rows (one query). */
     rows: (ids: readonly string[], q: Queryable = db) => store.findWorkspacesByIds(q, ids),
 
