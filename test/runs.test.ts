@@ -360,4 +360,34 @@ suite('runs', (ctx) => {
     assertError(await ctx.get(url, (await ctx.organization()).owner.token), 404);
     assertError(await ctx.get(`/api/v2/workspaces/${ws.id.replace('ws-', 'ws-x')}/runs`, org.owner.token), 404);
   });
+
+  it("includes the runs' workspaces in as many statements for four workspaces as for one, and only those the caller may read", async () => {
+    /** An organization with `n` workspaces, one run each, and a member who may read the first project only. */
+    async function organizationWith(n: number) {
+      const org: Org = await ctx.organization();
+      const projects = [await createProject(ctx, org), await createProject(ctx, org)];
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const ws = await createWorkspace(ctx, org, projects[i % 2]!.id);
+        assertStatus(await ctx.post('/api/v2/runs', org.owner.token, runBody(ws.id, await configurationVersion(ctx, org.owner.token, ws.id))), 201);
+        ids.push(ws.id);
+      }
+      return { org, ids, member: await memberWithAccess(ctx, org, [[projects[0]!.id, 'read']]) };
+    }
+    const included = async (org: Org, token: string) => {
+      const url = `/api/v2/organizations/${org.name}/runs?include=workspace`;
+      await ctx.get(url, token); // the caller's caches, and the compiled statements
+      const { result, statements } = await ctx.statementsOf(() => ctx.get(url, token));
+      assertStatus(result, 200);
+      return { ids: result.body.included.map((w: any) => w.id).sort(), statements: statements.length };
+    };
+    const one = await organizationWith(1);
+    const four = await organizationWith(4);
+    const small = await included(one.org, one.org.owner.token);
+    const large = await included(four.org, four.org.owner.token);
+    assert.deepEqual(large.ids, [...four.ids].sort());
+    assert.equal(large.statements, small.statements);
+    // A member who reads one project sees the runs there, and only those workspaces are included.
+    assert.deepEqual((await included(four.org, four.member.token)).ids, [four.ids[0]!, four.ids[2]!].sort());
+  });
 });

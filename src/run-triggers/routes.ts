@@ -1,6 +1,5 @@
 import type { Api } from '../api.ts';
 import type { Caller } from '../auth/caller.ts';
-import { ApiError } from '../jsonapi/errors.ts';
 import { absoluteUrl } from '../jsonapi/http.ts';
 import { envelope, parsePage } from '../jsonapi/pagination.ts';
 import { includes } from '../jsonapi/query.ts';
@@ -8,7 +7,7 @@ import { NoContent, responses } from '../jsonapi/schemas.ts';
 import type { WorkspaceViewsService } from '../workspace-views/service.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
 import { workspaceResource } from '../workspaces/serialize.ts';
-import type { WorkspaceBase, WorkspacesService } from '../workspaces/service.ts';
+import type { WorkspacesService } from '../workspaces/service.ts';
 import { CreateRunTriggerBody, ListRunTriggersQuery, RunTriggerDocument, RunTriggerListDocument, RunTriggerParams, ShowRunTriggerQuery } from './schemas.ts';
 import { runTriggerResource } from './serialize.ts';
 import type { RunTriggersService, RunTriggerView } from './service.ts';
@@ -33,15 +32,7 @@ export async function runTriggersRoutes(app: Api, deps: Deps): Promise<void> {
       if (wanted.includes('sourceable')) ids.add(v.trigger.sourceableId);
     }
     if (ids.size === 0) return {};
-    const shown = await Promise.all(
-      [...ids].map((id) =>
-        deps.workspaces.show(caller, { id }).catch((e: unknown) => {
-          if (e instanceof ApiError && e.status === 404) return null;
-          throw e;
-        }),
-      ),
-    );
-    const readable = shown.filter((w): w is WorkspaceBase => w !== null);
+    const readable = await deps.workspaces.readable(caller, [...ids]);
     if (readable.length === 0) return {};
     return { included: (await deps.workspaceViews.complete(readable)).map(workspaceResource) };
   }

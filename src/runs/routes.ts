@@ -114,7 +114,10 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
     if (wanted.includes('plan')) out.push(...views.map((v) => phaseResource(phases!.get(v.run.id)!.plan, v, logUrl(request, v.plan.id))));
     if (wanted.includes('apply')) out.push(...views.map((v) => phaseResource(phases!.get(v.run.id)!.apply, v, logUrl(request, v.apply.id))));
     if (wanted.includes('workspace')) {
-      const shown = await Promise.all([...new Set(views.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(caller, { id })));
+      const shown = await deps.workspaces.readable(
+        caller,
+        views.map((v) => v.run.workspaceId),
+      );
       out.push(...(await deps.workspaceViews.complete(shown)).map(workspaceResource));
     }
     if (wanted.includes('configuration_version')) {
@@ -279,7 +282,10 @@ export async function runsRoutes(app: Api, deps: Deps): Promise<void> {
       const out: unknown[] = [];
       if (wanted.length > 0) {
         const views = await deps.workspaceViews.complete(
-          await Promise.all([...new Set(items.map((v) => v.run.workspaceId))].map((id) => deps.workspaces.show(request.caller, { id }))),
+          await deps.workspaces.readable(
+            request.caller,
+            items.map((v) => v.run.workspaceId),
+          ),
         );
         out.push(...views.map(workspaceResource));
         if (wanted.includes('workspace.organization')) {

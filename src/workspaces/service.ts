@@ -12,7 +12,7 @@ import type { Database, Queryable } from '../db/index.ts';
 import type { Schema } from '../db/schema.ts';
 import { hasPrefix, newId } from '../ids.ts';
 import { organizationPermissions } from '../auth/permission-sets.ts';
-import { errors, unknownIds } from '../jsonapi/errors.ts';
+import { ApiError, errors, unknownIds } from '../jsonapi/errors.ts';
 import type { Page } from '../jsonapi/pagination.ts';
 import type { OrganizationLookup } from '../organizations/lookup.ts';
 import type { OrganizationView } from '../organizations/service.ts';
@@ -541,6 +541,29 @@ export function createWorkspacesService(deps: {
 
     show: async (caller: Caller, ref: WorkspaceRef, include?: { effective: boolean }): Promise<WorkspaceBase> =>
       (await views([await find(caller, ref)], db, include?.effective))[0]!,
+
+    /**
+     * The workspaces among `ids` the caller may read, for another resource's `include`: those it
+     * may not read are left out (TFE's includes respect read permissions), and the ids cost a
+     * fixed number of queries per organization they span instead of a `show` each.
+     */
+    async readable(caller: Caller, ids: readonly string[]): Promise<WorkspaceBase[]> {
+      const rows = await store.findWorkspacesByIds(db, [...new Set(ids)]);
+      const byOrganization = Map.groupBy(rows, (w) => w.organizationId);
+      const found: FoundWorkspace[] = [];
+      for (const [organizationId, workspaces] of byOrganization) {
+        let standing: Standing;
+        let org: Organization;
+        try {
+          ({ standing, org } = await deps.organizationLookup.findById(caller, organizationId));
+        } catch (e) {
+          if (e instanceof ApiError && e.status === 404) continue;
+          throw e;
+        }
+        found.push(...(await withAuthority(standing, org, workspaces)).filter((f) => f.project && can(f, 'read-workspace')));
+      }
+      return found.length ? views(found) : [];
+    },
 
     /**
      * A page of the organization's workspaces in one statement (db/compiled.ts keeps it compiled
