@@ -1,12 +1,12 @@
 // The workspace pages, driven like a browser: the list and creating one; lock and unlock;
-// variables (a sensitive value never reaches a page); settings (execution mode); state versions
+// variables (a sensitive value never reaches a page); run triggers; settings (execution mode); state versions
 // and outputs (sensitive ones hidden); runs, their log for the live view, discard and cancel.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique, type TestContext } from './helpers/harness.ts';
-import { createWorkspace } from './helpers/projects.ts';
+import { createWorkspace, memberWithAccess } from './helpers/projects.ts';
 import { createStateVersion } from './helpers/state.ts';
-import { signedIn, signedInOwner } from './helpers/web.ts';
+import { PASSWORD, signedIn, signedInOwner, WebClient } from './helpers/web.ts';
 
 const TARBALL = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 1, 2, 3]);
 const HOSTILE = `<script>alert("x")</script>'"&`;
@@ -133,11 +133,52 @@ suite('web: workspaces', (ctx) => {
     assert.equal((await client.get(`${base}/${theirs}`)).status, 404);
   });
 
+  it('adds and removes run triggers; shows what the workspace triggers; a reader sees them and may not change them', async () => {
+    const { org, client } = await signedInOwner(ctx);
+    const target = await createWorkspace(ctx, org);
+    const source = await createWorkspace(ctx, org, undefined, { name: unique('src') });
+    const base = `/app/${org.name}/workspaces/${target.attributes.name}/run-triggers`;
+    const empty = await client.get(base);
+    assert.equal(empty.status, 200);
+    assert.match(empty.body, /No source workspaces/);
+    assert.ok(empty.body.includes(`value="${source.id}"`), 'the source is offered');
+    assert.ok(!empty.body.includes(`value="${target.id}"`), 'the workspace itself is not offered');
+
+    assert.equal((await client.post(base, { source: '' })).status, 422);
+    assert.equal((await client.post(base, { source: source.id })).status, 303);
+    const again = await client.post(base, { source: source.id });
+    assert.equal(again.status, 422);
+    assert.match(again.body, /already has a run trigger/);
+    const listed = await client.get(base);
+    assert.match(listed.body, new RegExp(`>${source.attributes.name}</a>`));
+    assert.ok(!listed.body.includes(`value="${source.id}"`), 'a source is not offered twice');
+    const downstream = await client.get(`/app/${org.name}/workspaces/${source.attributes.name}/run-triggers`);
+    assert.match(downstream.body, new RegExp(`Workspaces this one triggers[\\s\\S]*>${target.attributes.name}</a>`));
+    const [trigger] = (await ctx.get(`/api/v2/workspaces/${target.id}/run-triggers?filter[run-trigger][type]=inbound`, org.owner.token)).body.data;
+
+    // A reader of the workspace sees the triggers, is offered nothing, and may not remove one.
+    const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
+    await ctx.services.users.setPassword(reader.username, PASSWORD);
+    const readerClient = new WebClient(ctx);
+    assert.equal((await readerClient.signIn(reader.username)).status, 303);
+    const seen = await readerClient.get(base);
+    assert.equal(seen.status, 200);
+    assert.match(seen.body, new RegExp(`>${source.attributes.name}</a>`));
+    assert.match(seen.body, /may not change this workspace’s run triggers/);
+    assert.equal((await readerClient.post(`${base}/${trigger.id}/delete`, {})).status, 403);
+    // A trigger named under another workspace's address: not found, and not removed.
+    const elsewhere = `/app/${org.name}/workspaces/${source.attributes.name}/run-triggers/${trigger.id}/delete`;
+    assert.equal((await client.post(elsewhere, {})).status, 404);
+
+    assert.equal((await client.post(`${base}/${trigger.id}/delete`, {})).status, 303);
+    assert.match((await client.get(base)).body, /No source workspaces/);
+  });
+
   it('shows a workspace to nobody outside its organization: the same 404 as an absent one', async () => {
     const { org } = await signedInOwner(ctx);
     const ws = await createWorkspace(ctx, org);
     const { client: stranger } = await signedIn(ctx);
-    for (const tab of ['', '/variables', '/states', '/settings', '/runs']) {
+    for (const tab of ['', '/variables', '/states', '/settings', '/runs', '/run-triggers']) {
       assert.equal((await stranger.get(`/app/${org.name}/workspaces/${ws.attributes.name}${tab}`)).status, 404, tab);
     }
     assert.equal((await stranger.post(`/app/${org.name}/workspaces/${ws.attributes.name}/lock`, {})).status, 404);

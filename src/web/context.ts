@@ -24,6 +24,7 @@ import type { PoliciesService } from '../policies/service.ts';
 import type { PolicySetParametersService } from '../policy-set-parameters/service.ts';
 import type { PolicySetsService } from '../policy-sets/service.ts';
 import type { TokensService } from '../tokens/service.ts';
+import type { RunTriggersService } from '../run-triggers/service.ts';
 
 export interface WebServices {
   sessions: SessionsService;
@@ -38,6 +39,7 @@ export interface WebServices {
   variables: VariablesService;
   stateVersions: StateVersionsService;
   runs: RunsService;
+  runTriggers: RunTriggersService;
   jobs: JobsService;
   organizationMemberships: OrganizationMembershipsService;
   policySets: PolicySetsService;

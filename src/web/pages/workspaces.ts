@@ -1,6 +1,7 @@
 // Workspaces: the list, creating one, and a workspace's pages: overview (lock, latest runs),
 // runs (with their live logs and the apply / discard buttons), states and outputs (sensitive
-// values hidden), variables (sensitive values never shown), settings (execution mode among them).
+// values hidden), variables (sensitive values never shown), run triggers (the workspaces whose
+// applies queue runs here), settings (execution mode among them).
 // Each page asks the services with the person's Caller, as the API routes do.
 import type { Caller } from '../../auth/caller.ts';
 import { isFinal } from '../../runs/statuses.ts';
@@ -19,11 +20,12 @@ const TABS: Array<[string, string]> = [
   ['runs', 'Runs'],
   ['states', 'States'],
   ['variables', 'Variables'],
+  ['run-triggers', 'Run triggers'],
   ['settings', 'Settings'],
 ];
 
 export function workspacePages(pages: Pages): void {
-  const { workspaces, workspaceViews, workspaceLocks, variables, stateVersions, runs, jobs, projects } = pages.services;
+  const { workspaces, workspaceViews, workspaceLocks, variables, stateVersions, runs, runTriggers, jobs, projects } = pages.services;
 
   const find = async (p: PageContext): Promise<WorkspaceView> =>
     workspaceViews.one(await workspaces.show(p.caller, { organizationName: p.params.org!, name: p.params.name! }));
@@ -415,6 +417,100 @@ export function workspacePages(pages: Pages): void {
     const view = await find(p);
     await variables.destroy(p.caller, view.workspace.id, p.params.variable!);
     return p.redirect(`${home(view.organizationName, view.workspace.name)}/variables`, 'Variable deleted.');
+  });
+
+  /**
+   * Run triggers, as HCP Terraform's settings show them: the source workspaces whose successful
+   * applies queue a run here (added and removed by whoever may change the workspace's settings),
+   * and, for reading only, the workspaces this one's applies trigger.
+   */
+  async function runTriggersPage(p: PageContext, view: WorkspaceView, o: { source?: string; error?: string; status?: number } = {}) {
+    const { workspace } = view;
+    const org = view.organizationName;
+    const base = `${home(org, workspace.name)}/run-triggers`;
+    const manage = view.permissions['can-update'];
+    // A workspace has at most 20 sources: one page holds them all.
+    const [inbound, outbound] = await Promise.all([
+      runTriggers.list(p.caller, workspace.id, 'inbound', firstRows(100)),
+      runTriggers.list(p.caller, workspace.id, 'outbound', firstRows(100)),
+    ]);
+    const sources = new Set(inbound.items.map((v) => v.trigger.sourceableId));
+    const candidates = manage
+      ? (await workspaces.list(p.caller, org, { descending: false, sort: 'name' }, firstRows(100))).items.filter(
+          (v) => v.workspace.id !== workspace.id && !sources.has(v.workspace.id),
+        )
+      : [];
+    const body = html`<p>A successful apply in a source workspace queues a run in this one, from its newest configuration.</p>
+      ${table({
+        caption: 'Source workspaces',
+        head: ['Source workspace', 'Added', ''],
+        rows: inbound.items.map((v) => [
+          html`<a href="${home(org, v.sourceableName)}">${v.sourceableName}</a>`,
+          when(v.trigger.createdAt),
+          manage
+            ? button({
+                action: path`/app/${org}/workspaces/${workspace.name}/run-triggers/${v.trigger.id}/delete`,
+                csrf: p.csrf,
+                label: 'Remove',
+                accessibleLabel: `Remove the run trigger from ${v.sourceableName}`,
+                confirm: `Stop runs triggered by ${v.sourceableName}?`,
+                danger: true,
+              })
+            : '',
+        ]),
+        empty: 'No source workspaces.',
+      })}
+      ${
+        manage
+          ? candidates.length
+            ? html`<h2>Add a source workspace</h2>
+                ${form({
+                  action: base,
+                  csrf: p.csrf,
+                  submit: 'Add run trigger',
+                  label: 'New run trigger',
+                  error: o.error,
+                  body: select({
+                    label: 'Source workspace',
+                    name: 'source',
+                    value: o.source,
+                    options: candidates.map((v) => [v.workspace.id, v.workspace.name]),
+                  }),
+                })}`
+            : html`${o.error ? html`<p class="error-text" role="alert">${o.error}</p>` : ''}
+                <p>No other workspace to add as a source.</p>`
+          : html`<p>You may not change this workspace’s run triggers.</p>`
+      }
+      ${table({
+        caption: 'Workspaces this one triggers',
+        head: ['Workspace', 'Added'],
+        rows: outbound.items.map((v) => [html`<a href="${home(org, v.workspaceName)}">${v.workspaceName}</a>`, when(v.trigger.createdAt)]),
+        empty: 'None.',
+      })}`;
+    return frame(p, view, 'run-triggers', `Run triggers of ${workspace.name}`, body, o.status);
+  }
+
+  pages.get('/:org/workspaces/:name/run-triggers', async (p) => runTriggersPage(p, await find(p)));
+
+  pages.post('/:org/workspaces/:name/run-triggers', async (p) => {
+    const view = await find(p);
+    const source = p.form.get('source') ?? '';
+    try {
+      await runTriggers.create(p.caller, view.workspace.id, source || undefined);
+    } catch (error) {
+      if (!isFormError(error)) throw error;
+      return runTriggersPage(p, view, { source, error: error.errors.map((e) => e.detail).join('; '), status: 422 });
+    }
+    return p.redirect(`${home(view.organizationName, view.workspace.name)}/run-triggers`, 'Run trigger added.');
+  });
+
+  pages.post('/:org/workspaces/:name/run-triggers/:trigger/delete', async (p) => {
+    const view = await find(p);
+    // Only a trigger of this workspace, as the address says.
+    const shown = await runTriggers.show(p.caller, p.params.trigger!);
+    if (shown.trigger.workspaceId !== view.workspace.id) throw errors.notFound();
+    await runTriggers.destroy(p.caller, shown.trigger.id);
+    return p.redirect(`${home(view.organizationName, view.workspace.name)}/run-triggers`, 'Run trigger removed.');
   });
 
   const MODES: Array<[string, string]> = [
