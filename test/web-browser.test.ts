@@ -99,7 +99,7 @@ suite('the web UI in Chromium', (ctx) => {
       await screenshot(page, 'projects');
 
       // Every other page of a workspace and of the account passes axe too.
-      for (const tab of ['', '/runs', '/states', '/variables', '/settings']) {
+      for (const tab of ['', '/runs', '/states', '/variables', '/run-triggers', '/settings']) {
         await page.goto(`/app/${org}/workspaces/web-app${tab}`);
         await accessible(page);
       }
