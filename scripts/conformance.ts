@@ -16,6 +16,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -123,6 +125,16 @@ function selections(): { shards: string[][]; alone: string[][] } {
 const planned = selections();
 
 const SUMMARY = /^go-tfe: (\d+) passed, (\d+) failed, (\d+) skipped/;
+
+// go-tfe's notification configuration tests need a URL that answers (TFC_RUN_TASK_URL, which its
+// helpers also use for run tasks): a local receiver that answers 200 to anything, and keeps nothing.
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+receiver.unref();
+const RECEIVER_URL = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/notifications`;
 
 /** A server's environment: only what this script sets, so a caller's HANGAR_* cannot leak in. */
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -270,7 +282,14 @@ async function conformance(dialect: Dialect): Promise<Outcome> {
         selection,
         // A listed test takes seconds, a run test up to a minute or two; 240 s (the runner's
         // default) bounds what a hung test costs CI without cutting a slow one short.
-        { ...process.env, TFE_ADDRESS: listening.url, TFE_TOKEN: token, GOTFE_LOG_DIR: logs, GOTFE_TEST_TIMEOUT: process.env.GOTFE_TEST_TIMEOUT ?? '240' },
+        {
+          ...process.env,
+          TFE_ADDRESS: listening.url,
+          TFE_TOKEN: token,
+          TFC_RUN_TASK_URL: RECEIVER_URL,
+          GOTFE_LOG_DIR: logs,
+          GOTFE_TEST_TIMEOUT: process.env.GOTFE_TEST_TIMEOUT ?? '240',
+        },
         (line) => {
           const m = SUMMARY.exec(line);
           if (m) counts = [Number(m[1]), Number(m[2]), Number(m[3])];

@@ -39,7 +39,10 @@ export type IdPrefix =
   | 'wsc'
   | 'polchk'
   | 'wsr'
-  | 'rt';
+  | 'rt'
+  | 'nc'
+  | 'ncd'
+  | 'ncr';
 
 /** Resource ids look like TFE's: `prj-` + 16 base62 characters. */
 export function newId(prefix: IdPrefix): string {

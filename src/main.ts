@@ -103,6 +103,8 @@ async function serve(config: Config): Promise<void> {
     path: process.env.PATH,
     onError: (e) => app.log.error({ err: e }, 'runner error'),
   });
+  // Notifications of runs' status changes, sent from the outbox (started once the address is known).
+  let deliverer: { stop(): Promise<void> } | null = null;
   let closing = false;
   const shutdown = async (signal: string) => {
     // npm forwards a terminal's Ctrl-C, which the terminal also sends: the second is ignored.
@@ -118,6 +120,7 @@ async function serve(config: Config): Promise<void> {
     // waits for in-flight requests to finish.
     await app.close();
     clearInterval(blobSweep);
+    await deliverer?.stop();
     await runner.stop();
     await database.close();
     process.exit(0);
@@ -136,6 +139,11 @@ async function serve(config: Config): Promise<void> {
       port: config.metricsPort ?? 0,
       hostSetting: 'HANGAR_METRICS_HOST',
       portSetting: 'HANGAR_METRICS_PORT',
+    });
+    deliverer = services.notificationConfigurations.startDeliverer({
+      // Run links in notifications: the public origin when one is set, else where this instance listens.
+      baseUrl: config.baseUrl ?? address,
+      onError: (e) => app.log.error({ err: e }, 'notification delivery failed'),
     });
     // Whatever the log level, say where the API is (stderr: stdout carries the JSON log).
     process.stderr.write(`hangar: serving ${address}/api/v2 (database: ${databaseLabel(config)})\n`);
@@ -277,8 +285,11 @@ async function run(argv: string[]): Promise<number> {
         // State outputs are sealed with the same keys, and so is every blob (state, archives, plan files, logs).
         const state = await services.stateVersions.rotateEncryption();
         const variables = await services.variables.rotateEncryption({ batchSize });
+        const notificationTokens = await services.notificationConfigurations.rotateEncryption({ batchSize });
         const blobs = await services.blobs.reseal({ batchSize });
-        console.error(`re-encrypted ${reencrypted + state + variables + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        console.error(
+          `re-encrypted ${reencrypted + state + variables + notificationTokens + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`,
+        );
         return 0;
       });
     }

@@ -25,6 +25,7 @@ import { createConfigurationVersionsService } from './configuration-versions/ser
 import { createRunsService } from './runs/service.ts';
 import { createRunTriggersService } from './run-triggers/service.ts';
 import { createAutoDestroyService } from './auto-destroy/service.ts';
+import { createNotificationConfigurationsService } from './notification-configurations/service.ts';
 import { createJobSignal, createJobsService } from './jobs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
 import { createTokensService } from './tokens/service.ts';
@@ -112,6 +113,17 @@ export function createServices(database: Database, options: ServiceOptions = {})
     timeoutMs: options.policyTimeoutMs ?? 10_000,
     memoryMb: options.policyMemoryMb ?? 512,
   });
+  // Registers itself with runs: every status change writes its notifications to the outbox.
+  const notificationConfigurations = createNotificationConfigurationsService({
+    database,
+    workspaces,
+    runs,
+    organizationLookup,
+    organizationMemberships,
+    users,
+    teams,
+    keyring: options.keyring ?? null,
+  });
   // A workspace as the API shows it, joined above the domains that know its parts.
   const workspaceViews = createWorkspaceViewsService({ database });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
@@ -141,6 +153,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     configurationVersions,
     runs,
     runTriggers,
+    notificationConfigurations,
     jobs,
     jobSignal,
     autoDestroy,

@@ -23,6 +23,7 @@ const PURE_HELPERS = [
   'policy-set-versions/sentinel-hcl.ts',
   'policy-set-versions/manifest.ts',
   'state-versions/resource-instances.ts',
+  'notification-configurations/delivery.ts',
 ];
 
 /**

@@ -238,6 +238,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'update-workspace': 403,
   'destroy-workspace': 403,
   'manage-workspace-tags': 403,
+  'manage-notifications': 403,
   'lock-workspace': 403,
   'force-unlock-workspace': 403,
   'read-state-outputs': 403,

@@ -215,6 +215,12 @@ export const ACTIONS = {
   'write-variables': row('workspace', forbid('You are not allowed to change the variables of this workspace'), ({ authority }) => authority.writeVariables),
   // Tags: read with the workspace; written by whoever may change its settings.
   'manage-workspace-tags': row('workspace', forbid('You are not allowed to manage the tags of this workspace'), ({ authority }) => authority.manageWorkspaces),
+  // Notification configurations: read with the workspace; managed (and verified) by its admins, as in TFE.
+  'manage-notifications': row(
+    'workspace',
+    forbid("You are not allowed to manage this workspace's notifications"),
+    ({ authority }) => authority.manageWorkspaces,
+  ),
 } as const;
 
 export type Action = keyof typeof ACTIONS;

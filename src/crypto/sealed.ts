@@ -26,5 +26,12 @@ export async function keyIdsInUse(q: Queryable): Promise<string[]> {
     .distinct()
     .where('encrypted_value', 'like', 'v1:%')
     .execute();
-  return [...new Set([...parameters, ...blobs.map((r) => ({ key_id: r.key_id! })), ...outputs, ...variables].map((r) => r.key_id))].sort();
+  // Notification configurations' tokens (notification-configurations/).
+  const tokens = await q
+    .selectFrom('notification_configurations')
+    .select((eb) => eb.fn<string>('substr', ['encrypted_token', eb.lit(4), eb.lit(16)]).as('key_id'))
+    .distinct()
+    .where('encrypted_token', 'like', 'v1:%')
+    .execute();
+  return [...new Set([...parameters, ...blobs.map((r) => ({ key_id: r.key_id! })), ...outputs, ...variables, ...tokens].map((r) => r.key_id))].sort();
 }

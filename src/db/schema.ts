@@ -615,6 +615,10 @@ export interface Schema {
   oidc_sign_ins: OidcSignInsTable;
   user_identities: UserIdentitiesTable;
   run_triggers: RunTriggersTable;
+  notification_configurations: NotificationConfigurationsTable;
+  notification_configuration_users: NotificationConfigurationUsersTable;
+  notification_deliveries: NotificationDeliveriesTable;
+  notification_delivery_responses: NotificationDeliveryResponsesTable;
 }
 
 /** A run trigger: a successful apply in `sourceable_id` queues a run in `workspace_id`. */
@@ -718,4 +722,55 @@ export interface UserIdentitiesTable {
   subject: string;
   user_id: string;
   created_at: string;
+}
+
+/** Where a workspace's (or team's) run events are sent; the token sealed, never read back by the API. */
+export interface NotificationConfigurationsTable {
+  id: string;
+  workspace_id: string | null;
+  team_id: string | null;
+  name: string;
+  destination_type: string;
+  enabled: DbBool;
+  url: string | null;
+  encrypted_token: string | null;
+  /** JSON array of trigger names. */
+  triggers: string;
+  /** JSON array of addresses. */
+  email_addresses: string;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
+}
+
+/** The organization members an email configuration notifies. */
+export interface NotificationConfigurationUsersTable {
+  configuration_id: string;
+  user_id: string;
+}
+
+/** The outbox: one row per notification still to send. */
+export interface NotificationDeliveriesTable {
+  id: string;
+  configuration_id: string;
+  trigger: string;
+  /** JSON: the run as the payload describes it. */
+  subject: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: string;
+  created_at: string;
+}
+
+/** The outcome of one delivery, as TFE's `delivery-responses` show it. */
+export interface NotificationDeliveryResponsesTable {
+  id: string;
+  configuration_id: string;
+  url: string;
+  body: string;
+  code: string;
+  /** JSON object: header name → values. */
+  headers: string;
+  successful: DbBool;
+  created_at: string;
+  seq: Generated<number>;
 }

@@ -200,6 +200,11 @@ export function createOrganizationMembershipsService(deps: {
   }
 
   return {
+    /** Of `userIds`, those with a membership (invited or active) in the organization: whom a notification may name. */
+    async membersAmong(organizationId: string, userIds: readonly string[]): Promise<Set<string>> {
+      return new Set((await store.membershipsOfUsers(db, organizationId, userIds)).map((m) => m.userId));
+    },
+
     async list(
       caller: Caller,
       organizationName: string,

@@ -285,6 +285,9 @@ export function createTeamsService(deps: {
     },
     inOrganization: (q: Queryable, organizationId: string, ids: readonly string[]) => store.findTeamsByIds(q, organizationId, ids),
 
+    /** A team the caller may perform `action` on (for things that belong to a team); 404 or 403 otherwise. */
+    find,
+
     checkMembershipGift: async (standing: Standing, team: Team) => checkMembershipGift({ standing, team }),
 
     /**

@@ -1036,6 +1036,83 @@ export const MATRIX: Section[] = [
     ],
   },
   {
+    title: "Notification configurations (a workspace's, of a workspace of the project; a visible team's)",
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // Whoever reads the workspace reads its notification configurations (never their tokens);
+      // managing and verifying them takes the workspace's admin right (`manage-notifications`).
+      row(
+        'GET /api/v2/workspaces/:workspace_id/notification-configurations',
+        "list a workspace's notification configurations",
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200],
+      ),
+      row(
+        'POST /api/v2/workspaces/:workspace_id/notification-configurations',
+        'create a notification configuration of a workspace',
+        [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403],
+      ),
+      row(
+        'GET /api/v2/notification-configurations/:notification_configuration_id',
+        'show a notification configuration',
+        [200, 200, 200, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 200],
+        "a workspace's",
+      ),
+      row(
+        'PATCH /api/v2/notification-configurations/:notification_configuration_id',
+        'update a notification configuration',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403],
+        "a workspace's",
+      ),
+      row(
+        'DELETE /api/v2/notification-configurations/:notification_configuration_id',
+        'delete a notification configuration',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403],
+        "a workspace's",
+      ),
+      row(
+        'POST /api/v2/notification-configurations/:notification_configuration_id/actions/verify',
+        'send a verification notification',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403],
+        "a workspace's",
+      ),
+      // A team's: read by whoever sees the team, managed by whoever manages teams (as the team itself).
+      row(
+        'GET /api/v2/teams/:team_id/notification-configurations',
+        "list a team's notification configurations",
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200],
+      ),
+      row(
+        'POST /api/v2/teams/:team_id/notification-configurations',
+        'create a notification configuration of a team',
+        [201, 403, 403, 403, 403, 404, 201, 401, 401, 401, 403, 403, 201, 403, 201, 403],
+      ),
+      row(
+        'GET /api/v2/notification-configurations/:notification_configuration_id',
+        'show a notification configuration',
+        [200, 200, 200, 200, 200, 404, 200, 401, 401, 401, 200, 200, 200, 200, 200, 200],
+        "a team's",
+      ),
+      row(
+        'PATCH /api/v2/notification-configurations/:notification_configuration_id',
+        'update a notification configuration',
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200, 403],
+        "a team's",
+      ),
+      row(
+        'DELETE /api/v2/notification-configurations/:notification_configuration_id',
+        'delete a notification configuration',
+        [204, 403, 403, 403, 403, 404, 204, 401, 401, 401, 403, 403, 204, 403, 204, 403],
+        "a team's",
+      ),
+      row(
+        'POST /api/v2/notification-configurations/:notification_configuration_id/actions/verify',
+        'send a verification notification',
+        [200, 403, 403, 403, 403, 404, 200, 401, 401, 401, 403, 403, 200, 403, 200, 403],
+        "a team's",
+      ),
+    ],
+  },
+  {
     title: 'Policy sets and their parameters',
     rows: [
       // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus

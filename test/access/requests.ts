@@ -135,6 +135,39 @@ async function makeRunTrigger(w: World): Promise<{ id: string; workspaceId: stri
   return { id: res.body.data.id, workspaceId: target.id };
 }
 
+/** A generic configuration towards a closed local port: verifying it fails at once, and is answered all the same. */
+const notificationBody = () => ({
+  data: {
+    type: 'notification-configurations',
+    attributes: {
+      name: 'matrix',
+      'destination-type': 'generic',
+      enabled: false,
+      url: 'http://127.0.0.1:9/hook',
+      token: 'matrix-token',
+      triggers: ['run:created'],
+    },
+  },
+});
+
+/** A notification configuration of a fresh workspace of the main project (or of a fresh visible team), made by the owner. */
+async function freshNotificationConfiguration(w: World, of: 'workspace' | 'team' = 'workspace'): Promise<{ id: string; ownerId: string }> {
+  const ownerId = of === 'workspace' ? (await w.freshWorkspace()).id : await w.freshTeam();
+  const res = await w.ctx.post(`/api/v2/${of}s/${ownerId}/notification-configurations`, (await w.org()).owner.token, notificationBody());
+  if (res.status !== 201) throw new Error(`creating a notification configuration failed: ${res.status} ${res.raw}`);
+  return { id: res.body.data.id, ownerId };
+}
+
+const NOTIFICATION_CONFIGURATIONS = new WeakMap<World, Map<string, Promise<{ id: string; ownerId: string }>>>();
+/** One notification configuration per world and kind of owner, for the rows that only read. */
+function withNotificationConfiguration(w: World, of: 'workspace' | 'team' = 'workspace'): Promise<{ id: string; ownerId: string }> {
+  let made = NOTIFICATION_CONFIGURATIONS.get(w);
+  if (!made) NOTIFICATION_CONFIGURATIONS.set(w, (made = new Map()));
+  let one = made.get(of);
+  if (!one) made.set(of, (one = freshNotificationConfiguration(w, of)));
+  return one;
+}
+
 const RUN_TRIGGERS = new WeakMap<World, Promise<{ id: string; workspaceId: string }>>();
 /** One run trigger per world, for the rows that only read. */
 function withRunTrigger(w: World): Promise<{ id: string; workspaceId: string }> {
@@ -573,6 +606,50 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'GET /api/v2/run-triggers/:run_trigger_id': { make: async (w) => ({ params: { run_trigger_id: (await withRunTrigger(w)).id }, query: 'include=workspace' }) },
   'DELETE /api/v2/run-triggers/:run_trigger_id': { make: async (w) => ({ params: { run_trigger_id: await freshRunTrigger(w) } }) },
+
+  // ---- notification configurations: each write on a fresh workspace's (or team's) own configuration
+  'GET /api/v2/workspaces/:workspace_id/notification-configurations': {
+    make: async (w) => ({ params: { workspace_id: (await withNotificationConfiguration(w)).ownerId } }),
+  },
+  'POST /api/v2/workspaces/:workspace_id/notification-configurations': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: notificationBody() }),
+  },
+  'GET /api/v2/teams/:team_id/notification-configurations': {
+    make: async (w) => ({ params: { team_id: (await withNotificationConfiguration(w, 'team')).ownerId } }),
+  },
+  'POST /api/v2/teams/:team_id/notification-configurations': {
+    make: async (w) => ({ params: { team_id: await w.freshTeam() }, body: notificationBody() }),
+  },
+  "GET /api/v2/notification-configurations/:notification_configuration_id [a workspace's]": {
+    make: async (w) => ({ params: { notification_configuration_id: (await withNotificationConfiguration(w)).id } }),
+  },
+  "PATCH /api/v2/notification-configurations/:notification_configuration_id [a workspace's]": {
+    make: async (w) => ({
+      params: { notification_configuration_id: (await freshNotificationConfiguration(w)).id },
+      body: { data: { type: 'notification-configurations', attributes: { name: 'renamed', enabled: true } } },
+    }),
+  },
+  "DELETE /api/v2/notification-configurations/:notification_configuration_id [a workspace's]": {
+    make: async (w) => ({ params: { notification_configuration_id: (await freshNotificationConfiguration(w)).id } }),
+  },
+  "POST /api/v2/notification-configurations/:notification_configuration_id/actions/verify [a workspace's]": {
+    make: async (w) => ({ params: { notification_configuration_id: (await freshNotificationConfiguration(w)).id }, body: {} }),
+  },
+  "GET /api/v2/notification-configurations/:notification_configuration_id [a team's]": {
+    make: async (w) => ({ params: { notification_configuration_id: (await withNotificationConfiguration(w, 'team')).id } }),
+  },
+  "PATCH /api/v2/notification-configurations/:notification_configuration_id [a team's]": {
+    make: async (w) => ({
+      params: { notification_configuration_id: (await freshNotificationConfiguration(w, 'team')).id },
+      body: { data: { type: 'notification-configurations', attributes: { name: 'renamed', enabled: true } } },
+    }),
+  },
+  "DELETE /api/v2/notification-configurations/:notification_configuration_id [a team's]": {
+    make: async (w) => ({ params: { notification_configuration_id: (await freshNotificationConfiguration(w, 'team')).id } }),
+  },
+  "POST /api/v2/notification-configurations/:notification_configuration_id/actions/verify [a team's]": {
+    make: async (w) => ({ params: { notification_configuration_id: (await freshNotificationConfiguration(w, 'team')).id }, body: {} }),
+  },
 
   // ---- project team access
   'GET /api/v2/team-projects': {

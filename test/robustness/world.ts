@@ -125,6 +125,15 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'run trigger',
   );
+  const notification = await must(
+    ctx.post(`/api/v2/workspaces/${workspace.id}/notification-configurations`, t, {
+      data: {
+        type: 'notification-configurations',
+        attributes: { name: 'fuzz-notification', 'destination-type': 'generic', url: 'http://127.0.0.1:9/fuzz', token: 'fuzz-notification-token' },
+      },
+    }),
+    'notification configuration',
+  );
   const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });
   if (registered.status >= 300) throw new Error(`agent register: ${registered.status} ${registered.raw}`);
   return {
@@ -153,6 +162,7 @@ async function organizationWorld(ctx: TestContext) {
       varset_id: varset.id,
       set_variable_id: setVariable.id,
       run_trigger_id: runTrigger.id,
+      notification_configuration_id: notification.id,
     } as Record<string, string>,
   };
 }
