@@ -463,6 +463,9 @@ export function createWorkspacesService(deps: {
       return org && effectiveExecution(workspace, org);
     },
 
+    /** A workspace's organization, for what Hangar describes without a caller (a run, to its policies). */
+    organizationOf: (workspace: Workspace): Promise<Organization | undefined> => deps.organizationLookup.organizationById(workspace.organizationId),
+
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
     /** For a domain deciding with `can` what the caller may do to each of several workspaces. */
