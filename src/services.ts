@@ -24,6 +24,7 @@ import { createOrganizationMembershipsService } from './organization-memberships
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
 import { createRunTriggersService } from './run-triggers/service.ts';
+import { createPlanExportsService } from './plan-exports/service.ts';
 import { createAutoDestroyService } from './auto-destroy/service.ts';
 import { createJobSignal, createJobsService } from './jobs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
@@ -112,6 +113,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
     timeoutMs: options.policyTimeoutMs ?? 10_000,
     memoryMb: options.policyMemoryMb ?? 512,
   });
+  // Sentinel mocks of a finished plan, with the run as its policy checks see it.
+  const planExports = createPlanExportsService({ database, runs, jobs, workspaces });
   // A workspace as the API shows it, joined above the domains that know its parts.
   const workspaceViews = createWorkspaceViewsService({ database });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
@@ -153,6 +156,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     policySetVersions,
     policySetParameters,
     policyChecks,
+    planExports,
     agentPools,
     agents,
     variableSets,

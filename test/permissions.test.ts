@@ -251,6 +251,7 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'destroy-membership': 403,
   'read-variables': 403,
   'write-variables': 403,
+  'download-sentinel-mocks': 403,
   'read-variable-sets': 403,
   'manage-variable-sets': 403,
   'read-project-variable-sets': 403,

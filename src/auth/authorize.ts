@@ -213,6 +213,12 @@ export const ACTIONS = {
   // Variables, as TFE's workspace `variables` permission: none, read or write.
   'read-variables': row('workspace', forbid('You are not allowed to read the variables of this workspace'), ({ authority }) => authority.readVariables),
   'write-variables': row('workspace', forbid('You are not allowed to change the variables of this workspace'), ({ authority }) => authority.writeVariables),
+  // Sentinel mocks of a run's plan, as TFE's workspace `sentinel-mocks` permission (write and admin imply it).
+  'download-sentinel-mocks': row(
+    'workspace',
+    forbid('You are not allowed to download Sentinel mocks of this workspace'),
+    ({ authority }) => authority.downloadSentinelMocks,
+  ),
   // Tags: read with the workspace; written by whoever may change its settings.
   'manage-workspace-tags': row('workspace', forbid('You are not allowed to manage the tags of this workspace'), ({ authority }) => authority.manageWorkspaces),
 } as const;

@@ -615,9 +615,18 @@ export interface Schema {
   oidc_sign_ins: OidcSignInsTable;
   user_identities: UserIdentitiesTable;
   run_triggers: RunTriggersTable;
+  plan_exports: PlanExportsTable;
 }
 
 /** A run trigger: a successful apply in `sourceable_id` queues a run in `workspace_id`. */
+export interface PlanExportsTable {
+  id: string;
+  plan_id: string;
+  data_type: string;
+  created_at: string;
+  finished_at: string;
+}
+
 export interface RunTriggersTable {
   id: string;
   workspace_id: string;

@@ -135,6 +135,25 @@ async function makeRunTrigger(w: World): Promise<{ id: string; workspaceId: stri
   return { id: res.body.data.id, workspaceId: target.id };
 }
 
+const planExportBody = (planId: string) => ({
+  data: { type: 'plan-exports', attributes: { 'data-type': 'sentinel-mock-bundle-v0' }, relationships: { plan: { data: { type: 'plans', id: planId } } } },
+});
+
+/** An export (by the owner) of a fresh planned run's plan: a plan has one downloadable export of a type. */
+async function freshPlanExport(w: World): Promise<string> {
+  const { planId } = await w.freshRunIn('planned');
+  const res = await w.ctx.post('/api/v2/plan-exports', (await w.org()).owner.token, planExportBody(planId));
+  if (res.status !== 201) throw new Error(`creating a plan export failed: ${res.status} ${res.raw}`);
+  return res.body.data.id;
+}
+
+const PLAN_EXPORTS = new WeakMap<World, Promise<string>>();
+/** One plan export per world, for the rows that only read. */
+function withPlanExport(w: World): Promise<string> {
+  if (!PLAN_EXPORTS.has(w)) PLAN_EXPORTS.set(w, freshPlanExport(w));
+  return PLAN_EXPORTS.get(w)!;
+}
+
 const RUN_TRIGGERS = new WeakMap<World, Promise<{ id: string; workspaceId: string }>>();
 /** One run trigger per world, for the rows that only read. */
 function withRunTrigger(w: World): Promise<{ id: string; workspaceId: string }> {
@@ -573,6 +592,12 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   'GET /api/v2/run-triggers/:run_trigger_id': { make: async (w) => ({ params: { run_trigger_id: (await withRunTrigger(w)).id }, query: 'include=workspace' }) },
   'DELETE /api/v2/run-triggers/:run_trigger_id': { make: async (w) => ({ params: { run_trigger_id: await freshRunTrigger(w) } }) },
+
+  // ---- plan exports: each create of a fresh planned run's plan, each delete of a fresh export
+  'POST /api/v2/plan-exports': { make: async (w) => ({ body: planExportBody((await w.freshRunIn('planned')).planId) }) },
+  'GET /api/v2/plan-exports/:plan_export_id': { make: async (w) => ({ params: { plan_export_id: await withPlanExport(w) } }) },
+  'GET /api/v2/plan-exports/:plan_export_id/download': { make: async (w) => ({ params: { plan_export_id: await withPlanExport(w) } }) },
+  'DELETE /api/v2/plan-exports/:plan_export_id': { make: async (w) => ({ params: { plan_export_id: await freshPlanExport(w) } }) },
 
   // ---- project team access
   'GET /api/v2/team-projects': {
