@@ -81,6 +81,12 @@ export function createPlanExportsService(deps: { database: Database; runs: RunsS
     return { job, run: view.run, workspace: found.workspace, org: found.org };
   }
 
+  async function bundleOf({ job, run, workspace, org }: Awaited<ReturnType<typeof planFor>>): Promise<Buffer> {
+    const planJson = job.status === 'finished' ? await jobs.getBlob(db, job.id, 'plan-json') : undefined;
+    if (!planJson) throw errors.conflict('The plan has not finished: it has no data to export yet');
+    return tarGz(await mockBundleOffThread(planJson.toString('utf8'), runDescription(run, workspace, org)));
+  }
+
   async function find(caller: Caller, id: string) {
     const e = hasPrefix(id, 'pe') ? await store.findPlanExport(db, id) : undefined;
     if (!e) throw errors.notFound();
@@ -116,11 +122,14 @@ export function createPlanExportsService(deps: { database: Database; runs: RunsS
 
     /** The bundle, built from the plan as its checks read it; 409 once the export has expired. */
     async download(caller: Caller, id: string): Promise<Buffer> {
-      const { planExport, job, run, workspace, org } = await find(caller, id);
+      const { planExport, ...plan } = await find(caller, id);
       if (viewOf(planExport).status === 'expired') throw errors.conflict('This plan export has expired; make a new one');
-      const planJson = await jobs.getBlob(db, job.id, 'plan-json');
-      if (!planJson) throw errors.notFound();
-      return tarGz(await mockBundleOffThread(planJson.toString('utf8'), runDescription(run, workspace, org)));
+      return bundleOf(plan);
+    },
+
+    /** The bundle of a finished plan without an export to show for it (the web UI's download button). */
+    async mocksOfPlan(caller: Caller, planId: string): Promise<Buffer> {
+      return bundleOf(await planFor(caller, planId));
     },
 
     async destroy(caller: Caller, id: string): Promise<void> {
