@@ -32,6 +32,7 @@ import { teamsRoutes } from './teams/routes.ts';
 import { organizationMembershipsRoutes } from './organization-memberships/routes.ts';
 import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { runTriggersRoutes } from './run-triggers/routes.ts';
+import { sshKeysRoutes } from './ssh-keys/routes.ts';
 import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
 import { logRoutes, runsRoutes } from './runs/routes.ts';
 import { knownTerraformVersion } from './runner/terraform.ts';
@@ -247,6 +248,7 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await configurationVersionsRoutes(typed, services);
         await runsRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await runTriggersRoutes(typed, services);
+        await sshKeysRoutes(typed, services);
         await policyChecksRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);

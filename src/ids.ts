@@ -39,7 +39,8 @@ export type IdPrefix =
   | 'wsc'
   | 'polchk'
   | 'wsr'
-  | 'rt';
+  | 'rt'
+  | 'sshkey';
 
 /** Resource ids look like TFE's: `prj-` + 16 base62 characters. */
 export function newId(prefix: IdPrefix): string {

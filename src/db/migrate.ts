@@ -36,6 +36,7 @@ import * as stateResourceCount from './migrations/0036_state_resource_count.ts';
 import * as blobCodec from './migrations/0037_blob_codec.ts';
 import * as stateResourceInstances from './migrations/0038_state_resource_instances.ts';
 import * as runTriggers from './migrations/0039_run_triggers.ts';
+import * as sshKeys from './migrations/0041_ssh_keys.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '0037_blob_codec': blobCodec,
   '0038_state_resource_instances': stateResourceInstances,
   '0039_run_triggers': runTriggers,
+  '0041_ssh_keys': sshKeys,
 };
 
 async function migrator(database: Database): Promise<Migrator> {
