@@ -125,6 +125,12 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'run trigger',
   );
+  const sshKey = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/ssh-keys`, t, {
+      data: { type: 'ssh-keys', attributes: { name: 'fuzz-key', value: '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAfuzzKeyAAAA\n-----END OPENSSH PRIVATE KEY-----\n' } },
+    }),
+    'SSH key',
+  );
   const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });
   if (registered.status >= 300) throw new Error(`agent register: ${registered.status} ${registered.raw}`);
   return {
@@ -153,6 +159,7 @@ async function organizationWorld(ctx: TestContext) {
       varset_id: varset.id,
       set_variable_id: setVariable.id,
       run_trigger_id: runTrigger.id,
+      ssh_key_id: sshKey.id,
     } as Record<string, string>,
   };
 }
