@@ -279,7 +279,9 @@ async function run(argv: string[]): Promise<number> {
         const variables = await services.variables.rotateEncryption({ batchSize });
         const sshKeys = (await services.sshKeys.rotateEncryption({ batchSize })).reencrypted;
         const blobs = await services.blobs.reseal({ batchSize });
-        console.error(`re-encrypted ${reencrypted + state + variables + sshKeys + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        console.error(
+          `re-encrypted ${reencrypted + state + variables + sshKeys + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`,
+        );
         return 0;
       });
     }

@@ -36,7 +36,9 @@ suite('agent job protocol', (ctx) => {
     await createVariable(ctx, org.owner.token, workspaceId, { key: 'secret', value: 'pr0tocol-s3cret', sensitive: true });
     // The workspace's SSH key travels like a sensitive variable: to the runner holding the job only.
     const sshKey = '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAagentProtocolKeyAAAA\n-----END OPENSSH PRIVATE KEY-----\n';
-    const key = await ctx.post(`/api/v2/organizations/${org.name}/ssh-keys`, org.owner.token, { data: { type: 'ssh-keys', attributes: { name: 'k', value: sshKey } } });
+    const key = await ctx.post(`/api/v2/organizations/${org.name}/ssh-keys`, org.owner.token, {
+      data: { type: 'ssh-keys', attributes: { name: 'k', value: sshKey } },
+    });
     assertStatus(key, 201);
     const assigned = await ctx.patch(`/api/v2/workspaces/${workspaceId}/relationships/ssh-key`, org.owner.token, {
       data: { type: 'workspaces', attributes: { id: key.body.data.id } },

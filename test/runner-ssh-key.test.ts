@@ -89,7 +89,10 @@ async function run(binary: string, sshKey: string | null): Promise<{ log: string
     applied: async () => void (outcome = 'applied'),
     failed: async (_j, reason) => void (outcome = `failed: ${reason}`),
   };
-  const settings = terraformSettings({ terraformBinary: binary, terraformPluginCacheDir: null, terraformCliConfigFile: null }, process.env.PATH ?? '/usr/bin:/bin');
+  const settings = terraformSettings(
+    { terraformBinary: binary, terraformPluginCacheDir: null, terraformCliConfigFile: null },
+    process.env.PATH ?? '/usr/bin:/bin',
+  );
   await executeJob(port, job(), { settings, runner: 'test', timeoutMs: 60_000, maxLogBytes: 1024 * 1024 });
   return { log: Buffer.concat(chunks).toString('utf8'), outcome };
 }
@@ -111,10 +114,7 @@ describe('a job with its workspace SSH key', { skip: real === '' ? 'terraform is
     const jobDir = keyFile.slice(0, keyFile.indexOf('/', path.join(tmpdir(), 'hangar-job-').length));
     const known = path.join(path.dirname(keyFile), 'known_hosts');
     const command = /^GIT_SSH_COMMAND=\[(.*)\]$/m.exec(log)?.[1];
-    assert.equal(
-      command,
-      `ssh -i '${keyFile}' -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile='${known}'`,
-    );
+    assert.equal(command, `ssh -i '${keyFile}' -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile='${known}'`);
     assert.match(log, /^MODE=600 DIRMODE=700$/m);
     // CRLF made LF, and the final newline OpenSSH needs added.
     assert.match(log, /^SAME=yes$/m);

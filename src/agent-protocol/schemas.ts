@@ -82,7 +82,10 @@ export const JobInputsDocument = Open(
     'plan-file': Type.Union([Base64('For an apply: the plan file its plan produced'), Type.Null()]),
     'ssh-key': Type.Optional(
       Type.Union([
-        Type.String({ description: "The private key of the workspace's SSH key, for terraform init to clone modules over git+ssh; only the runner holding the job receives it" }),
+        Type.String({
+          description:
+            "The private key of the workspace's SSH key, for terraform init to clone modules over git+ssh; only the runner holding the job receives it",
+        }),
         Type.Null(),
       ]),
     ),

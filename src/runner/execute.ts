@@ -128,10 +128,9 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     await port.failed(job, `The job could not start: ${(e as Error).message}`).catch(() => {});
     return;
   }
-  const secrets = [
-    ...inputs.variables.filter((v) => v.sensitive && v.value.length > 0).map((v) => v.value),
-    ...keySecrets(inputs.sshKey),
-  ].sort((a, b) => b.length - a.length);
+  const secrets = [...inputs.variables.filter((v) => v.sensitive && v.value.length > 0).map((v) => v.value), ...keySecrets(inputs.sshKey)].sort(
+    (a, b) => b.length - a.length,
+  );
   const log = logWriter(port, job, secrets, options.maxLogBytes);
   const abort = new AbortController();
   const killer = new AbortController();

@@ -40,7 +40,12 @@ const KEY_ID = '/data/attributes/id';
 
 const check = (input: SshKeyInput) => checkAttributes({ name: [SshKeyName, input.name], value: [SshKeyValue, input.value] });
 
-export function createSshKeysService(deps: { database: Database; organizationLookup: OrganizationLookup; workspaces: WorkspacesService; keyring: Keyring | null }) {
+export function createSshKeysService(deps: {
+  database: Database;
+  organizationLookup: OrganizationLookup;
+  workspaces: WorkspacesService;
+  keyring: Keyring | null;
+}) {
   const { database, organizationLookup, workspaces } = deps;
   const db = database.db;
   const keyring = () => loadedKeyring(deps.keyring);

@@ -112,7 +112,16 @@ const WORKSPACES = columns<WorkspacesTable, Workspace>({
   agentPoolId: 'agent_pool_id',
   sshKeyId: 'ssh_key_id',
 });
-const PATCHABLE = ['name', 'description', 'autoDestroyActivityDuration', 'inheritsProjectAutoDestroy', 'executionMode', 'agentPoolId', 'sshKeyId', ...SETTINGS] as const;
+const PATCHABLE = [
+  'name',
+  'description',
+  'autoDestroyActivityDuration',
+  'inheritsProjectAutoDestroy',
+  'executionMode',
+  'agentPoolId',
+  'sshKeyId',
+  ...SETTINGS,
+] as const;
 const changes = WORKSPACES.patch(...PATCHABLE, 'updatedAt');
 
 export async function insertWorkspace(q: Queryable, w: Workspace): Promise<void> {

@@ -127,7 +127,10 @@ async function organizationWorld(ctx: TestContext) {
   );
   const sshKey = await must(
     ctx.post(`/api/v2/organizations/${org.name}/ssh-keys`, t, {
-      data: { type: 'ssh-keys', attributes: { name: 'fuzz-key', value: '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAfuzzKeyAAAA\n-----END OPENSSH PRIVATE KEY-----\n' } },
+      data: {
+        type: 'ssh-keys',
+        attributes: { name: 'fuzz-key', value: '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAfuzzKeyAAAA\n-----END OPENSSH PRIVATE KEY-----\n' },
+      },
     }),
     'SSH key',
   );
