@@ -5,6 +5,7 @@
 // the job of a workspace it is assigned to.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { keyIdsInUse } from '../src/crypto/sealed.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { createWorkspace, memberWithAccess, type Org } from './helpers/projects.ts';
@@ -244,6 +245,9 @@ suite('ssh keys', (ctx) => {
     assert.ok(!ctx.logs.includes(secretLine), 'the value reached the server log');
     const row = await ctx.database.db.selectFrom('ssh_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     assert.ok(!JSON.stringify(row).includes(secretLine), 'stored in clear text');
+    // Sealed with the keyring, and the start-up check knows the key that sealed it.
+    assert.match(row.encrypted_value, /^v1:[0-9a-f]{16}:/);
+    assert.ok((await keyIdsInUse(ctx.database.db)).includes(row.encrypted_value.slice(3, 19)));
     assert.equal(await ctx.services.sshKeys.forRun(w.id), value);
   });
 
