@@ -40,7 +40,8 @@ export type IdPrefix =
   | 'polchk'
   | 'wsr'
   | 'rt'
-  | 'pe';
+  | 'pe'
+  | 'sshkey';
 
 /** Resource ids look like TFE's: `prj-` + 16 base62 characters. */
 export function newId(prefix: IdPrefix): string {

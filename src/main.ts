@@ -277,8 +277,11 @@ async function run(argv: string[]): Promise<number> {
         // State outputs are sealed with the same keys, and so is every blob (state, archives, plan files, logs).
         const state = await services.stateVersions.rotateEncryption();
         const variables = await services.variables.rotateEncryption({ batchSize });
+        const sshKeys = (await services.sshKeys.rotateEncryption({ batchSize })).reencrypted;
         const blobs = await services.blobs.reseal({ batchSize });
-        console.error(`re-encrypted ${reencrypted + state + variables + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`);
+        console.error(
+          `re-encrypted ${reencrypted + state + variables + sshKeys + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`,
+        );
         return 0;
       });
     }

@@ -25,6 +25,7 @@ import { createConfigurationVersionsService } from './configuration-versions/ser
 import { createRunsService } from './runs/service.ts';
 import { createRunTriggersService } from './run-triggers/service.ts';
 import { createPlanExportsService } from './plan-exports/service.ts';
+import { createSshKeysService } from './ssh-keys/service.ts';
 import { createAutoDestroyService } from './auto-destroy/service.ts';
 import { createJobSignal, createJobsService } from './jobs/service.ts';
 import { createTeamWorkspacesService, createWorkspaceGiftsLoader, createWorkspaceGrantLoader } from './team-workspaces/service.ts';
@@ -65,6 +66,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // Early, so that runs (and anything else that needs a workspace's variables) can be given them.
   const variableSets = createVariableSetsService({ database, organizationLookup, projectAccess, workspaces });
   const variables = createVariablesService({ database, workspaces, variableSets, keyring: options.keyring ?? null });
+  // Early too: a run's job takes its workspace's SSH key (runner/local.ts).
+  const sshKeys = createSshKeysService({ database, organizationLookup, workspaces, keyring: options.keyring ?? null });
   const organizationTags = createOrganizationTagsService({ organizationLookup, tags, workspaces });
   const teams = createTeamsService({
     database,
@@ -144,6 +147,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     configurationVersions,
     runs,
     runTriggers,
+    sshKeys,
     jobs,
     jobSignal,
     autoDestroy,

@@ -143,6 +143,15 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'plan export',
   );
+  const sshKey = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/ssh-keys`, t, {
+      data: {
+        type: 'ssh-keys',
+        attributes: { name: 'fuzz-key', value: '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAfuzzKeyAAAA\n-----END OPENSSH PRIVATE KEY-----\n' },
+      },
+    }),
+    'SSH key',
+  );
   const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });
   if (registered.status >= 300) throw new Error(`agent register: ${registered.status} ${registered.raw}`);
   return {
@@ -172,6 +181,7 @@ async function organizationWorld(ctx: TestContext) {
       set_variable_id: setVariable.id,
       run_trigger_id: runTrigger.id,
       plan_export_id: planExport.id,
+      ssh_key_id: sshKey.id,
     } as Record<string, string>,
   };
 }
