@@ -33,6 +33,8 @@ import { organizationMembershipsRoutes } from './organization-memberships/routes
 import { teamWorkspacesRoutes } from './team-workspaces/routes.ts';
 import { runTriggersRoutes } from './run-triggers/routes.ts';
 import { notificationConfigurationsRoutes } from './notification-configurations/routes.ts';
+import { planExportsRoutes } from './plan-exports/routes.ts';
+import { sshKeysRoutes } from './ssh-keys/routes.ts';
 import { configurationVersionsRoutes, uploadRoutes } from './configuration-versions/routes.ts';
 import { logRoutes, runsRoutes } from './runs/routes.ts';
 import { knownTerraformVersion } from './runner/terraform.ts';
@@ -249,6 +251,8 @@ export async function buildApp({ config, database, logger, keyring, services: gi
         await runsRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await runTriggersRoutes(typed, services);
         await notificationConfigurationsRoutes(typed, services);
+        await planExportsRoutes(typed, services);
+        await sshKeysRoutes(typed, services);
         await policyChecksRoutes(typed, { ...services, terraformVersion: knownTerraformVersion });
         await agentPoolsRoutes(typed, services);
         await agentsRoutes(typed, services);

@@ -42,7 +42,9 @@ export type IdPrefix =
   | 'rt'
   | 'nc'
   | 'ncd'
-  | 'ncr';
+  | 'ncr'
+  | 'pe'
+  | 'sshkey';
 
 /** Resource ids look like TFE's: `prj-` + 16 base62 characters. */
 export function newId(prefix: IdPrefix): string {

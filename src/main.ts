@@ -286,9 +286,10 @@ async function run(argv: string[]): Promise<number> {
         const state = await services.stateVersions.rotateEncryption();
         const variables = await services.variables.rotateEncryption({ batchSize });
         const notificationTokens = await services.notificationConfigurations.rotateEncryption({ batchSize });
+        const sshKeys = (await services.sshKeys.rotateEncryption({ batchSize })).reencrypted;
         const blobs = await services.blobs.reseal({ batchSize });
         console.error(
-          `re-encrypted ${reencrypted + state + variables + notificationTokens + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`,
+          `re-encrypted ${reencrypted + state + variables + notificationTokens + sshKeys + blobs} sensitive value(s) with key ${keyId}; keys no longer needed may now be removed`,
         );
         return 0;
       });

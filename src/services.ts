@@ -24,6 +24,8 @@ import { createOrganizationMembershipsService } from './organization-memberships
 import { createConfigurationVersionsService } from './configuration-versions/service.ts';
 import { createRunsService } from './runs/service.ts';
 import { createRunTriggersService } from './run-triggers/service.ts';
+import { createPlanExportsService } from './plan-exports/service.ts';
+import { createSshKeysService } from './ssh-keys/service.ts';
 import { createAutoDestroyService } from './auto-destroy/service.ts';
 import { createNotificationConfigurationsService } from './notification-configurations/service.ts';
 import { createJobSignal, createJobsService } from './jobs/service.ts';
@@ -65,6 +67,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
   // Early, so that runs (and anything else that needs a workspace's variables) can be given them.
   const variableSets = createVariableSetsService({ database, organizationLookup, projectAccess, workspaces });
   const variables = createVariablesService({ database, workspaces, variableSets, keyring: options.keyring ?? null });
+  // Early too: a run's job takes its workspace's SSH key (runner/local.ts).
+  const sshKeys = createSshKeysService({ database, organizationLookup, workspaces, keyring: options.keyring ?? null });
   const organizationTags = createOrganizationTagsService({ organizationLookup, tags, workspaces });
   const teams = createTeamsService({
     database,
@@ -124,6 +128,8 @@ export function createServices(database: Database, options: ServiceOptions = {})
     teams,
     keyring: options.keyring ?? null,
   });
+  // Sentinel mocks of a finished plan, with the run as its policy checks see it.
+  const planExports = createPlanExportsService({ database, runs, jobs, workspaces });
   // A workspace as the API shows it, joined above the domains that know its parts.
   const workspaceViews = createWorkspaceViewsService({ database });
   const agentPools = createAgentPoolsService({ database, organizationLookup, tokens, workspaces });
@@ -154,6 +160,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     runs,
     runTriggers,
     notificationConfigurations,
+    sshKeys,
     jobs,
     jobSignal,
     autoDestroy,
@@ -166,6 +173,7 @@ export function createServices(database: Database, options: ServiceOptions = {})
     policySetVersions,
     policySetParameters,
     policyChecks,
+    planExports,
     agentPools,
     agents,
     variableSets,

@@ -160,6 +160,27 @@ export const ParameterValue: ValueType = {
   problem: (v) => (Buffer.byteLength(v, 'utf8') > MAX_VALUE_BYTES ? 'Value is too long (maximum is 256 KiB)' : null),
 };
 
+/** Names of SSH keys: any text that is not blank (go-tfe names them with random UUIDs). */
+export const SshKeyName: ValueType = { problem: (v) => (v.trim() === '' ? "Name can't be blank" : null) };
+
+/** Far above any private key's PEM (an 16384-bit RSA key is about 12 KiB). */
+export const MAX_SSH_KEY_BYTES = 64 * 1024;
+const PUBLIC_KEY = /^\s*(ssh-(rsa|dss|ed25519|ed448)|ecdsa-sha2-\S+|sk-\S+@openssh\.com)\s+AAAA|-----BEGIN (SSH2 |RSA )?PUBLIC KEY-----/;
+/**
+ * SSH private keys. TFE takes any text, and go-tfe's own tests send random UUIDs, so no format is
+ * required; only a public key, the common mistake, is refused, since it could never authenticate.
+ */
+export const SshKeyValue: ValueType = {
+  problem: (v) =>
+    v.trim() === ''
+      ? "Value can't be blank"
+      : Buffer.byteLength(v, 'utf8') > MAX_SSH_KEY_BYTES
+        ? 'Value is too long (maximum is 64 KiB)'
+        : PUBLIC_KEY.test(v)
+          ? 'Value must be the private key; this is a public key'
+          : null,
+};
+
 /**
  * Checks the attributes sent, each against its type: `{ name: [Name, input.name] }`. Unsent
  * (undefined) and null values pass. Every problem is reported at once, each at its attribute.

@@ -34,6 +34,16 @@ suite('agent job protocol', (ctx) => {
     const runner = `${agent}/0`;
     const { workspaceId } = await agentWorkspace(ctx, org, pool.id);
     await createVariable(ctx, org.owner.token, workspaceId, { key: 'secret', value: 'pr0tocol-s3cret', sensitive: true });
+    // The workspace's SSH key travels like a sensitive variable: to the runner holding the job only.
+    const sshKey = '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAagentProtocolKeyAAAA\n-----END OPENSSH PRIVATE KEY-----\n';
+    const key = await ctx.post(`/api/v2/organizations/${org.name}/ssh-keys`, org.owner.token, {
+      data: { type: 'ssh-keys', attributes: { name: 'k', value: sshKey } },
+    });
+    assertStatus(key, 201);
+    const assigned = await ctx.patch(`/api/v2/workspaces/${workspaceId}/relationships/ssh-key`, org.owner.token, {
+      data: { type: 'workspaces', attributes: { id: key.body.data.id } },
+    });
+    assertStatus(assigned, 200);
     const cv = await ctx.get(`/api/v2/workspaces/${workspaceId}/configuration-versions`, org.owner.token);
     const created = await ctx.post('/api/v2/runs', org.owner.token, {
       data: {
@@ -79,6 +89,7 @@ suite('agent job protocol', (ctx) => {
       inputs.body.variables.map((v: any) => [v.key, v.value, v.sensitive]),
       [['secret', 'pr0tocol-s3cret', true]],
     );
+    assert.equal(inputs.body['ssh-key'], sshKey);
     // Another runner of the same pool does not get the job's secrets.
     assertAgentError(await jobCall(ctx, 'GET', `${planJob}/inputs?runner=${encodeURIComponent(`${agent}/1`)}`, token.secret), 409);
 

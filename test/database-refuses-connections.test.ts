@@ -121,9 +121,16 @@ describe('PostgreSQL refusing connections', { skip: !POSTGRES_URL && 'needs HANG
     u.searchParams.set('connect_timeout', '1');
     const small = await appOn(u.toString(), 1);
     try {
-      // The pool's only connection is busy for longer than a request may wait for it.
-      const busy = small.database.transaction((trx) => sql`select pg_sleep(3)`.execute(trx));
-      await new Promise((r) => setTimeout(r, 200));
+      // The pool's only connection is busy for longer than a request may wait for it. The request
+      // goes once the transaction holds it: on a loaded machine, opening that first connection
+      // can take longer than any fixed pause, and the request would take the connection first.
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const busy = small.database.transaction(async (trx) => {
+        holding();
+        await sql`select pg_sleep(3)`.execute(trx);
+      });
+      await held;
       assertUnavailable(await get(small.app, '/api/v2/account/details', token));
       await busy;
       assert.equal((await get(small.app, '/api/v2/account/details', token)).status, 200);

@@ -52,6 +52,8 @@ const GRANTED_BY: Record<OrganizationPermission, 'members' | OrganizationAccessK
   'manage-agent-pools': ['manage-agent-pools'],
   'read-variable-sets': ['read-workspaces', 'manage-workspaces', 'manage-projects'],
   'manage-variable-sets': ['manage-workspaces', 'manage-projects'],
+  'read-ssh-keys': ['manage-vcs-settings', 'manage-workspaces', 'manage-projects'],
+  'manage-ssh-keys': ['manage-vcs-settings'],
 };
 
 describe('organization permissions: every flag against every permission', () => {
@@ -252,8 +254,11 @@ const REFUSAL: Record<Action, 404 | 403> = {
   'destroy-membership': 403,
   'read-variables': 403,
   'write-variables': 403,
+  'download-sentinel-mocks': 403,
   'read-variable-sets': 403,
   'manage-variable-sets': 403,
+  'read-ssh-keys': 403,
+  'manage-ssh-keys': 403,
   'read-project-variable-sets': 403,
   'manage-project-variable-sets': 403,
 };

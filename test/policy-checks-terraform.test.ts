@@ -8,7 +8,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
+import * as tar from 'tar';
 import { dialects, POSTGRES_URL } from './helpers/harness.ts';
 import { hangar, scratchServer, type Server } from './helpers/process.ts';
 import { terraformE2eSkip, tlsApi } from './helpers/terraform-cli.ts';
@@ -18,6 +20,21 @@ const skip = terraformE2eSkip();
 if (skip) console.log(`# SKIP policy checks end-to-end: ${skip}`);
 
 const SECRET = 'open-sesame-7f3a9c';
+const NO_NEW_RESOURCES =
+  '# Nothing may be created in this workspace.\nimport "tfplan/v2" as tfplan\n\ncreates = filter tfplan.resource_changes as _, rc { rc.change.actions contains "create" }\nprint("creating", length(creates), "resources")\nmain = rule { length(creates) is 0 }\n';
+
+/** The bytes of a GET with the token (a download: not text). */
+function download(url: string, token: string, ca: Buffer): Promise<{ status: number; type: string; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), bytes: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 const api = tlsApi;
 
@@ -155,12 +172,7 @@ for (const dialect of dialects()) {
 
     it('a hard-mandatory failure stops the apply: the CLI shows the check, exits non-zero, and no state is written', async () => {
       const { dir, wsId } = await project('hard');
-      await policySet(
-        wsId,
-        'no-new-resources',
-        'hard-mandatory',
-        '# Nothing may be created in this workspace.\nimport "tfplan/v2" as tfplan\n\ncreates = filter tfplan.resource_changes as _, rc { rc.change.actions contains "create" }\nprint("creating", length(creates), "resources")\nmain = rule { length(creates) is 0 }\n',
-      );
+      await policySet(wsId, 'no-new-resources', 'hard-mandatory', NO_NEW_RESOURCES);
       const apply = await terraform(dir, ['apply', '-auto-approve', '-input=false']);
       assert.notEqual(apply.status, 0, apply.out);
       assert.match(apply.out, /Plan: 1 to add/);
@@ -180,6 +192,49 @@ for (const dialect of dialects()) {
       assert.equal(state.status, 404, 'no state was written');
       const ws = await call(`${base}/workspaces/${wsId}`, 'GET');
       assert.equal(ws.body.data.attributes.locked, false);
+    });
+
+    it("exports the hard-failed plan's Sentinel mocks: unpacked beside the policy, `hangar sentinel test` fails it as its check did", async () => {
+      const ws = await call(`${base}/organizations/${org}/workspaces/hard`, 'GET');
+      const run = await latestRun(ws.body.data.id);
+      const created = await call(`${base}/plan-exports`, 'POST', {
+        data: {
+          type: 'plan-exports',
+          attributes: { 'data-type': 'sentinel-mock-bundle-v0' },
+          relationships: { plan: { data: { type: 'plans', id: run.relationships.plan.data.id } } },
+        },
+      });
+      assert.equal(created.status, 201, created.raw);
+      assert.equal(created.body.data.attributes.status, 'finished');
+      const got = await download(`${base}/plan-exports/${created.body.data.id}/download`, token, ca);
+      assert.equal(got.status, 200);
+      assert.equal(got.type, 'application/x-gzip');
+
+      // Unpacked beside the policy; its sentinel.hcl names the mocks (for `sentinel apply` there).
+      const policies = path.join(home, 'mocks');
+      const bundle = path.join(policies, 'bundle');
+      const cases = path.join(policies, 'test', 'no-new-resources');
+      mkdirSync(bundle, { recursive: true });
+      mkdirSync(cases, { recursive: true });
+      writeFileSync(path.join(home, 'bundle.tar.gz'), got.bytes);
+      await tar.x({ file: path.join(home, 'bundle.tar.gz'), cwd: bundle });
+      for (const name of ['mock-tfplan-v2.sentinel', 'mock-tfconfig-v2.sentinel', 'mock-tfstate-v2.sentinel', 'mock-tfrun.sentinel']) {
+        seen.push(readFileSync(path.join(bundle, name), 'utf8'));
+      }
+      // The run as its check saw it: its id, organization and workspace.
+      const tfrun = readFileSync(path.join(bundle, 'mock-tfrun.sentinel'), 'utf8');
+      assert.match(tfrun, new RegExp(`^id = "${run.id}"$`, 'm'));
+      assert.match(tfrun, new RegExp(`organization = \\{\\n\\t"name": "${org}",`));
+      assert.match(tfrun, /\t"name": "hard",\n/);
+      writeFileSync(path.join(policies, 'no-new-resources.sentinel'), NO_NEW_RESOURCES);
+      // A test case: the bundle's mocks (its sentinel.hcl, the paths taken from the case's
+      // folder) and the result the run's check had.
+      const mocks = readFileSync(path.join(bundle, 'sentinel.hcl'), 'utf8').replaceAll('source = "', 'source = "../../bundle/');
+      writeFileSync(path.join(cases, 'fails.hcl'), `${mocks}\ntest {\n  rules = { main = false }\n}\n`);
+      const tested = hangar(['sentinel', 'test', policies, '--verbose'], {});
+      assert.equal(tested.status, 0, tested.stdout + tested.stderr);
+      assert.match(tested.stdout, /PASS/);
+      assert.match(tested.stdout, /creating 1 resources/);
     });
 
     it('a soft-mandatory failure waits; overridden through the API while the CLI waits, the apply goes on', async () => {

@@ -68,6 +68,31 @@ suite('rotate-key', (ctx) => {
     await assert.rejects(onlyOld.runtimeParameters(setId), DecryptionError);
   });
 
+  it("re-seals SSH keys too, and the workspace's runs still get the key with the new key alone", async () => {
+    const org = await ctx.organization();
+    const value = `-----BEGIN OPENSSH PRIVATE KEY-----\nrotating-ssh-${randomBytes(6).toString('hex')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    const made = await ctx.post(`/api/v2/organizations/${org.name}/ssh-keys`, org.owner.token, {
+      data: { type: 'ssh-keys', attributes: { name: 'k', value } },
+    });
+    assert.equal(made.status, 201, made.raw);
+    const ws = await ctx.post(`/api/v2/organizations/${org.name}/workspaces`, org.owner.token, {
+      data: { type: 'workspaces', attributes: { name: 'rotating' } },
+    });
+    const assigned = await ctx.patch(`/api/v2/workspaces/${ws.body.data.id}/relationships/ssh-key`, org.owner.token, {
+      data: { type: 'workspaces', attributes: { id: made.body.data.id } },
+    });
+    assert.equal(assigned.status, 200, assigned.raw);
+    const old = appKeys(ctx);
+    const fresh = randomBytes(32);
+    const rotating = createServices(ctx.database, { keyring: new Keyring([fresh, ...old]) }).sshKeys;
+    assert.ok((await rotating.rotateEncryption({ batchSize: 1 })).reencrypted >= 1);
+    assert.equal((await rotating.rotateEncryption()).reencrypted, 0);
+    const row = await ctx.database.db.selectFrom('ssh_keys').select('encrypted_value').where('id', '=', made.body.data.id).executeTakeFirstOrThrow();
+    assert.ok(row.encrypted_value.startsWith(`v1:${keyIdOf(fresh)}:`), row.encrypted_value);
+    assert.equal(await createServices(ctx.database, { keyring: new Keyring([fresh]) }).sshKeys.forRun(ws.body.data.id), value);
+    await assert.rejects(createServices(ctx.database, { keyring: new Keyring(old) }).sshKeys.forRun(ws.body.data.id), DecryptionError);
+  });
+
   it('stops with an error naming the parameter when a value was sealed with a key it does not have', async () => {
     const { values } = await seed(ctx, 1);
     const [id] = [...values.keys()];

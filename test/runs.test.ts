@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { suite, type TestContext } from './helpers/harness.ts';
 import { assertError, assertStatus } from './helpers/assert.ts';
 import { createProject, createWorkspace, grant, memberWithAccess, type Org } from './helpers/projects.ts';
@@ -374,20 +375,26 @@ suite('runs', (ctx) => {
       }
       return { org, ids, member: await memberWithAccess(ctx, org, [[projects[0]!.id, 'read']]) };
     }
+    const url = (org: Org) => `/api/v2/organizations/${org.name}/runs?include=workspace`;
     const included = async (org: Org, token: string) => {
-      const url = `/api/v2/organizations/${org.name}/runs?include=workspace`;
-      await ctx.get(url, token); // the caller's caches, and the compiled statements
-      const { result, statements } = await ctx.statementsOf(() => ctx.get(url, token));
-      assertStatus(result, 200);
-      return { ids: result.body.included.map((w: any) => w.id).sort(), statements: statements.length };
+      const res = await ctx.get(url(org), token);
+      assertStatus(res, 200);
+      return res.body.included.map((w: any) => w.id).sort();
     };
     const one = await organizationWith(1);
     const four = await organizationWith(4);
-    const small = await included(one.org, one.org.owner.token);
-    const large = await included(four.org, four.org.owner.token);
-    assert.deepEqual(large.ids, [...four.ids].sort());
-    assert.equal(large.statements, small.statements);
+    assert.deepEqual(await included(four.org, four.org.owner.token), [...four.ids].sort());
+    // On PostgreSQL the notifications of the writes above drop the caches a moment later (the
+    // requests after load what they hold again): the fewest statements one workspace's page takes,
+    // and four workspaces' page, once it settles, takes no more.
+    let fewest = Infinity;
+    for (let i = 0; i < 10; i++) {
+      fewest = Math.min(fewest, (await ctx.statementsOf(() => ctx.get(url(one.org), one.org.owner.token))).statements.length);
+      await sleep(20);
+    }
+    const large = await settledStatements(ctx, () => ctx.get(url(four.org), four.org.owner.token), fewest);
+    assert.equal(large.statements.length, fewest, large.statements.join('\n'));
     // A member who reads one project sees the runs there, and only those workspaces are included.
-    assert.deepEqual((await included(four.org, four.member.token)).ids, [four.ids[0]!, four.ids[2]!].sort());
+    assert.deepEqual(await included(four.org, four.member.token), [four.ids[0]!, four.ids[2]!].sort());
   });
 });

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { sentinelCommand } from '../src/sentinel/cli.ts';
 import { evaluatePolicy, type ImportSpec } from '../src/sentinel/index.ts';
+import { mockBundle } from '../src/sentinel/mocks.ts';
 import { tfconfigFromJson } from '../src/sentinel/tfconfig.ts';
 import { tfplanFromJson } from '../src/sentinel/tfplan.ts';
 import { tfrunFromRun } from '../src/sentinel/tfrun.ts';
@@ -202,6 +203,70 @@ main = rule {
     out.length = 0;
     assert.equal(sentinelCommand(['apply', policy, '--state', path.join(dir, 'missing.json')], io), 2);
     assert.match(out.join('\n'), /cannot read the state/);
+  });
+
+  it('a mock bundle of the plan gives a policy the same imports as the run, and `sentinel test` runs with it', () => {
+    const description = {
+      id: 'run-1',
+      message: 'quotes " and \\ and a\nnewline, \u00e9 and \u{1f680}',
+      workspace: { name: 'prod', tags: ['web'] },
+      organization: { name: 'acme' },
+      variables: { __proto__: { category: 'env', sensitive: true } } as Record<string, { category: string; sensitive: boolean }>,
+    };
+    const bundle = mockBundle(JSON.stringify(plan), description);
+    assert.deepEqual(bundle.map((f) => f.name).sort(), [
+      'mock-tfconfig-v2.sentinel',
+      'mock-tfplan-v2.sentinel',
+      'mock-tfrun.sentinel',
+      'mock-tfstate-v2.sentinel',
+      'sentinel.hcl',
+    ]);
+    const source = (name: string) => bundle.find((f) => f.name === name)!.text;
+    const imported: Array<[string, string, Record<string, unknown>]> = [
+      ['tfplan/v2', 'mock-tfplan-v2.sentinel', tfplanFromJson(plan)],
+      ['tfconfig/v2', 'mock-tfconfig-v2.sentinel', tfconfigFromJson(plan)],
+      ['tfstate/v2', 'mock-tfstate-v2.sentinel', tfstateFromJson((plan as { prior_state?: unknown }).prior_state ?? {})],
+      ['tfrun', 'mock-tfrun.sentinel', tfrunFromRun(description)],
+    ];
+    for (const [name, file, data] of imported) {
+      for (const key of Object.keys(data)) {
+        const policy = `import "json"\nimport "m"\nprint(json.marshal(m.${key}))\nmain = rule { true }\n`;
+        const seen = (spec: ImportSpec) => {
+          const r = evaluatePolicy({ source: policy, filename: 'p.sentinel', imports: { m: spec } });
+          assert.equal(r.error, undefined, r.error && `${name}.${key}: ${r.error.line}:${r.error.column}: ${r.error.message}`);
+          return r.prints.join('\n');
+        };
+        assert.equal(seen({ source: source(file), filename: file }), seen({ data }), `${name}.${key}`);
+      }
+    }
+
+    // Sentinel source cannot hold half a UTF-16 pair (its escape is an error): U+FFFD stands in.
+    const lone = mockBundle('', { message: 'a lone \ud800' }).find((f) => f.name === 'mock-tfrun.sentinel')!;
+    const r = evaluatePolicy({
+      source: 'import "m"\nprint(m.message)\nmain = rule { true }\n',
+      filename: 'p.sentinel',
+      imports: { m: { source: lone.text, filename: lone.name } },
+    });
+    assert.deepEqual(r.prints, ['a lone \ufffd']);
+
+    // Unpacked beside a policy's test cases, the bundle's sentinel.hcl mocks every import.
+    const tests = mkdtempSync(path.join(tmpdir(), 'hangar-mock-bundle-'));
+    try {
+      mkdirSync(path.join(tests, 'test', 'prod'), { recursive: true });
+      for (const f of bundle) writeFileSync(path.join(tests, 'test', 'prod', f.name), f.text);
+      writeFileSync(
+        path.join(tests, 'prod.sentinel'),
+        `import "tfplan/v2" as tfplan\nimport "tfrun"\nmain = rule { tfplan.resource_changes["terraform_data.a"].change.actions is ["create"] and tfrun.workspace.name is "prod" }\n`,
+      );
+      // A test case is the bundle's sentinel.hcl (its mocks) and the expected result.
+      writeFileSync(path.join(tests, 'test', 'prod', 'pass.hcl'), `${source('sentinel.hcl')}\ntest {\n  rules = { main = true }\n}\n`);
+      const out: string[] = [];
+      const io = { out: (l: string) => out.push(l), err: (l: string) => out.push(l), env: {} };
+      assert.equal(sentinelCommand(['test', tests], io), 0, out.join('\n'));
+      assert.match(out.join('\n'), /PASS/);
+    } finally {
+      rmSync(tests, { recursive: true, force: true });
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique, type TestContext } from './helpers/harness.ts';
 import { createWorkspace, memberWithAccess } from './helpers/projects.ts';
+import { advancePlan } from './helpers/runner.ts';
 import { createStateVersion } from './helpers/state.ts';
 import { PASSWORD, signedIn, signedInOwner, WebClient } from './helpers/web.ts';
 
@@ -172,6 +173,30 @@ suite('web: workspaces', (ctx) => {
 
     assert.equal((await client.post(`${base}/${trigger.id}/delete`, {})).status, 303);
     assert.match((await client.get(base)).body, /No source workspaces/);
+  });
+
+  it("downloads a finished plan's Sentinel mocks from its run page; a reader is offered nothing and refused", async () => {
+    const { org, client } = await signedInOwner(ctx);
+    const ws = await createWorkspace(ctx, org);
+    const runId = await queuedRun(ctx, org.owner.token, ws.id);
+    const base = `/app/${org.name}/workspaces/${ws.attributes.name}/runs/${runId}`;
+    assert.doesNotMatch((await client.get(base)).body, /Download Sentinel mocks/, 'a plan that has not finished has none');
+    await advancePlan(ctx, runId, 'planned');
+    assert.match((await client.get(base)).body, /Download Sentinel mocks/);
+    const got = await client.post(`${base}/sentinel-mocks`, {}, { from: base });
+    assert.equal(got.status, 200);
+    assert.equal(got.headers['content-type'], 'application/x-gzip');
+    assert.equal(got.headers['content-disposition'], `attachment; filename="${runId}-sentinel-mocks.tar.gz"`);
+    assert.ok(got.body.startsWith('\u001f'), 'a gzip stream');
+
+    const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
+    await ctx.services.users.setPassword(reader.username, PASSWORD);
+    const readerClient = new WebClient(ctx);
+    assert.equal((await readerClient.signIn(reader.username)).status, 303);
+    const seen = await readerClient.get(base);
+    assert.equal(seen.status, 200);
+    assert.doesNotMatch(seen.body, /Download Sentinel mocks/);
+    assert.equal((await readerClient.post(`${base}/sentinel-mocks`, {}, { from: base })).status, 403);
   });
 
   it('shows a workspace to nobody outside its organization: the same 404 as an absent one', async () => {

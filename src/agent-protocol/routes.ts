@@ -152,6 +152,8 @@ export async function agentProtocolRoutes(
         variables: inputs.variables.map((v) => ({ key: v.key, value: v.value, category: v.category, hcl: v.hcl, sensitive: v.sensitive })),
         'plan-file': b64(inputs.planFile),
         'terraform-version': inputs.terraformVersion ?? null,
+        // Like sensitive variables: only to the runner holding this job (checked above).
+        'ssh-key': inputs.sshKey ?? null,
       };
     },
   );

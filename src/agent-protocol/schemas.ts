@@ -80,6 +80,15 @@ export const JobInputsDocument = Open(
     state: Type.Union([Base64("The workspace's current state"), Type.Null()]),
     variables: Type.Array(Variable, { description: 'Sensitive values included: only the runner holding the job receives them' }),
     'plan-file': Type.Union([Base64('For an apply: the plan file its plan produced'), Type.Null()]),
+    'ssh-key': Type.Optional(
+      Type.Union([
+        Type.String({
+          description:
+            "The private key of the workspace's SSH key, for terraform init to clone modules over git+ssh; only the runner holding the job receives it",
+        }),
+        Type.Null(),
+      ]),
+    ),
     'terraform-version': Type.Union([
       Type.String({ description: "The workspace's terraform-version; the agent fetches it from its HANGAR_TERRAFORM_MIRROR when its own binary differs" }),
       Type.Null(),

@@ -79,6 +79,7 @@ interface Row<K extends Kind> {
 const row = <K extends Kind>(on: K, deny: Deny<Subjects[K]>, allows: (subject: Subjects[K]) => boolean): Row<K> => ({ on, deny, allows });
 
 const MANAGE_TEAMS = 'You are not allowed to manage teams';
+const NO_ORG_TOKEN_SSH = 'SSH keys cannot be used with an organization token';
 
 /** The membership is the caller's own (its user's token, not an organization's or a team's). */
 const ownMembership = ({ principal, membership }: MembershipSubject) => principal.kind === 'user' && principal.user.id === membership.userId;
@@ -134,6 +135,18 @@ export const ACTIONS = {
   // Variable sets the organization owns (see organization.ts for who holds these).
   'read-variable-sets': row('organization', forbid('You are not allowed to read variable sets'), ({ standing }) => holds(standing, 'read-variable-sets')),
   'manage-variable-sets': row('organization', forbid('You are not allowed to manage variable sets'), ({ standing }) => holds(standing, 'manage-variable-sets')),
+  // SSH keys (TFE: "manage VCS settings"; reading also for workspace admins). TFE refuses
+  // organization tokens on every SSH key endpoint: the key is a person's choice to trust.
+  'read-ssh-keys': row(
+    'organization',
+    forbid(({ standing }) => (standing.viaOrganizationToken ? NO_ORG_TOKEN_SSH : 'You are not allowed to read SSH keys')),
+    ({ standing }) => !standing.viaOrganizationToken && holds(standing, 'read-ssh-keys'),
+  ),
+  'manage-ssh-keys': row(
+    'organization',
+    forbid(({ standing }) => (standing.viaOrganizationToken ? NO_ORG_TOKEN_SSH : 'You are not allowed to manage SSH keys')),
+    ({ standing }) => !standing.viaOrganizationToken && holds(standing, 'manage-ssh-keys'),
+  ),
 
   // Organization memberships (invitations): `manage-membership` (which `manage-teams` implies)
   // invites and removes people. The list exists for every member, but only they may read it:
@@ -213,6 +226,12 @@ export const ACTIONS = {
   // Variables, as TFE's workspace `variables` permission: none, read or write.
   'read-variables': row('workspace', forbid('You are not allowed to read the variables of this workspace'), ({ authority }) => authority.readVariables),
   'write-variables': row('workspace', forbid('You are not allowed to change the variables of this workspace'), ({ authority }) => authority.writeVariables),
+  // Sentinel mocks of a run's plan, as TFE's workspace `sentinel-mocks` permission (write and admin imply it).
+  'download-sentinel-mocks': row(
+    'workspace',
+    forbid('You are not allowed to download Sentinel mocks of this workspace'),
+    ({ authority }) => authority.downloadSentinelMocks,
+  ),
   // Tags: read with the workspace; written by whoever may change its settings.
   'manage-workspace-tags': row('workspace', forbid('You are not allowed to manage the tags of this workspace'), ({ authority }) => authority.manageWorkspaces),
   // Notification configurations: read with the workspace; managed (and verified) by its admins, as in TFE.

@@ -53,6 +53,8 @@ export const ORGANIZATION_PERMISSIONS = [
   'manage-agent-pools',
   'read-variable-sets',
   'manage-variable-sets',
+  'read-ssh-keys',
+  'manage-ssh-keys',
 ] as const;
 export type OrganizationPermission = (typeof ORGANIZATION_PERMISSIONS)[number];
 
@@ -100,6 +102,13 @@ export function holds(s: Standing, permission: OrganizationPermission): boolean 
       return a['read-workspaces'] || a['manage-workspaces'] || a['manage-projects'];
     case 'manage-variable-sets':
       return a['manage-workspaces'] || a['manage-projects'];
+    // TFE: SSH keys are VCS settings. Listing them also needs admin access to a workspace (to
+    // assign one); Hangar takes the organization-wide workspace admins for that, not a team that
+    // administers only some workspaces through a project grant.
+    case 'manage-ssh-keys':
+      return a['manage-vcs-settings'];
+    case 'read-ssh-keys':
+      return a['manage-vcs-settings'] || a['manage-workspaces'] || a['manage-projects'];
   }
 }
 

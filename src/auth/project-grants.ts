@@ -96,6 +96,7 @@ export type GrantCondition =
   | 'write-state'
   | 'read-variables'
   | 'write-variables'
+  | 'download-sentinel-mocks'
   | 'read-variable-sets'
   | 'manage-variable-sets';
 
@@ -104,7 +105,7 @@ type GrantTest =
   | { kind: 'project'; key: 'settings' | 'teams' | 'variable-sets'; values: readonly string[] }
   | { kind: 'workspace'; key: WorkspaceAccessFlag }
   | { kind: 'runs'; values: readonly string[] }
-  | { kind: 'workspace-scale'; key: 'state-versions' | 'variables'; values: readonly string[] }
+  | { kind: 'workspace-scale'; key: 'state-versions' | 'variables' | 'sentinel-mocks'; values: readonly string[] }
   | { kind: 'level'; levels: readonly ProjectAccessLevel[] };
 
 function atLeast<T extends readonly string[]>(scale: T, min: T[number]): readonly string[] {
@@ -131,6 +132,7 @@ export const GRANT_TESTS: Record<GrantCondition, GrantTest> = {
   'write-state': { kind: 'workspace-scale', key: 'state-versions', values: atLeast(WORKSPACE_ACCESS_SCALES['state-versions'], 'write') },
   'read-variables': { kind: 'workspace-scale', key: 'variables', values: atLeast(WORKSPACE_ACCESS_SCALES.variables, 'read') },
   'write-variables': { kind: 'workspace-scale', key: 'variables', values: atLeast(WORKSPACE_ACCESS_SCALES.variables, 'write') },
+  'download-sentinel-mocks': { kind: 'workspace-scale', key: 'sentinel-mocks', values: atLeast(WORKSPACE_ACCESS_SCALES['sentinel-mocks'], 'read') },
   'read-variable-sets': { kind: 'project', key: 'variable-sets', values: atLeast(PROJECT_ACCESS_SCALES['variable-sets'], 'read') },
   'manage-variable-sets': { kind: 'project', key: 'variable-sets', values: atLeast(PROJECT_ACCESS_SCALES['variable-sets'], 'write') },
 };
@@ -158,7 +160,11 @@ export function grantAllows(g: ProjectGrant, condition: GrantCondition): boolean
 }
 
 const PROJECT_COLUMNS = { settings: 'project_settings', teams: 'project_teams', 'variable-sets': 'project_variable_sets' } as const;
-const WORKSPACE_SCALE_COLUMNS = { 'state-versions': 'workspace_state_versions', variables: 'workspace_variables' } as const;
+const WORKSPACE_SCALE_COLUMNS = {
+  'state-versions': 'workspace_state_versions',
+  variables: 'workspace_variables',
+  'sentinel-mocks': 'workspace_sentinel_mocks',
+} as const;
 const WORKSPACE_FLAG_COLUMNS = {
   create: 'workspace_create',
   locking: 'workspace_locking',

@@ -43,6 +43,7 @@ export interface ProjectAuthority {
   readVariables: boolean;
   /** Create, change and delete them (`variables: write`). */
   writeVariables: boolean;
+  downloadSentinelMocks: boolean;
   /** Read the variable sets the project owns or has applied (`variable-sets: read`). */
   readVariableSets: boolean;
   /** Manage the variable sets the project owns (`variable-sets: write`). */
@@ -68,6 +69,7 @@ const NO_AUTHORITY: ProjectAuthority = {
   writeState: false,
   readVariables: false,
   writeVariables: false,
+  downloadSentinelMocks: false,
   readVariableSets: false,
   manageVariableSets: false,
 };
@@ -108,6 +110,7 @@ export function projectAuthority(s: Standing, project: { isDefault: boolean }, g
     applyRuns: workspaceManager || any('apply-run'),
     readVariables: holds(s, 'read-all-workspaces') || any('read-variables'),
     writeVariables: workspaceManager || any('write-variables'),
+    downloadSentinelMocks: workspaceManager || any('download-sentinel-mocks'),
     readVariableSets: holds(s, 'read-variable-sets') || any('read-variable-sets'),
     manageVariableSets: holds(s, 'manage-variable-sets') || any('manage-variable-sets'),
   };

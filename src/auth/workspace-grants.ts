@@ -86,5 +86,6 @@ export function workspaceAuthority(project: ProjectAuthority, grants: readonly W
     writeState: project.writeState || grants.some((g) => g['state-versions'] === 'write'),
     readVariables: project.readVariables || grants.some((g) => g.variables !== 'none'),
     writeVariables: project.writeVariables || grants.some((g) => g.variables === 'write'),
+    downloadSentinelMocks: project.downloadSentinelMocks || grants.some((g) => g['sentinel-mocks'] === 'read'),
   };
 }

@@ -33,5 +33,14 @@ export async function keyIdsInUse(q: Queryable): Promise<string[]> {
     .distinct()
     .where('encrypted_token', 'like', 'v1:%')
     .execute();
-  return [...new Set([...parameters, ...blobs.map((r) => ({ key_id: r.key_id! })), ...outputs, ...variables, ...tokens].map((r) => r.key_id))].sort();
+  // SSH keys (ssh-keys/): every one is sealed.
+  const sshKeys = await q
+    .selectFrom('ssh_keys')
+    .select((eb) => eb.fn<string>('substr', ['encrypted_value', eb.lit(4), eb.lit(16)]).as('key_id'))
+    .distinct()
+    .where('encrypted_value', 'like', 'v1:%')
+    .execute();
+  return [
+    ...new Set([...parameters, ...blobs.map((r) => ({ key_id: r.key_id! })), ...outputs, ...variables, ...tokens, ...sshKeys].map((r) => r.key_id)),
+  ].sort();
 }

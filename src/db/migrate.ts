@@ -37,6 +37,8 @@ import * as blobCodec from './migrations/0037_blob_codec.ts';
 import * as stateResourceInstances from './migrations/0038_state_resource_instances.ts';
 import * as runTriggers from './migrations/0039_run_triggers.ts';
 import * as notificationConfigurations from './migrations/0040_notification_configurations.ts';
+import * as planExports from './migrations/0042_plan_exports.ts';
+import * as sshKeys from './migrations/0041_ssh_keys.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -74,6 +76,8 @@ const migrations: Record<string, Migration> = {
   '0038_state_resource_instances': stateResourceInstances,
   '0039_run_triggers': runTriggers,
   '0040_notification_configurations': notificationConfigurations,
+  '0042_plan_exports': planExports,
+  '0041_ssh_keys': sshKeys,
 };
 
 async function migrator(database: Database): Promise<Migrator> {

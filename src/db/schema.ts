@@ -164,6 +164,8 @@ export interface WorkspacesTable {
   /** The workspace's own mode; null follows the organization's default. */
   execution_mode: string | null;
   agent_pool_id: string | null;
+  /** The organization's SSH key its runs clone modules with (0041); null when none. */
+  ssh_key_id: string | null;
   /** Creation order, handed out by the database (db/creation-order.ts); the site-admin list orders by it. */
   seq: Generated<number>;
 }
@@ -619,9 +621,31 @@ export interface Schema {
   notification_configuration_users: NotificationConfigurationUsersTable;
   notification_deliveries: NotificationDeliveriesTable;
   notification_delivery_responses: NotificationDeliveryResponsesTable;
+  plan_exports: PlanExportsTable;
+  ssh_keys: SshKeysTable;
+}
+
+/** An organization's SSH private key (0041): always sealed, never shown. */
+export interface SshKeysTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  /** Ciphertext (crypto/keyring.ts), the row's id as associated data. */
+  encrypted_value: string;
+  created_at: string;
+  updated_at: string;
+  seq: Generated<number>;
 }
 
 /** A run trigger: a successful apply in `sourceable_id` queues a run in `workspace_id`. */
+export interface PlanExportsTable {
+  id: string;
+  plan_id: string;
+  data_type: string;
+  created_at: string;
+  finished_at: string;
+}
+
 export interface RunTriggersTable {
   id: string;
   workspace_id: string;

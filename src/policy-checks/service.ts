@@ -18,8 +18,10 @@ import type { PolicySetVersionsService } from '../policy-set-versions/service.ts
 import type { Run, RunsService } from '../runs/service.ts';
 import { describeError, type ImportSpec } from '../sentinel/index.ts';
 import { evaluateInSandbox, type SandboxPolicy, type SandboxResult } from '../sentinel/sandbox.ts';
+import type { RunDescription } from '../sentinel/tfrun.ts';
 import { now } from '../time.ts';
-import type { WorkspacesService } from '../workspaces/service.ts';
+import { effectiveExecution, type Workspace, type WorkspacesService } from '../workspaces/service.ts';
+import type { Organization } from '../organizations/service.ts';
 import * as store from './store.ts';
 import type { CheckResult, PolicyCheck, PolicyCheckStatus, PolicyOutcome } from './store.ts';
 
@@ -41,6 +43,34 @@ interface Evaluable {
 
 const LEVELS: readonly Level[] = ['advisory', 'soft-mandatory', 'hard-mandatory'];
 const level = (l: string): Level => (LEVELS.includes(l as Level) ? (l as Level) : 'hard-mandatory');
+
+/**
+ * The run as the `tfrun` import shows it: to the run's policy checks, and in the Sentinel mocks
+ * of its plan (plan exports), so a policy tested with those mocks sees what its check saw.
+ */
+export function runDescription(run: Run, workspace: Workspace, org: Organization | undefined): RunDescription {
+  return {
+    id: run.id,
+    created_at: run.createdAt,
+    message: run.message,
+    speculative: run.speculative,
+    is_destroy: run.isDestroy,
+    refresh: run.refresh,
+    refresh_only: run.refreshOnly,
+    target_addrs: run.targetAddrs,
+    replace_addrs: run.replaceAddrs,
+    organization: { name: org?.name ?? '' },
+    workspace: {
+      id: workspace.id,
+      name: workspace.name,
+      created_at: workspace.createdAt,
+      description: workspace.description,
+      ...(org ? { execution_mode: effectiveExecution(workspace, org).mode } : {}),
+      auto_apply: workspace.autoApply,
+      working_directory: workspace.workingDirectory ?? '',
+    },
+  };
+}
 
 /** A parameter's stored text as the policy sees it: JSON when it reads as JSON, else the string. */
 function paramValue(text: string): unknown {
@@ -171,6 +201,7 @@ export function createPolicyChecksService(deps: {
   async function evaluateSets(run: Run): Promise<{ result: CheckResult; output: string }> {
     const started = performance.now();
     const workspace = await workspaceOf(db, run);
+    const org = await deps.workspaces.organizationOf(workspace);
     const sets = await deps.policySets.applyingTo(db, workspace);
     const plan = (await deps.jobs.ofRuns(db, [run.id])).find((j) => j.phase === 'plan');
     const planJson = plan ? await deps.jobs.getBlob(db, plan.id, 'plan-json') : undefined;
@@ -200,18 +231,7 @@ export function createPolicyChecksService(deps: {
               policies,
               terraform: {
                 planJson: planJson ?? null,
-                run: {
-                  id: run.id,
-                  created_at: run.createdAt,
-                  message: run.message,
-                  speculative: run.speculative,
-                  is_destroy: run.isDestroy,
-                  refresh: run.refresh,
-                  refresh_only: run.refreshOnly,
-                  target_addrs: run.targetAddrs,
-                  replace_addrs: run.replaceAddrs,
-                  workspace: { id: workspace.id, name: workspace.name, auto_apply: run.autoApply },
-                },
+                run: runDescription(run, workspace, org),
               },
               limits: { timeoutMs: deps.timeoutMs, memoryMb: deps.memoryMb },
             }),

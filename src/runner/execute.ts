@@ -3,7 +3,7 @@
 // `cloud`/`backend` block is overridden by `backend "local"` (an override file), so the run keeps
 // its state in `terraform.tfstate` there and never calls back into Hangar. The plan phase keeps
 // the plan file; the apply phase applies exactly that file.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Job } from '../jobs/service.ts';
@@ -27,6 +27,47 @@ const OVERRIDE = 'zzzz_hangar_backend_override.tf';
 const BACKEND = 'terraform {\n  backend "local" {\n    path = "terraform.tfstate"\n  }\n}\n';
 // Names that define where the child runs and what it may reach: never taken from a variable.
 const RESERVED_ENV = new Set(['PATH', 'HOME', 'TMPDIR', 'TF_CLI_CONFIG_FILE', 'TF_PLUGIN_CACHE_DIR', 'TF_DATA_DIR', 'TF_IN_AUTOMATION', 'TF_INPUT']);
+
+/** A word for the shell, whatever it holds: git runs GIT_SSH_COMMAND through `sh -c`. */
+const shellWord = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The workspace's SSH key, for `terraform init` to clone modules over git+ssh: written inside the
+ * job's own directory (removed with it), readable by its owner only, and named by GIT_SSH_COMMAND
+ * so that git's ssh uses that key alone (IdentitiesOnly: never an agent's or ~/.ssh's keys),
+ * never prompts (BatchMode: a key with a passphrase fails instead of hanging the job), and trusts
+ * a host on first sight into a known-hosts file of this job's own (HCP Terraform's workers do not
+ * check host keys either; a fresh file per job means nothing carries over between jobs).
+ */
+async function sshSetup(dir: string, key: string): Promise<string> {
+  const sshDir = path.join(dir, 'ssh');
+  await mkdir(sshDir, { mode: 0o700 });
+  const keyFile = path.join(sshDir, 'id_workspace');
+  const knownHosts = path.join(sshDir, 'known_hosts');
+  // OpenSSH refuses a key file without a final newline or with CRLF line ends (pasted from Windows).
+  const text = key.replaceAll('\r\n', '\n');
+  await writeFile(keyFile, text.endsWith('\n') ? text : `${text}\n`, { mode: 0o600, flag: 'wx' });
+  await chmod(keyFile, 0o600); // whatever the umask
+  await writeFile(knownHosts, '', { mode: 0o600, flag: 'wx' });
+  return [
+    'ssh',
+    `-i ${shellWord(keyFile)}`,
+    '-o IdentitiesOnly=yes',
+    '-o BatchMode=yes',
+    '-o StrictHostKeyChecking=accept-new',
+    `-o UserKnownHostsFile=${shellWord(knownHosts)}`,
+  ].join(' ');
+}
+
+/** What of a private key must never reach a log: the whole text, and each of its lines of key material. */
+function keySecrets(key: string | null | undefined): string[] {
+  if (!key) return [];
+  const lines = key
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length >= 16 && !l.startsWith('-----'));
+  return [key, key.trim(), ...lines];
+}
 
 /** An HCL string literal: JSON's escapes, plus template sequences kept literal. */
 const hclString = (s: string) => JSON.stringify(s).replaceAll('${', '$${').replaceAll('%{', '%%{');
@@ -87,10 +128,9 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
     await port.failed(job, `The job could not start: ${(e as Error).message}`).catch(() => {});
     return;
   }
-  const secrets = inputs.variables
-    .filter((v) => v.sensitive && v.value.length > 0)
-    .map((v) => v.value)
-    .sort((a, b) => b.length - a.length);
+  const secrets = [...inputs.variables.filter((v) => v.sensitive && v.value.length > 0).map((v) => v.value), ...keySecrets(inputs.sshKey)].sort(
+    (a, b) => b.length - a.length,
+  );
   const log = logWriter(port, job, secrets, options.maxLogBytes);
   const abort = new AbortController();
   const killer = new AbortController();
@@ -135,6 +175,8 @@ export async function executeJob(port: JobPort, job: Job, options: ExecuteOption
       TF_CLI_CONFIG_FILE: path.join(dir, 'terraformrc'),
       ...options.settings.env,
     });
+    // Set last: the workspace's key wins over a GIT_SSH_COMMAND variable.
+    if (inputs.sshKey) env.GIT_SSH_COMMAND = await sshSetup(dir, inputs.sshKey);
     await unpackArchive(inputs.archive, work);
     await writeFile(path.join(work, OVERRIDE), BACKEND);
     if (inputs.state) await writeFile(path.join(work, 'terraform.tfstate'), inputs.state);

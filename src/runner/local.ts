@@ -6,7 +6,7 @@ import type { JobsService } from '../jobs/service.ts';
 import { ApiError } from '../jsonapi/errors.ts';
 import type { RunsService } from '../runs/service.ts';
 import type { StateVersionsService } from '../state-versions/service.ts';
-import type { JobPort, VariableSource } from './port.ts';
+import { noSshKeys, type JobPort, type SshKeySource, type VariableSource } from './port.ts';
 
 export function localJobPort(deps: {
   database: Database;
@@ -15,7 +15,10 @@ export function localJobPort(deps: {
   configurationVersions: ConfigurationVersionsService;
   stateVersions: StateVersionsService;
   variables: VariableSource;
+  /** Absent: no job gets a key (a runner started without the ssh-keys domain). */
+  sshKeys?: SshKeySource;
 }): JobPort {
+  const sshKeys = deps.sshKeys ?? noSshKeys;
   const { database, jobs, runs } = deps;
   return {
     claim: (runner) => database.transaction((trx) => jobs.claim(trx, runner, null)),
@@ -23,12 +26,13 @@ export function localJobPort(deps: {
     async inputs(job) {
       const run = await runs.pipeline.runOf(job.runId);
       if (!run) throw new Error('the run is gone');
-      const [archive, state, workspaceVariables, planFile, terraformVersion] = await Promise.all([
+      const [archive, state, workspaceVariables, planFile, terraformVersion, sshKey] = await Promise.all([
         deps.configurationVersions.archive(run.configurationVersionId),
         deps.stateVersions.currentStateOf(run.workspaceId),
         deps.variables.forRun(run.workspaceId),
         job.phase === 'apply' ? runs.pipeline.planFileOf(run.id) : Promise.resolve(null),
         runs.pipeline.terraformVersionOf(run),
+        sshKeys.forRun(run.workspaceId),
       ]);
       if (!archive) throw new Error('the configuration version has no archive');
       return {
@@ -49,6 +53,7 @@ export function localJobPort(deps: {
         ],
         planFile,
         terraformVersion,
+        sshKey,
       };
     },
     log: (job, bytes) => jobs.appendLog(job.id, bytes),

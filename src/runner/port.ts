@@ -18,6 +18,12 @@ export interface VariableSource {
 }
 export const noVariables: VariableSource = { forRun: async () => [] };
 
+/** Where a run's SSH key comes from: the ssh-keys domain's `forRun` (the key its workspace names, in clear text). */
+export interface SshKeySource {
+  forRun(workspaceId: string): Promise<string | null>;
+}
+export const noSshKeys: SshKeySource = { forRun: async () => null };
+
 export interface JobInputs {
   job: Job;
   runId: string;
@@ -37,6 +43,8 @@ export interface JobInputs {
   planFile: Buffer | null;
   /** The `terraform-version` the run asks for (its own, else its workspace's); absent: the runner's own. */
   terraformVersion?: string | null;
+  /** The private key of the workspace's SSH key, for `terraform init` to clone modules over git+ssh; absent or null: none. */
+  sshKey?: string | null;
 }
 
 export interface ResourceCounts {

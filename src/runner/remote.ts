@@ -91,6 +91,8 @@ interface Inputs {
   'plan-file': string | null;
   /** Absent from a server that predates it: the agent's own binary then. */
   'terraform-version'?: string | null;
+  /** Absent from a server that predates SSH keys. */
+  'ssh-key'?: string | null;
 }
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
@@ -148,6 +150,7 @@ export function remoteJobPort(client: AgentClient, options: { waitSeconds: numbe
         variables: i.variables,
         planFile: fromB64(i['plan-file']),
         terraformVersion: i['terraform-version'] ?? null,
+        sshKey: i['ssh-key'] ?? null,
       };
     },
     async log(job, bytes) {

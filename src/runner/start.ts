@@ -9,7 +9,7 @@ import type { RunsService } from '../runs/service.ts';
 import type { AutoDestroyService } from '../auto-destroy/service.ts';
 import type { StateVersionsService } from '../state-versions/service.ts';
 import { localJobPort } from './local.ts';
-import { noVariables, type VariableSource } from './port.ts';
+import { noVariables, type SshKeySource, type VariableSource } from './port.ts';
 import { terraformSettings, terraformVersion } from './terraform.ts';
 import { startWorkers, type Workers } from './workers.ts';
 
@@ -24,6 +24,8 @@ export function startRunner(opts: {
     stateVersions: StateVersionsService;
     /** Absent: this runner's scheduler does no auto-destroy pass. */
     autoDestroy?: AutoDestroyService;
+    /** The ssh-keys domain: each job gets its workspace's key. Absent: none does. */
+    sshKeys?: SshKeySource;
   };
   database: Database;
   config: Pick<Config, 'runnerConcurrency' | 'runTimeoutMs' | 'runMaxLogBytes' | 'terraformBinary' | 'terraformPluginCacheDir' | 'terraformCliConfigFile'> &
@@ -54,6 +56,7 @@ export function startRunner(opts: {
     configurationVersions: services.configurationVersions,
     stateVersions: services.stateVersions,
     variables: opts.variables ?? noVariables,
+    ...(services.sshKeys ? { sshKeys: services.sshKeys } : {}),
   });
   return startWorkers(port, services.runs, services.jobSignal, {
     concurrency: config.runnerConcurrency,

@@ -56,6 +56,8 @@ export interface RunListFilter {
 export interface RunPermissions {
   queue: boolean;
   apply: boolean;
+  /** Export the plan's Sentinel mocks (the workspace's `sentinel-mocks` permission); left out where a view does not tell. */
+  downloadMocks?: boolean;
 }
 
 export interface RunView {
@@ -136,7 +138,11 @@ export function createRunsService(deps: {
     }
   }
 
-  const permissionsOf = (found: FoundWorkspace): RunPermissions => ({ queue: can(found, 'queue-run'), apply: can(found, 'apply-run') });
+  const permissionsOf = (found: FoundWorkspace): RunPermissions => ({
+    queue: can(found, 'queue-run'),
+    apply: can(found, 'apply-run'),
+    downloadMocks: can(found, 'download-sentinel-mocks'),
+  });
 
   async function viewsOf(q: Queryable, runs: readonly Run[], may: (run: Run) => RunPermissions): Promise<RunView[]> {
     const ids = runs.map((r) => r.id);

@@ -25,6 +25,7 @@ import type { PolicySetParametersService } from '../policy-set-parameters/servic
 import type { PolicySetsService } from '../policy-sets/service.ts';
 import type { TokensService } from '../tokens/service.ts';
 import type { RunTriggersService } from '../run-triggers/service.ts';
+import type { PlanExportsService } from '../plan-exports/service.ts';
 
 export interface WebServices {
   sessions: SessionsService;
@@ -40,6 +41,7 @@ export interface WebServices {
   stateVersions: StateVersionsService;
   runs: RunsService;
   runTriggers: RunTriggersService;
+  planExports: PlanExportsService;
   jobs: JobsService;
   organizationMemberships: OrganizationMembershipsService;
   policySets: PolicySetsService;

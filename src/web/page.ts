@@ -19,7 +19,10 @@ import { html, withQuery, type Html } from './html.ts';
 import { layout, type PageFrame } from './layout.ts';
 
 export type PageResult =
-  { kind: 'html'; status: number; body: Html } | { kind: 'redirect'; to: string; flash?: Flash } | { kind: 'json'; status: number; body: unknown };
+  | { kind: 'html'; status: number; body: Html }
+  | { kind: 'redirect'; to: string; flash?: Flash }
+  | { kind: 'json'; status: number; body: unknown }
+  | { kind: 'file'; name: string; type: string; bytes: Buffer };
 
 export interface PageContext {
   request: FastifyRequest;
@@ -39,6 +42,8 @@ export interface PageContext {
   render(frame: PageFrame, status?: number): PageResult;
   redirect(to: string, flash?: Flash | string): PageResult;
   json(body: unknown, status?: number): PageResult;
+  /** A download: `bytes` saved as `name`. */
+  file(name: string, type: string, bytes: Buffer): PageResult;
 }
 
 export type PageHandler = (p: PageContext) => Promise<PageResult>;
@@ -86,6 +91,15 @@ export function createPages(web: FastifyInstance, services: WebServices, assets:
       return reply.code(303).header('location', result.to).header('cache-control', 'no-store').send();
     }
     if (result.kind === 'json') return reply.code(result.status).header('cache-control', 'no-store').type('application/json').send(JSON.stringify(result.body));
+    if (result.kind === 'file') {
+      // The name is Hangar's own (an id and an extension), never the person's text.
+      return reply
+        .code(200)
+        .header('cache-control', 'no-store')
+        .header('content-disposition', `attachment; filename="${result.name}"`)
+        .type(result.type)
+        .send(result.bytes);
+    }
     return reply.code(result.status).header('cache-control', 'no-store').type(HTML_TYPE).send(result.body.text);
   }
 
@@ -110,6 +124,7 @@ export function createPages(web: FastifyInstance, services: WebServices, assets:
       render: (frame, code = 200) => ({ kind: 'html', status: code, body: layout(frame, { assets, user, csrf: who.csrf, flash }) }),
       redirect: (to, message) => ({ kind: 'redirect', to, flash: typeof message === 'string' ? { kind: 'notice', text: message } : message }),
       json: (body, code = 200) => ({ kind: 'json', status: code, body }),
+      file: (name, type, bytes) => ({ kind: 'file', name, type, bytes }),
     };
     return p;
   }

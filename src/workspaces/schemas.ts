@@ -203,6 +203,7 @@ export const WorkspaceResource = Resource('Workspace', 'workspaces', {
     organization: ToOne('organizations'),
     project: ToOne('projects'),
     'agent-pool': ToOneOrNone('agent-pools'),
+    'ssh-key': ToOneOrNone('ssh-keys'),
     'current-configuration-version': Open(
       { data: ToOneOrNone('configuration-versions').properties.data, links: Type.Optional(Open({ related: Type.String() })) },
       { description: 'its newest configuration version that is not provisional; null before it has one' },

@@ -54,6 +54,8 @@ export function workspaceResource(v: WorkspaceView) {
       organization: toOne('organizations', organizationName),
       project: toOne('projects', w.projectId),
       'agent-pool': { data: execution.agentPoolId ? { id: execution.agentPoolId, type: 'agent-pools' } : null },
+      // Always present, null when none: go-tfe's UnassignSSHKey test reads SSHKey as nil.
+      'ssh-key': { data: w.sshKeyId ? { id: w.sshKeyId, type: 'ssh-keys' } : null },
       'current-configuration-version': current
         ? { data: { id: current, type: 'configuration-versions' }, links: { related: `/api/v2/configuration-versions/${current}` } }
         : { data: null },

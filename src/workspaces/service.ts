@@ -454,6 +454,10 @@ export function createWorkspacesService(deps: {
     async lock(q: Queryable, id: string): Promise<void> {
       await store.lockWorkspaces(q, [id]);
     },
+    /** For ssh-keys/, which has checked the caller and that the key is the workspace's organization's: assigns it (null: none). */
+    async setSshKey(q: Queryable, id: string, sshKeyId: string | null): Promise<void> {
+      await store.updateWorkspace(q, id, { sshKeyId, updatedAt: now() });
+    },
     /** For domains acting without a caller (a run's variables) or on ids already checked: the rows (one query). */
     rows: (ids: readonly string[], q: Queryable = db) => store.findWorkspacesByIds(q, ids),
 
@@ -462,6 +466,9 @@ export function createWorkspacesService(deps: {
       const org = await deps.organizationLookup.organizationById(workspace.organizationId);
       return org && effectiveExecution(workspace, org);
     },
+
+    /** A workspace's organization, for what Hangar describes without a caller (a run, to its policies). */
+    organizationOf: (workspace: Workspace): Promise<Organization | undefined> => deps.organizationLookup.organizationById(workspace.organizationId),
 
     countByProject: (q: Queryable, projectIds: readonly string[]) => store.countByProject(q, projectIds),
 
@@ -524,6 +531,7 @@ export function createWorkspacesService(deps: {
         description: input.description ?? null,
         autoDestroyActivityDuration: settings.own,
         inheritsProjectAutoDestroy: settings.inherits,
+        sshKeyId: null,
         createdAt: at,
         updatedAt: at,
       };

@@ -69,6 +69,8 @@ export interface Workspace extends WorkspaceSettings, OwnExecution {
   /** The workspace's own duration, in effect only when it does not inherit its project's. */
   autoDestroyActivityDuration: string | null;
   inheritsProjectAutoDestroy: boolean;
+  /** The organization's SSH key its runs clone modules with (ssh-keys/ assigns it); null: none. */
+  sshKeyId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -108,8 +110,18 @@ const WORKSPACES = columns<WorkspacesTable, Workspace>({
   autoDestroyAt: 'auto_destroy_at',
   executionMode: typed<ExecutionMode>()('execution_mode') as Converted<'execution_mode', ExecutionMode | null>,
   agentPoolId: 'agent_pool_id',
+  sshKeyId: 'ssh_key_id',
 });
-const PATCHABLE = ['name', 'description', 'autoDestroyActivityDuration', 'inheritsProjectAutoDestroy', 'executionMode', 'agentPoolId', ...SETTINGS] as const;
+const PATCHABLE = [
+  'name',
+  'description',
+  'autoDestroyActivityDuration',
+  'inheritsProjectAutoDestroy',
+  'executionMode',
+  'agentPoolId',
+  'sshKeyId',
+  ...SETTINGS,
+] as const;
 const changes = WORKSPACES.patch(...PATCHABLE, 'updatedAt');
 
 export async function insertWorkspace(q: Queryable, w: Workspace): Promise<void> {

@@ -1113,6 +1113,54 @@ export const MATRIX: Section[] = [
     ],
   },
   {
+    title: "Plan exports (Sentinel mocks of a planned run's plan, in a workspace of the project)",
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // TFE's workspace `sentinel-mocks` permission: write and admin access hold it, read and
+      // plan do not (they see the run: 403); who cannot see the run gets 404.
+      row('POST /api/v2/plan-exports', "export a plan's Sentinel mocks", [201, 201, 403, 201, 404, 404, 201, 401, 401, 401, 404, 404, 404, 201, 201, 403]),
+      row('GET /api/v2/plan-exports/:plan_export_id', 'show a plan export', [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403]),
+      row(
+        'GET /api/v2/plan-exports/:plan_export_id/download',
+        "download a plan export's mocks",
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403],
+      ),
+      row(
+        'DELETE /api/v2/plan-exports/:plan_export_id',
+        'delete a plan export',
+        [204, 204, 403, 204, 404, 404, 204, 401, 401, 401, 404, 404, 404, 204, 204, 403],
+      ),
+    ],
+  },
+  {
+    title: "SSH keys (the organization's; assigned to a workspace of the project)",
+    rows: [
+      // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus
+      // TFE: managing keys is "manage VCS settings" (none of these teams holds it: owners and
+      // site admins only here); reading them also organization-wide workspace admin. TFE
+      // refuses organization tokens on these endpoints (403). Members who may not: 403.
+      row(
+        'GET /api/v2/organizations/:organization_name/ssh-keys',
+        "list the organization's SSH keys",
+        [200, 200, 403, 403, 403, 404, 403, 401, 401, 401, 403, 403, 403, 200, 200, 403],
+      ),
+      row(
+        'POST /api/v2/organizations/:organization_name/ssh-keys',
+        'create an SSH key',
+        [201, 403, 403, 403, 403, 404, 403, 401, 401, 401, 403, 403, 403, 403, 201, 403],
+      ),
+      row('GET /api/v2/ssh-keys/:ssh_key_id', 'show an SSH key', [200, 200, 403, 403, 403, 404, 403, 401, 401, 401, 403, 403, 403, 200, 200, 403]),
+      row('PATCH /api/v2/ssh-keys/:ssh_key_id', 'rename an SSH key', [200, 403, 403, 403, 403, 404, 403, 401, 401, 401, 403, 403, 403, 403, 200, 403]),
+      row('DELETE /api/v2/ssh-keys/:ssh_key_id', 'delete an SSH key', [204, 403, 403, 403, 403, 404, 403, 401, 401, 401, 403, 403, 403, 403, 204, 403]),
+      // A setting of the workspace (workspace admin), as TFE.
+      row(
+        'PATCH /api/v2/workspaces/:workspace_id/relationships/ssh-key',
+        'assign an SSH key to a workspace',
+        [200, 200, 403, 200, 404, 404, 200, 401, 401, 401, 404, 404, 404, 200, 200, 403],
+      ),
+    ],
+  },
+  {
     title: 'Policy sets and their parameters',
     rows: [
       // own  mprj prd  padm mem  out  otok agnt rvkd anon mpol mpoo mtea mwsp site pcus

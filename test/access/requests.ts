@@ -168,6 +168,43 @@ function withNotificationConfiguration(w: World, of: 'workspace' | 'team' = 'wor
   return one;
 }
 
+const planExportBody = (planId: string) => ({
+  data: { type: 'plan-exports', attributes: { 'data-type': 'sentinel-mock-bundle-v0' }, relationships: { plan: { data: { type: 'plans', id: planId } } } },
+});
+
+/** An export (by the owner) of a fresh planned run's plan: a plan has one downloadable export of a type. */
+async function freshPlanExport(w: World): Promise<string> {
+  const { planId } = await w.freshRunIn('planned');
+  const res = await w.ctx.post('/api/v2/plan-exports', (await w.org()).owner.token, planExportBody(planId));
+  if (res.status !== 201) throw new Error(`creating a plan export failed: ${res.status} ${res.raw}`);
+  return res.body.data.id;
+}
+
+const PLAN_EXPORTS = new WeakMap<World, Promise<string>>();
+/** One plan export per world, for the rows that only read. */
+function withPlanExport(w: World): Promise<string> {
+  if (!PLAN_EXPORTS.has(w)) PLAN_EXPORTS.set(w, freshPlanExport(w));
+  return PLAN_EXPORTS.get(w)!;
+}
+
+const sshKeyBody = (attributes: Record<string, unknown>) => doc('ssh-keys', attributes);
+const SSH_KEY_VALUE = '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAaccessMatrixKeyAAAA\n-----END OPENSSH PRIVATE KEY-----\n';
+
+/** A new SSH key of the organization, made by the owner; its id. */
+async function freshSshKey(w: World): Promise<string> {
+  const { name, owner } = await w.org();
+  const res = await w.ctx.post(`/api/v2/organizations/${name}/ssh-keys`, owner.token, sshKeyBody({ name: unique('key'), value: SSH_KEY_VALUE }));
+  if (res.status !== 201) throw new Error(`creating an SSH key failed: ${res.status} ${res.raw}`);
+  return res.body.data.id;
+}
+
+const SSH_KEYS = new WeakMap<World, Promise<string>>();
+/** One SSH key per world, for the rows that read it, rename it or assign it. */
+function withSshKey(w: World): Promise<string> {
+  if (!SSH_KEYS.has(w)) SSH_KEYS.set(w, freshSshKey(w));
+  return SSH_KEYS.get(w)!;
+}
+
 const RUN_TRIGGERS = new WeakMap<World, Promise<{ id: string; workspaceId: string }>>();
 /** One run trigger per world, for the rows that only read. */
 function withRunTrigger(w: World): Promise<{ id: string; workspaceId: string }> {
@@ -649,6 +686,29 @@ export const REQUESTS: Record<string, RowRequest> = {
   },
   "POST /api/v2/notification-configurations/:notification_configuration_id/actions/verify [a team's]": {
     make: async (w) => ({ params: { notification_configuration_id: (await freshNotificationConfiguration(w, 'team')).id }, body: {} }),
+  },
+
+  // ---- plan exports: each create of a fresh planned run's plan, each delete of a fresh export
+  'POST /api/v2/plan-exports': { make: async (w) => ({ body: planExportBody((await w.freshRunIn('planned')).planId) }) },
+  'GET /api/v2/plan-exports/:plan_export_id': { make: async (w) => ({ params: { plan_export_id: await withPlanExport(w) } }) },
+  'GET /api/v2/plan-exports/:plan_export_id/download': { make: async (w) => ({ params: { plan_export_id: await withPlanExport(w) } }) },
+  'DELETE /api/v2/plan-exports/:plan_export_id': { make: async (w) => ({ params: { plan_export_id: await freshPlanExport(w) } }) },
+
+  // ---- SSH keys: each delete on a fresh key; the others on the world's key
+  'GET /api/v2/organizations/:organization_name/ssh-keys': {
+    make: async (w) => {
+      await withSshKey(w);
+      return { params: await org(w) };
+    },
+  },
+  'POST /api/v2/organizations/:organization_name/ssh-keys': {
+    make: async (w) => ({ params: await org(w), body: sshKeyBody({ name: unique('key'), value: SSH_KEY_VALUE }) }),
+  },
+  'GET /api/v2/ssh-keys/:ssh_key_id': { make: async (w) => ({ params: { ssh_key_id: await withSshKey(w) } }) },
+  'PATCH /api/v2/ssh-keys/:ssh_key_id': { make: async (w) => ({ params: { ssh_key_id: await withSshKey(w) }, body: sshKeyBody({ name: unique('key') }) }) },
+  'DELETE /api/v2/ssh-keys/:ssh_key_id': { make: async (w) => ({ params: { ssh_key_id: await freshSshKey(w) } }) },
+  'PATCH /api/v2/workspaces/:workspace_id/relationships/ssh-key': {
+    make: async (w) => ({ params: { workspace_id: (await w.freshWorkspace()).id }, body: doc('workspaces', { id: await withSshKey(w) }) }),
   },
 
   // ---- project team access

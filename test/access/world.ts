@@ -8,6 +8,7 @@ import { createAgentToken, createPool, registerAgent, agentCall } from '../helpe
 import { agentRun, holdJob } from '../helpers/agent-jobs.ts';
 import { createPolicySet, createParameter, projectRefs, workspaceRefs } from '../helpers/policy-sets.ts';
 import { createProject, createWorkspace, grant, type Org } from '../helpers/projects.ts';
+import { advancePlan } from '../helpers/runner.ts';
 import type { CallerKind } from './matrix.ts';
 
 async function must(res: Promise<Response>, status: number, what: string): Promise<any> {
@@ -229,24 +230,7 @@ export class World {
   /** A run whose plan a runner has started (`planning`), or finished with changes (`planned`): no terraform involved. */
   async freshRunIn(status: 'planning' | 'planned'): Promise<{ id: string; planId: string; applyId: string }> {
     const { id } = await this.freshRunWithWorkspace();
-    const { jobs, runs } = this.ctx.services;
-    const db = this.ctx.database.db;
-    const all = await jobs.ofRuns(db, [id]);
-    const queued = all.find((j) => j.phase === 'plan')!;
-    const running = (await jobs.move(db, queued, ['queued'], 'running', new Date().toISOString(), {
-      runner: 'matrix',
-      heartbeatAt: new Date().toISOString(),
-    }))!;
-    await runs.pipeline.started(running);
-    if (status === 'planned') {
-      await jobs.appendLog(running.id, Buffer.from('Plan: 1 to add, 0 to change, 0 to destroy.\n'));
-      await this.ctx.database.transaction(async (trx) => {
-        await jobs.putBlob(trx, running.id, 'plan-json', Buffer.from('{"format_version":"1.2"}'));
-        await jobs.putBlob(trx, running.id, 'plan-file', Buffer.from('plan'));
-      });
-      await runs.pipeline.planned(running, { additions: 1, changes: 0, destructions: 0, imports: 0 }, true);
-    }
-    return { id, planId: queued.id, applyId: all.find((j) => j.phase === 'apply')!.id };
+    return { id, ...(await advancePlan(this.ctx, id, status)) };
   }
 
   /** A comment (by the owner) on the shared planned run. */

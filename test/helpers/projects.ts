@@ -92,6 +92,7 @@ export async function seedWorkspaces(ctx: TestContext, org: Org, projectId: stri
       description: null,
       autoDestroyActivityDuration: null,
       inheritsProjectAutoDestroy: true,
+      sshKeyId: null,
       createdAt: at,
       updatedAt: at,
       ...DEFAULT_SETTINGS,

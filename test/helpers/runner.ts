@@ -70,3 +70,33 @@ export function startSuiteRunner(ctx: TestContext, options: { concurrency?: numb
   };
   return runner;
 }
+
+/**
+ * Moves the run's queued plan to `planning` as a runner's claim and start would, or on to a
+ * finished plan with changes (`planned`) holding `planJson` as its plan JSON: no terraform
+ * involved. The ids of the run's plan and apply.
+ */
+export async function advancePlan(
+  ctx: TestContext,
+  runId: string,
+  to: 'planning' | 'planned',
+  planJson = '{"format_version":"1.2"}',
+): Promise<{ planId: string; applyId: string }> {
+  const { jobs, runs } = ctx.services;
+  const db = ctx.database.db;
+  const all = await jobs.ofRuns(db, [runId]);
+  const queued = all.find((j) => j.phase === 'plan')!;
+  const at = new Date().toISOString();
+  const running = await jobs.move(db, queued, ['queued'], 'running', at, { runner: 'test', heartbeatAt: at });
+  assert.ok(running, `the plan of ${runId} was ${queued.status}, not queued`);
+  await runs.pipeline.started(running);
+  if (to === 'planned') {
+    await jobs.appendLog(running.id, Buffer.from('Plan: 1 to add, 0 to change, 0 to destroy.\n'));
+    await ctx.database.transaction(async (trx) => {
+      await jobs.putBlob(trx, running.id, 'plan-json', Buffer.from(planJson));
+      await jobs.putBlob(trx, running.id, 'plan-file', Buffer.from('plan'));
+    });
+    await runs.pipeline.planned(running, { additions: 1, changes: 0, destructions: 0, imports: 0 }, true);
+  }
+  return { planId: queued.id, applyId: all.find((j) => j.phase === 'apply')!.id };
+}

@@ -1,6 +1,7 @@
 // A small but complete world for the robustness suite: two organizations with one of every
 // resource, so every path parameter has a real id of "our" organization and of a foreign one.
 import type { TestContext } from '../helpers/harness.ts';
+import { advancePlan, uploadConfiguration } from '../helpers/runner.ts';
 
 export interface World {
   ownerToken: string;
@@ -134,6 +135,32 @@ async function organizationWorld(ctx: TestContext) {
     }),
     'notification configuration',
   );
+  // A finished plan (in a workspace of its own, whose lock its run holds) and an export of it.
+  const exported = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/workspaces`, t, { data: { type: 'workspaces', attributes: { name: 'fuzz-exported' } } }),
+    'plan export workspace',
+  );
+  await uploadConfiguration(ctx, t, exported.id, { 'main.tf': 'resource "terraform_data" "a" {}\n' });
+  const run = await must(
+    ctx.post('/api/v2/runs', t, { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: exported.id } } } } }),
+    'run',
+  );
+  const { planId } = await advancePlan(ctx, run.id, 'planned');
+  const planExport = await must(
+    ctx.post('/api/v2/plan-exports', t, {
+      data: { type: 'plan-exports', attributes: { 'data-type': 'sentinel-mock-bundle-v0' }, relationships: { plan: { data: { type: 'plans', id: planId } } } },
+    }),
+    'plan export',
+  );
+  const sshKey = await must(
+    ctx.post(`/api/v2/organizations/${org.name}/ssh-keys`, t, {
+      data: {
+        type: 'ssh-keys',
+        attributes: { name: 'fuzz-key', value: '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAfuzzKeyAAAA\n-----END OPENSSH PRIVATE KEY-----\n' },
+      },
+    }),
+    'SSH key',
+  );
   const registered = await ctx.request('POST', '/api/agent/register', { token: agentSecret, body: { name: 'fuzz-agent' }, contentType: 'application/json' });
   if (registered.status >= 300) throw new Error(`agent register: ${registered.status} ${registered.raw}`);
   return {
@@ -163,6 +190,8 @@ async function organizationWorld(ctx: TestContext) {
       set_variable_id: setVariable.id,
       run_trigger_id: runTrigger.id,
       notification_configuration_id: notification.id,
+      plan_export_id: planExport.id,
+      ssh_key_id: sshKey.id,
     } as Record<string, string>,
   };
 }

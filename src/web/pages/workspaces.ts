@@ -25,7 +25,7 @@ const TABS: Array<[string, string]> = [
 ];
 
 export function workspacePages(pages: Pages): void {
-  const { workspaces, workspaceViews, workspaceLocks, variables, stateVersions, runs, runTriggers, jobs, projects } = pages.services;
+  const { workspaces, workspaceViews, workspaceLocks, variables, stateVersions, runs, runTriggers, planExports, jobs, projects } = pages.services;
 
   const find = async (p: PageContext): Promise<WorkspaceView> =>
     workspaceViews.one(await workspaces.show(p.caller, { organizationName: p.params.org!, name: p.params.name! }));
@@ -251,6 +251,7 @@ export function workspacePages(pages: Pages): void {
       }
       ${run.may.queue && canDiscard ? button({ action: `${base}/discard`, csrf: p.csrf, label: 'Discard run', confirm: 'Discard this run?', danger: true }) : ''}
       ${run.may.queue && !done && !canDiscard ? button({ action: `${base}/cancel`, csrf: p.csrf, label: 'Cancel run', confirm: 'Cancel this run?', danger: true }) : ''}
+      ${run.may.downloadMocks && run.plan.status === 'finished' ? button({ action: `${base}/sentinel-mocks`, csrf: p.csrf, label: 'Download Sentinel mocks' }) : ''}
     </div>`;
     const follow = done ? '' : html` data-follow="${`${base}/log`}" data-status="run-status"`;
     const body = html`<dl class="facts">
@@ -292,6 +293,12 @@ export function workspacePages(pages: Pages): void {
       return p.redirect(back, action === 'apply' ? 'Apply queued.' : action === 'discard' ? 'Run discarded.' : 'Run canceled.');
     });
   }
+
+  // The plan's Sentinel mocks, as a plan export's download has them (docs/policies.md).
+  pages.post('/:org/workspaces/:name/runs/:run/sentinel-mocks', async (p) => {
+    const { run } = await runOf(p);
+    return p.file(`${run.run.id}-sentinel-mocks.tar.gz`, 'application/x-gzip', await planExports.mocksOfPlan(p.caller, run.plan.id));
+  });
 
   pages.get('/:org/workspaces/:name/states', async (p) => {
     const view = await find(p);
