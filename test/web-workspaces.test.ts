@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { suite, unique, type TestContext } from './helpers/harness.ts';
-import { createWorkspace, memberWithAccess } from './helpers/projects.ts';
+import { createWorkspace, memberWithAccess, type Org } from './helpers/projects.ts';
 import { advancePlan } from './helpers/runner.ts';
 import { createStateVersion } from './helpers/state.ts';
 import { PASSWORD, signedIn, signedInOwner, WebClient } from './helpers/web.ts';
@@ -21,6 +21,15 @@ async function queuedRun(ctx: TestContext, token: string, workspaceId: string): 
   });
   if (run.status !== 201) throw new Error(run.raw);
   return run.body.data.id;
+}
+
+/** A member who may read the organization's default project, signed in through the form. */
+async function signedInReader(ctx: TestContext, org: Org): Promise<WebClient> {
+  const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
+  await ctx.services.users.setPassword(reader.username, PASSWORD);
+  const client = new WebClient(ctx);
+  assert.equal((await client.signIn(reader.username)).status, 303);
+  return client;
 }
 
 suite('web: workspaces', (ctx) => {
@@ -158,10 +167,7 @@ suite('web: workspaces', (ctx) => {
     const [trigger] = (await ctx.get(`/api/v2/workspaces/${target.id}/run-triggers?filter[run-trigger][type]=inbound`, org.owner.token)).body.data;
 
     // A reader of the workspace sees the triggers, is offered nothing, and may not remove one.
-    const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
-    await ctx.services.users.setPassword(reader.username, PASSWORD);
-    const readerClient = new WebClient(ctx);
-    assert.equal((await readerClient.signIn(reader.username)).status, 303);
+    const readerClient = await signedInReader(ctx, org);
     const seen = await readerClient.get(base);
     assert.equal(seen.status, 200);
     assert.match(seen.body, new RegExp(`>${source.attributes.name}</a>`));
@@ -189,10 +195,7 @@ suite('web: workspaces', (ctx) => {
     assert.equal(got.headers['content-disposition'], `attachment; filename="${runId}-sentinel-mocks.tar.gz"`);
     assert.ok(got.body.startsWith('\u001f'), 'a gzip stream');
 
-    const reader = await memberWithAccess(ctx, org, [[org.defaultProjectId, 'read']]);
-    await ctx.services.users.setPassword(reader.username, PASSWORD);
-    const readerClient = new WebClient(ctx);
-    assert.equal((await readerClient.signIn(reader.username)).status, 303);
+    const readerClient = await signedInReader(ctx, org);
     const seen = await readerClient.get(base);
     assert.equal(seen.status, 200);
     assert.doesNotMatch(seen.body, /Download Sentinel mocks/);
