@@ -135,7 +135,7 @@ export function createBlobStore(deps: { database: Database; keyring: Keyring | n
       });
     },
 
-    /** Where a log ends. */
+    /** Where a blob ends (a log's length so far); 0 when there is none. */
     async size(key: BlobKey, q: Queryable = db): Promise<number> {
       return backend.end(q, checkKey(key));
     },

@@ -183,6 +183,8 @@ export function createJobsService(deps: { database: Database; keyring: Keyring |
     putBlob: (q: Queryable, jobId: string, kind: JobBlobKind, bytes: Uint8Array): Promise<void> => blobs.put(blobKey(jobId, kind), bytes, q),
 
     getBlob: (q: Queryable, jobId: string, kind: JobBlobKind): Promise<Buffer | undefined> => blobs.get(blobKey(jobId, kind), q),
+    /** Whether the job keeps that blob, without reading it (a plan's JSON can run to megabytes). */
+    hasBlob: async (q: Queryable, jobId: string, kind: JobBlobKind): Promise<boolean> => (await blobs.size(blobKey(jobId, kind), q)) > 0,
   };
 }
 

@@ -101,7 +101,7 @@ export function createPlanExportsService(deps: { database: Database; runs: RunsS
       }
       if (!input.planId) throw errors.invalidAttribute(PLAN, 'A plan export needs a plan');
       const { job } = await planFor(caller, input.planId);
-      if (job.status !== 'finished' || !(await jobs.getBlob(db, job.id, 'plan-json'))) {
+      if (job.status !== 'finished' || !(await jobs.hasBlob(db, job.id, 'plan-json'))) {
         throw errors.invalidAttribute(PLAN, 'Only a finished plan can be exported');
       }
       const at = now();
