@@ -307,6 +307,14 @@ export function createRunsService(deps: {
     return true;
   }
 
+  /** A new run's rows, whoever made it: the run (its status hooks told of `pending`), its `queued` event, and its two jobs. */
+  async function insertQueued(trx: Queryable, run: Run, agentPoolId: string | null, at: string): Promise<void> {
+    await store.insertRun(trx, run);
+    await announce(trx, run);
+    await event(trx, run, 'queued', run.createdByUserId, at);
+    await jobs.createForRun(trx, run.id, agentPoolId, at);
+  }
+
   /**
    * A run Hangar queues itself (auto-destroy, a run trigger), in the caller's transaction: with
    * the workspace's newest uploaded configuration, created by nobody, behind the workspace's
@@ -344,10 +352,7 @@ export function createRunsService(deps: {
       terraformVersion: null,
       createdAt: at,
     };
-    await store.insertRun(trx, run);
-    await announce(trx, run);
-    await event(trx, run, 'queued', null, at);
-    await jobs.createForRun(trx, run.id, o.agentPoolId, at);
+    await insertQueued(trx, run, o.agentPoolId, at);
     await startNext(trx, o.workspaceId);
     return run.id;
   }
@@ -467,10 +472,7 @@ export function createRunsService(deps: {
       };
       const execution = effectiveExecution(found.workspace, found.org);
       await database.transaction(async (trx) => {
-        await store.insertRun(trx, run);
-        await announce(trx, run);
-        await event(trx, run, 'queued', run.createdByUserId, at);
-        await jobs.createForRun(trx, run.id, execution.mode === 'agent' ? execution.agentPoolId : null, at);
+        await insertQueued(trx, run, execution.mode === 'agent' ? execution.agentPoolId : null, at);
         if (run.speculative) await queuePhase(trx, run, 'plan');
         else await startNext(trx, run.workspaceId);
       });
